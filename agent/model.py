@@ -1,0 +1,168 @@
+"""The normalised model every consumer reads: the `status --json` contract of DESIGN.md.
+
+A field whose line the CLI did not print is ``None``, never a guess. Status words are
+normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``failed``).
+Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
+duplicates included) so nothing the CLI printed is lost.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RawPairs = list[tuple[str, str]]
+
+_PAREN_TAIL = re.compile(r"\s*\(.*$")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def normalise_status(text: str | None) -> str | None:
+    """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
+    ``'temporarily_disabled'``. Empty text is ``None``."""
+    if text is None:
+        return None
+    word = _PAREN_TAIL.sub("", text).strip().lower()
+    word = _NON_WORD.sub("_", word).strip("_")
+    return word or None
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class DriveWriteCachePolicy(_Model):
+    """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
+    drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
+
+    configured: str | None = None
+    unconfigured: str | None = None
+    hba: str | None = None
+
+
+class Cache(_Model):
+    present: bool | None = None
+    status: str | None = None
+    status_details: str | None = None
+    disable_reason: str | None = None
+    size_bytes: int | None = None
+    memory_available_bytes: int | None = None
+    battery_backed_size_bytes: int | None = None
+    read_percent: int | None = None
+    write_percent: int | None = None
+    no_battery_write_cache: bool | None = None
+    drive_write_cache: bool | None = None
+    drive_write_cache_policy: DriveWriteCachePolicy | None = None
+    wait_for_cache_room: bool | None = None
+
+
+class BackupPower(_Model):
+    source: str | None = None  # "batteries" | "capacitors"
+    count: int | None = None
+    status: str | None = None
+    status_text: str | None = None  # the status line as printed, parenthesised tail kept
+    charge_percent: float | None = None  # only from a source that reports it (Redfish)
+    failed_locations: list[str] = Field(default_factory=list)
+
+
+class TemperatureSensor(_Model):
+    sensor_id: str
+    location: str | None = None
+    current_c: float | None = None
+    max_since_power_on_c: float | None = None
+
+
+class Temperatures(_Model):
+    controller_c: float | None = None
+    cache_module_c: float | None = None
+    capacitor_c: float | None = None
+    sensors: list[TemperatureSensor] = Field(default_factory=list)
+
+
+class LogicalDrive(_Model):
+    drive_id: str  # "1", "2", ... as printed
+    array: str | None = None
+    size_bytes: int | None = None
+    size_text: str | None = None
+    raid: str | None = None
+    status: str | None = None
+    caching: bool | None = None  # "Caching" (hpssacli/ssacli) or "Array Accelerator" (hpacucli)
+    disk_name: str | None = None
+    raw: RawPairs = Field(default_factory=list)
+
+
+class PhysicalDrive(_Model):
+    drive_id: str  # "1I:1:1"
+    array: str | None = None  # "A", "unassigned", "hba"
+    port: str | None = None
+    box: str | None = None
+    bay: str | None = None
+    interface: str | None = None  # "SAS", "SATA SSD", "Solid State SATA", ...
+    size_bytes: int | None = None
+    size_text: str | None = None
+    status: str | None = None
+    status_text: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    temperature_c: float | None = None
+    raw: RawPairs = Field(default_factory=list)
+
+
+class Array(_Model):
+    name: str  # "A", "B", ... or "unassigned"
+    status: str | None = None
+    interface: str | None = None
+    raw: RawPairs = Field(default_factory=list)
+
+
+class Component(_Model):
+    """Anything else a controller block prints with a title line: drive cages, ports,
+    enclosures (SEP), expanders. Kept so nothing printed is lost."""
+
+    title: str
+    raw: RawPairs = Field(default_factory=list)
+
+
+class Controller(_Model):
+    slot: str | None = None
+    model: str
+    embedded: bool | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    status: str | None = None
+    mode: str | None = None  # "raid" | "hba" | "mixed"
+    cache: Cache = Field(default_factory=Cache)
+    backup_power: BackupPower = Field(default_factory=BackupPower)
+    temperatures: Temperatures = Field(default_factory=Temperatures)
+    arrays: list[Array] = Field(default_factory=list)
+    logical_drives: list[LogicalDrive] = Field(default_factory=list)
+    physical_drives: list[PhysicalDrive] = Field(default_factory=list)
+    components: list[Component] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)  # warnings printed inside the block
+    raw: RawPairs = Field(default_factory=list)
+    unparsed_lines: list[str] = Field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """How messages name this controller: ``Smart Array P410i in slot 0``."""
+        where = f"slot {self.slot}" if self.slot is not None else "no slot"
+        serial = f", serial {self.serial}" if self.serial else ""
+        return f"{self.model} in {where}{serial}"
+
+
+class VendorError(_Model):
+    """An ``Error: ...`` output of the vendor CLI. ``message`` is its first line."""
+
+    message: str
+    detail: list[str] = Field(default_factory=list)
+    kind: str  # see collectors.ssacli.errors.classify
+
+
+class Snapshot(_Model):
+    controllers: list[Controller] = Field(default_factory=list)
+    error: VendorError | None = None
+    cli_version: str | None = None
+    notices: list[str] = Field(default_factory=list)
+    unparsed_lines: list[str] = Field(default_factory=list)
