@@ -1,0 +1,90 @@
+"""Turn pasted or captured text into clean lines before parsing.
+
+Handles CRLF and lone CR, tabs, trailing blanks, shell and console prompts pasted with the
+output (``root@host:~# hpacucli ...``, ``=> ctrl all show``), the console banner, the echo of
+``set target``, and a uniform indentation added by the paste. What it drops it reports, so
+the parser can tell CLI output from anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_BANNER = re.compile(
+    r"^(?:HPE? )?(?:Array Configuration Utility|Smart Storage Administrator) CLI\s+(\S+)$"
+)
+_BANNER_FIXED = (
+    "Detecting Controllers...Done.",
+    'Type "help" for a list of supported commands.',
+    'Type "exit" to close the console.',
+)
+_CONSOLE_PROMPT = re.compile(r"^=>(?:\s(.*))?$")
+_TARGET_ECHO = re.compile(r'^"[^"]*"$')
+_TOOL = r"(?:\S*/)?(?:ssacli|hpssacli|hpacucli|uname26)\b"
+_SHELL_PROMPT = re.compile(
+    r"^(?:#"  # '# cmd', '#root@x:~# cmd', '#sudo cmd'
+    r"|\$\s"  # '$ cmd'
+    r"|\[[^\]]*\]\s?[#$]"  # '[root@h ~]# cmd'
+    r"|[\w.@:~/-]+[#$](?:\s|$)"  # 'root@h:~# cmd', 'bfm02.example:~# cmd'
+    r"|(?:sudo|docker)\s"  # 'sudo /opt/.../ssacli ...', 'docker run ... ssacli'
+    rf"|{_TOOL}(?:\s|$)"  # 'ssacli ctrl all show'
+    r")"
+)
+
+
+@dataclass
+class CleanText:
+    lines: list[str]
+    cli_version: str | None = None
+    commands: list[str] = field(default_factory=list)  # commands seen in pasted prompts
+    saw_cli_frame: bool = False  # a banner, console prompt or target echo was present
+
+
+def clean(text: str | bytes) -> CleanText:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    out = CleanText(lines=[])
+    for raw in text.split("\n"):
+        line = raw.expandtabs(8).rstrip()
+        stripped = line.strip()
+        if _is_frame(stripped, out):
+            continue
+        out.lines.append(line)
+    _dedent(out.lines)
+    return out
+
+
+def _is_frame(stripped: str, out: CleanText) -> bool:
+    banner = _BANNER.match(stripped)
+    if banner:
+        out.cli_version = banner.group(1)
+        out.saw_cli_frame = True
+        return True
+    if stripped in _BANNER_FIXED or _TARGET_ECHO.match(stripped):
+        out.saw_cli_frame = True
+        return True
+    prompt = _CONSOLE_PROMPT.match(stripped)
+    if prompt:
+        out.saw_cli_frame = True
+        if prompt.group(1):
+            out.commands.append(prompt.group(1).strip())
+        return True
+    if _SHELL_PROMPT.match(stripped):
+        out.commands.append(stripped)
+        return True
+    return False
+
+
+def _dedent(lines: list[str]) -> None:
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    if not indents:
+        return
+    margin = min(indents)
+    if margin:
+        lines[:] = [line[margin:] for line in lines]
+
+
+def indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))

@@ -1,0 +1,38 @@
+"""Errors of the parser and the vocabulary of the vendor CLI's own ``Error:`` outputs."""
+
+from __future__ import annotations
+
+import re
+
+
+class ParseError(ValueError):
+    """The text is not Smart Array CLI output at all (empty, binary junk, another program's
+    output). The only exception :func:`~smartarray_agent.collectors.ssacli.parser.parse`
+    raises; text that *is* CLI output never raises, whatever lines it holds."""
+
+
+# (kind, pattern on the first line of the message, without "Error: ")
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("no_controllers", re.compile(r"^No controllers detected", re.I)),
+    ("lock_conflict", re.compile(r"another instance of .* (is )?(already )?running", re.I)),
+    ("syntax_error", re.compile(r"^Syntax error", re.I)),
+    ("invalid_target", re.compile(r"^Invalid target|must be identified by", re.I)),
+    ("invalid_option", re.compile(r"is not a valid option|^Invalid option|^Invalid value", re.I)),
+    ("missing_parameter", re.compile(r"^Parameter .* must be specified", re.I)),
+    (
+        "no_logical_drives",
+        re.compile(r"does not have any (logical|physical) drives", re.I),
+    ),
+    ("cli_not_installed", re.compile(r"^Could not find (ssacli|hpssacli|hpacucli)", re.I)),
+)
+
+
+def classify_error(message: str) -> str:
+    """The kind of a vendor error message: one of the names in ``ERROR_KINDS``."""
+    for kind, pattern in _KINDS:
+        if pattern.search(message):
+            return kind
+    return "other"
+
+
+ERROR_KINDS = tuple(kind for kind, _ in _KINDS) + ("other",)

@@ -1,0 +1,237 @@
+"""Give the scanned blocks their meaning: the keys each CLI generation prints, mapped onto
+the model. Both labels of a renamed field are read (``Cache Ratio`` / ``Accelerator
+Ratio``, ``Battery/Capacitor Status`` / ``Battery Status``, ``Caching`` / ``Array
+Accelerator``). A drive printed several times (cage list, mirror group, detail block) is one
+drive whose fields are merged."""
+
+from __future__ import annotations
+
+import re
+
+from smartarray_agent.model import (
+    Array,
+    BackupPower,
+    Cache,
+    Component,
+    Controller,
+    DriveWriteCachePolicy,
+    LogicalDrive,
+    PhysicalDrive,
+    Temperatures,
+    TemperatureSensor,
+    normalise_status,
+)
+
+from . import values
+from .scan import Block, ControllerText
+
+_MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
+          "mixed": "mixed", "mixed mode": "mixed"}
+_PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
+_INTERFACE = re.compile(r"SAS|SATA|SSD|HDD|NVMe|SCSI", re.I)
+_LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>[^,]+)")
+
+
+class _Pairs:
+    """First value of each key, read once; keys compared case-insensitively."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self._first: dict[str, str] = {}
+        self._all: dict[str, list[str]] = {}
+        for key, value in pairs:
+            folded = key.lower()
+            self._first.setdefault(folded, value)
+            self._all.setdefault(folded, []).append(value)
+
+    def get(self, *keys: str) -> str | None:
+        for key in keys:
+            value = self._first.get(key.lower())
+            if value is not None:
+                return value
+        return None
+
+    def all(self, key: str) -> list[str]:
+        return self._all.get(key.lower(), [])
+
+
+def controller(text: ControllerText) -> Controller:
+    pairs = _Pairs(text.pairs)
+    ctrl = Controller(
+        slot=text.slot,
+        model=text.model,
+        embedded=True if "Embedded" in text.tags else None,
+        serial=text.serial or values.text_or_none(pairs.get("Serial Number")),
+        firmware=values.text_or_none(pairs.get("Firmware Version", "RAID Stack Version")),
+        status=normalise_status(pairs.get("Controller Status")),
+        mode=_mode(text.tags, pairs),
+        cache=_cache(pairs),
+        backup_power=_backup_power(pairs),
+        temperatures=_temperatures(pairs, text.blocks),
+        notices=text.notices,
+        raw=text.pairs,
+        unparsed_lines=text.unparsed,
+    )
+    _drives_and_components(ctrl, text.blocks)
+    return ctrl
+
+
+def _mode(tags: list[str], pairs: _Pairs) -> str | None:
+    printed = pairs.get("Controller Mode")
+    if printed and printed.strip().lower() in _MODES:
+        return _MODES[printed.strip().lower()]
+    for tag in tags:
+        if tag.lower() in _MODES:
+            return _MODES[tag.lower()]
+    if values.switch(pairs.get("HBA Mode Enabled")):
+        return "hba"
+    return None
+
+
+def _cache(pairs: _Pairs) -> Cache:
+    ratio = values.cache_ratio(pairs.get("Cache Ratio", "Accelerator Ratio"))
+    policies = {
+        usage: normalise_status(pairs.get(f"{label} Drive Write Cache Policy"))
+        for usage, label in (("configured", "Configured"), ("unconfigured", "Unconfigured"),
+                             ("hba", "HBA"))
+    }
+    return Cache(
+        present=values.switch(pairs.get("Cache Board Present")),
+        status=normalise_status(pairs.get("Cache Status")),
+        status_details=values.text_or_none(pairs.get("Cache Status Details")),
+        disable_reason=values.text_or_none(pairs.get("Cache Disable Reason")),
+        size_bytes=values.cache_size_bytes(pairs.get("Total Cache Size")),
+        memory_available_bytes=values.cache_size_bytes(pairs.get("Total Cache Memory Available")),
+        battery_backed_size_bytes=values.cache_size_bytes(pairs.get("Battery Backed Cache Size")),
+        read_percent=ratio[0] if ratio else None,
+        write_percent=ratio[1] if ratio else None,
+        no_battery_write_cache=values.switch(pairs.get("No-Battery Write Cache")),
+        drive_write_cache=values.switch(pairs.get("Drive Write Cache")),
+        drive_write_cache_policy=(
+            DriveWriteCachePolicy(**policies) if any(policies.values()) else None
+        ),
+        wait_for_cache_room=values.switch(pairs.get("Wait for Cache Room")),
+    )
+
+
+def _backup_power(pairs: _Pairs) -> BackupPower:
+    status_text = values.text_or_none(pairs.get("Battery/Capacitor Status", "Battery Status"))
+    return BackupPower(
+        source=normalise_status(pairs.get("Cache Backup Power Source")),
+        count=values.integer(pairs.get("Battery/Capacitor Count")),
+        status=normalise_status(status_text),
+        status_text=status_text,
+        failed_locations=[v for v in pairs.all("Failed Battery Location") if v],
+    )
+
+
+def _temperatures(pairs: _Pairs, blocks: list[Block]) -> Temperatures:
+    sensors = []
+    for block in blocks:
+        if block.kind != "sensor":
+            continue
+        sensor = _Pairs(block.pairs)
+        sensors.append(
+            TemperatureSensor(
+                sensor_id=block.ident,
+                location=values.text_or_none(sensor.get("Location")),
+                current_c=values.number(sensor.get("Current Value (C)")),
+                max_since_power_on_c=values.number(sensor.get("Max Value Since Power On")),
+            )
+        )
+    return Temperatures(
+        controller_c=values.number(pairs.get("Controller Temperature (C)")),
+        cache_module_c=values.number(pairs.get("Cache Module Temperature (C)")),
+        capacitor_c=values.number(pairs.get("Capacitor Temperature (C)")),
+        sensors=sensors,
+    )
+
+
+def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
+    arrays: dict[str, Array] = {}
+    lds: dict[str, LogicalDrive] = {}
+    pds: dict[str, PhysicalDrive] = {}
+    for block in blocks:
+        if block.kind == "array":
+            _merge_array(arrays, block)
+        elif block.kind in ("ld_line", "ld_detail"):
+            drive = lds.setdefault(block.ident, LogicalDrive(drive_id=block.ident))
+            _fill_logical(drive, block)
+        elif block.kind in ("pd_line", "pd_detail"):
+            drive = pds.setdefault(block.ident, PhysicalDrive(drive_id=block.ident))
+            _fill_physical(drive, block)
+        elif block.kind == "component":
+            ctrl.components.append(Component(title=block.ident, raw=block.pairs))
+    ctrl.arrays = list(arrays.values())
+    ctrl.logical_drives = list(lds.values())
+    ctrl.physical_drives = list(pds.values())
+
+
+def _merge_array(arrays: dict[str, Array], block: Block) -> None:
+    """``array A (SAS, Unused Space: 0 MB)``, ``array B (Failed)`` or an ``Array: A`` block."""
+    array = arrays.setdefault(block.ident, Array(name=block.ident))
+    for part in (block.info or "").split(","):
+        word = part.strip()
+        if not word or ":" in word:
+            continue
+        if _INTERFACE.search(word):
+            array.interface = array.interface or word
+        else:
+            array.status = array.status or normalise_status(word)
+    pairs = _Pairs(block.pairs)
+    array.status = normalise_status(pairs.get("Status")) or array.status
+    array.interface = values.text_or_none(pairs.get("Interface Type")) or array.interface
+    array.raw = array.raw + block.pairs
+
+
+def _fill_logical(drive: LogicalDrive, block: Block) -> None:
+    drive.array = drive.array or block.array
+    if block.info is not None:
+        match = _LD_INFO.match(block.info)
+        if match:
+            drive.size_text = drive.size_text or match.group("size")
+            drive.raid = drive.raid or match.group("raid").strip()
+            drive.status = drive.status or normalise_status(match.group("status"))
+    pairs = _Pairs(block.pairs)
+    size = values.text_or_none(pairs.get("Size"))
+    drive.size_text = drive.size_text or size
+    drive.size_bytes = values.logical_size_bytes(drive.size_text)
+    fault_tolerance = values.text_or_none(pairs.get("Fault Tolerance"))
+    if fault_tolerance and not drive.raid:
+        drive.raid = fault_tolerance if fault_tolerance.startswith("RAID") else (
+            f"RAID {fault_tolerance}")
+    drive.status = normalise_status(pairs.get("Status")) or drive.status
+    caching = values.switch(pairs.get("Caching", "Array Accelerator"))
+    drive.caching = caching if caching is not None else drive.caching
+    drive.disk_name = values.text_or_none(pairs.get("Disk Name")) or drive.disk_name
+    drive.raw = drive.raw + block.pairs
+
+
+def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
+    if block.array is not None and (drive.array is None or block.kind == "pd_line"):
+        drive.array = block.array
+    if block.info is not None:
+        parts = [part.strip() for part in block.info.split(",")]
+        where = _PORT_BOX_BAY.search(parts[0])
+        if where:
+            drive.port = drive.port or where.group("port").strip()
+            drive.box = drive.box or where.group("box").strip()
+            drive.bay = drive.bay or where.group("bay").strip()
+        if len(parts) >= 4:
+            drive.interface = drive.interface or parts[1]
+            drive.size_text = drive.size_text or parts[2]
+            drive.status_text = drive.status_text or ", ".join(parts[3:])
+    pairs = _Pairs(block.pairs)
+    drive.port = values.text_or_none(pairs.get("Port")) or drive.port
+    drive.box = values.text_or_none(pairs.get("Box")) or drive.box
+    drive.bay = values.text_or_none(pairs.get("Bay")) or drive.bay
+    drive.interface = values.text_or_none(pairs.get("Interface Type")) or drive.interface
+    drive.size_text = values.text_or_none(pairs.get("Size")) or drive.size_text
+    drive.size_bytes = values.physical_size_bytes(drive.size_text)
+    drive.status_text = values.text_or_none(pairs.get("Status")) or drive.status_text
+    drive.status = normalise_status(drive.status_text)
+    drive.model = values.text_or_none(pairs.get("Model")) or drive.model
+    drive.serial = values.text_or_none(pairs.get("Serial Number")) or drive.serial
+    drive.firmware = values.text_or_none(pairs.get("Firmware Revision")) or drive.firmware
+    temperature = values.number(pairs.get("Current Temperature (C)"))
+    drive.temperature_c = temperature if temperature is not None else drive.temperature_c
+    drive.raw = drive.raw + block.pairs

@@ -1,0 +1,287 @@
+"""Cut clean CLI lines into blocks: controllers, their key/value pairs and sub-blocks.
+
+The scan knows the *shape* of the output (headers, indentation, one-line drive entries,
+notices, ``Error:`` outputs) but not what any key means; :mod:`.interpret` does that.
+Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparsed``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .cleanup import indent_of
+
+HEADER = re.compile(
+    r"^(?P<model>[^:\s][^:]*?) in (?:Slot (?P<slot>\S+)|(?P<place>[A-Z0-9][A-Z0-9 _./-]*?))"
+    r"(?P<tags>(?:\s*\((?:Embedded|RAID Mode|HBA Mode|Mixed Mode)\))*)"
+    r"(?:\s*\(sn:(?P<sn>[^)]*)\))?$"
+)
+_TAG = re.compile(r"\((Embedded|RAID Mode|HBA Mode|Mixed Mode)\)")
+_ERROR = re.compile(r"^Error:\s*(?P<message>.*)$")
+_NOT_INSTALLED = re.compile(r"^Could not find (?:ssacli|hpssacli|hpacucli)\b.*$")
+_NOTICE = re.compile(r"^(?:[A-Z]+(?: [A-Z]+)+|Warning|Note|Caution):\s")
+_ARRAY = re.compile(r"^[Aa]rray:?\s+(?P<name>\S+)(?:\s+\((?P<info>.*)\))?$")
+_UNASSIGNED = re.compile(r"^(?:unassigned|Unassigned)$")
+_HBA_DRIVES = re.compile(r"^HBA Drives$")
+_LD_LINE = re.compile(r"^logicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
+_LD_DETAIL = re.compile(r"^Logical Drive:\s*(?P<id>\S+)$")
+_PD_LINE = re.compile(r"^physicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
+_PD_DETAIL = re.compile(r"^physicaldrive\s+(?P<id>\S+)$")
+_SENSOR = re.compile(r"^Sensor ID:\s*(?P<id>\S+)$")
+_PAIR = re.compile(r"^(?P<key>[A-Za-z0-9](?:[^:(]|\([^)]*\))*?)\s*:(?:\s+(?P<value>.*))?$")
+# "Disk Name: /dev/sda          Mount Points: None" (hpssacli prints two pairs on one line)
+_SECOND_PAIR = re.compile(r"\s{3,}(?=[A-Z][A-Za-z ]{2,40}:(?:\s|$))")
+_SPACES = re.compile(r"\s+")
+# Nested levels step by 3 columns; a one-column slip is a mis-indented line, not nesting
+_NESTING_STEP = 2
+_CONTINUATION_MIN_INDENT = 5  # notice continuations hang at 9, 27 or 31 columns
+
+
+@dataclass
+class Block:
+    """A titled sub-block of a controller: ``kind`` is one of ``array``, ``array_line``,
+    ``ld_line``, ``ld_detail``, ``pd_line``, ``pd_detail``, ``sensor``, ``component``."""
+
+    kind: str
+    ident: str
+    indent: int
+    info: str | None = None  # the parenthesised part of a one-line entry
+    array: str | None = None  # the array a drive entry was printed under
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class ControllerText:
+    model: str
+    slot: str | None
+    place: str | None
+    tags: list[str]
+    serial: str | None
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ErrorText:
+    message: str
+    detail: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ScanResult:
+    controllers: list[ControllerText] = field(default_factory=list)
+    errors: list[ErrorText] = field(default_factory=list)
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # outside any controller
+    notices: list[str] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+
+
+class _Scanner:
+    def __init__(self) -> None:
+        self.result = ScanResult()
+        self.ctrl: ControllerText | None = None
+        self.stack: list[Block] = []
+        self.error: ErrorText | None = None
+        self.notice: list[str] | None = None
+        self.last_pair: tuple[list[tuple[str, str]], int, int] | None = None  # (pairs, idx, indent)
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        indent = indent_of(line)
+        if not text:
+            self._end_notice()
+            return
+        if self.notice is not None and self._continues_notice(text, indent):
+            self.notice.append(text)
+            return
+        self._end_notice()
+        if indent == 0 and self._top_level(text):
+            return
+        if self.error is not None:
+            self.error.detail.append(text)
+            return
+        if self.ctrl is None:
+            self._outside(text)
+            return
+        self._inside(text, indent)
+
+    # -- top level -------------------------------------------------------------------
+    def _top_level(self, text: str) -> bool:
+        error = _ERROR.match(text) or _NOT_INSTALLED.match(text)
+        if error:
+            message = error.groupdict().get("message", text) or text
+            self.error = ErrorText(message=message.strip())
+            self.result.errors.append(self.error)
+            return True
+        if _NOTICE.match(text):
+            self.notice = [text]
+            return True
+        if _LD_LINE.match(text) or _PD_LINE.match(text):
+            return False  # a flat paste: drive lines at column 0 belong to the controller
+        header = HEADER.match(text)
+        if header:
+            self._start_controller(header)
+            return True
+        return False
+
+    def _start_controller(self, header: re.Match[str]) -> None:
+        tags = _TAG.findall(header.group("tags") or "")
+        serial = (header.group("sn") or "").strip() or None
+        self.ctrl = ControllerText(
+            model=_SPACES.sub(" ", header.group("model").strip()),
+            slot=header.group("slot"),
+            place=header.group("place"),
+            tags=tags,
+            serial=serial,
+        )
+        self.result.controllers.append(self.ctrl)
+        self.stack = []
+        self.error = None
+        self.last_pair = None
+
+    def _continues_notice(self, text: str, indent: int) -> bool:
+        if HEADER.match(text) or _ERROR.match(text):
+            return False
+        return indent == 0 or indent >= _CONTINUATION_MIN_INDENT
+
+    def _end_notice(self) -> None:
+        if self.notice is None:
+            return
+        target = self.ctrl.notices if self.ctrl else self.result.notices
+        target.append(" ".join(self.notice))
+        self.notice = None
+
+    def _outside(self, text: str) -> None:
+        pair = _split_pair(text)
+        if pair:
+            self.result.pairs.append(pair)
+        else:
+            self.result.unparsed.append(text)
+
+    # -- inside a controller ---------------------------------------------------------
+    def _inside(self, text: str, indent: int) -> None:
+        ctrl = self.ctrl
+        assert ctrl is not None
+        for pattern, kind in (
+            (_LD_LINE, "ld_line"),
+            (_PD_LINE, "pd_line"),
+        ):
+            match = pattern.match(text)
+            if match:
+                self._pop(lambda top, i=indent: top.indent > i)
+                ctrl.blocks.append(
+                    Block(kind, match.group("id"), indent, match.group("info"), self._array())
+                )
+                self.last_pair = None
+                return
+        opened = self._opened_block(text, indent)
+        if opened is not None:
+            self._pop(lambda top, i=indent: top.indent >= i)
+            opened.array = self._array()
+            ctrl.blocks.append(opened)
+            self.stack.append(opened)
+            self.last_pair = None
+            return
+        if self._continues_value(text, indent):
+            return
+        for part in _SECOND_PAIR.split(text):
+            pair = _split_pair(part)
+            if pair is None:
+                self._title_or_item(text, indent)
+                return
+            self._pop(lambda top, i=indent: top.indent >= i)
+            target = self.stack[-1].pairs if self.stack else ctrl.pairs
+            if (
+                self.last_pair
+                and self.last_pair[0] is target
+                and indent >= self.last_pair[2] + _NESTING_STEP
+            ):
+                target = self._pair_to_block().pairs
+            target.append(pair)
+            self.last_pair = (target, len(target) - 1, indent)
+
+    def _pair_to_block(self) -> Block:
+        """The last pair turned out to head deeper pairs (``Port Name: 1I`` and its port
+        details): make it the title of a component block."""
+        assert self.ctrl is not None and self.last_pair is not None
+        pairs, index, indent = self.last_pair
+        key, value = pairs.pop(index)
+        block = Block("component", f"{key}: {value}" if value else key, indent)
+        block.array = self._array()
+        self.ctrl.blocks.append(block)
+        self.stack.append(block)
+        return block
+
+    def _opened_block(self, text: str, indent: int) -> Block | None:
+        array = _ARRAY.match(text)
+        if array:
+            return Block("array", array.group("name"), indent, array.group("info"))
+        if _UNASSIGNED.match(text):
+            return Block("array", "unassigned", indent)
+        if _HBA_DRIVES.match(text):
+            return Block("array", "hba", indent)
+        for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail")):
+            match = pattern.match(text)
+            if match:
+                return Block(kind, match.group("id"), indent)
+        sensor = _SENSOR.match(text)
+        if sensor:
+            return Block("sensor", sensor.group("id"), indent)
+        return None
+
+    def _continues_value(self, text: str, indent: int) -> bool:
+        """A wrapped value: a line with no key, deeper than the pair it continues."""
+        if self.last_pair is None or _PAIR.match(text):
+            return False
+        pairs, index, pair_indent = self.last_pair
+        key, value = pairs[index]
+        if indent < pair_indent + _NESTING_STEP or not value:
+            return False
+        pairs[index] = (key, f"{value} {text}")
+        return True
+
+    def _title_or_item(self, text: str, indent: int) -> None:
+        """A line with no ``key: value`` shape: the title of a component (drive cage, port
+        list, enclosure) when it is no deeper than the open block, else an item of it."""
+        ctrl = self.ctrl
+        assert ctrl is not None
+        self.last_pair = None
+        if self.stack and indent > self.stack[-1].indent:
+            self.stack[-1].pairs.append(("", text))
+            return
+        if indent == 0 and not self.stack and ctrl.pairs:
+            ctrl.unparsed.append(text)
+            return
+        self._pop(lambda top, i=indent: top.indent >= i)
+        block = Block("component", text, indent, array=self._array())
+        ctrl.blocks.append(block)
+        self.stack.append(block)
+
+    def _pop(self, condition) -> None:
+        while self.stack and condition(self.stack[-1]):
+            self.stack.pop()
+
+    def _array(self) -> str | None:
+        for block in reversed(self.stack):
+            if block.kind == "array":
+                return block.ident
+        return None
+
+
+def _split_pair(text: str) -> tuple[str, str] | None:
+    match = _PAIR.match(text)
+    if not match:
+        return None
+    key = _SPACES.sub(" ", match.group("key").strip())
+    return key, (match.group("value") or "").strip()
+
+
+def scan(lines: list[str]) -> ScanResult:
+    scanner = _Scanner()
+    for line in lines:
+        scanner.feed(line)
+    scanner._end_notice()
+    return scanner.result

@@ -1,0 +1,88 @@
+"""Conversions of single printed values. Each returns ``None`` for text it cannot read."""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B)?$", re.I)
+_RATIO = re.compile(r"(\d+)\s*%\s*Read\s*/\s*(\d+)\s*%\s*Write", re.I)
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_DIGITS = re.compile(r"[0-9]+")
+_TRUE = {"true", "enabled", "enable", "yes", "on"}
+_FALSE = {"false", "disabled", "disable", "no", "off"}
+
+
+def cache_size_bytes(text: str | None) -> int | None:
+    """``'512 MB'`` -> 512 MiB; ``'2.0 GB'`` and the bare ``'2.0'`` of ssacli 3.x -> 2 GiB.
+    Cache sizes are binary whatever the unit says."""
+    return _size(text, _BINARY, default_unit="G")
+
+
+def logical_size_bytes(text: str | None) -> int | None:
+    """Logical drive sizes: the CLI prints binary units labelled ``GB``/``TB``."""
+    return _size(text, _BINARY, default_unit=None)
+
+
+def physical_size_bytes(text: str | None) -> int | None:
+    """Physical drive sizes: decimal, as on the drive's label (``300 GB``, ``1.9 TB``)."""
+    return _size(text, _DECIMAL, default_unit=None)
+
+
+def _size(text: str | None, scale: dict[str, int], default_unit: str | None) -> int | None:
+    if text is None:
+        return None
+    match = _NUMBER_UNIT.match(text.strip())
+    if not match:
+        return None
+    number, unit = match.groups()
+    letter = unit[0].upper() if unit else default_unit
+    if letter is None:
+        return None
+    return round(float(number) * scale[letter])
+
+
+def cache_ratio(text: str | None) -> tuple[int, int] | None:
+    """``'25% Read / 75% Write'`` -> ``(25, 75)``."""
+    if text is None:
+        return None
+    match = _RATIO.search(text)
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2))
+
+
+def switch(text: str | None) -> bool | None:
+    """``True``/``Enabled``/``Yes`` -> True; ``False``/``Disabled``/``No`` -> False."""
+    if text is None:
+        return None
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    return None
+
+
+def integer(text: str | None) -> int | None:
+    if text is None:
+        return None
+    word = text.strip()
+    return int(word) if _DIGITS.fullmatch(word) else None
+
+
+def number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text.strip().split()[0])
+    except (ValueError, IndexError):
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def text_or_none(text: str | None) -> str | None:
+    if text is None:
+        return None
+    stripped = text.strip()
+    return stripped or None
