@@ -1,0 +1,3 @@
+from smartarray_agent.cli import main
+
+main()

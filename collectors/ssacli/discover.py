@@ -1,0 +1,64 @@
+"""Find the vendor CLI: ``ssacli``, then ``hpssacli``, then ``hpacucli``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+NAMES = ("ssacli", "hpssacli", "hpacucli")
+# Where the vendor packages install them, besides PATH.
+VENDOR_DIRS = (
+    "/usr/sbin",
+    "/sbin",
+    "/opt/smartstorageadmin/ssacli/bin",
+    "/opt/hp/hpssacli/bld",
+    "/opt/compaq/hpacucli/bld",
+    "/opt/hp/hpacucli/bld",
+)
+INSTALL_HINT = (
+    "install HPE's 'ssacli' package (Smart Storage Administrator CLI, from HPE's Software "
+    "Delivery Repository 'mcp' for your distribution), or name it with --cli PATH"
+)
+
+
+class CliNotFound(RuntimeError):
+    def __init__(self, looked_for: list[str]) -> None:
+        self.looked_for = looked_for
+        super().__init__(
+            "no Smart Array CLI found: looked for "
+            + ", ".join(looked_for)
+            + f"; {INSTALL_HINT}"
+        )
+
+
+@dataclass(frozen=True)
+class VendorCli:
+    argv: tuple[str, ...]  # the program, or a simulator's command prefix
+    name: str  # "ssacli", "hpssacli", "hpacucli" or "simulator"
+
+
+def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:
+    """The first installed CLI by preference, or ``override`` when given (which must exist)."""
+    if override:
+        program = Path(override)
+        if program.is_file() and os.access(program, os.X_OK):
+            return VendorCli((str(program),), _name_of(program.name))
+        raise CliNotFound([override])
+    looked_for = []
+    for name in NAMES:
+        found = shutil.which(name, path=path)
+        if found:
+            return VendorCli((found,), name)
+        looked_for.append(f"{name} on PATH")
+        for directory in VENDOR_DIRS:
+            candidate = Path(directory) / name
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return VendorCli((str(candidate),), name)
+    looked_for.append("in " + ", ".join(VENDOR_DIRS))
+    raise CliNotFound(looked_for)
+
+
+def _name_of(filename: str) -> str:
+    return next((name for name in NAMES if filename.startswith(name)), filename)

@@ -1,0 +1,72 @@
+"""Run one vendor CLI command: argv only (never a shell), stdin from /dev/null, ``LC_ALL=C``,
+``INFOMGR_BYPASS_NONSA=1``, and a timeout that ends the whole process group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from .discover import VendorCli
+
+TERM_GRACE_S = 2.0
+
+
+class CliTimeout(RuntimeError):
+    def __init__(self, argv: list[str], timeout_s: float) -> None:
+        self.argv = argv
+        super().__init__(f"{' '.join(argv)} did not finish in {timeout_s:g} s and was killed")
+
+
+@dataclass(frozen=True)
+class CliResult:
+    argv: tuple[str, ...]
+    returncode: int
+    output: str
+    duration_s: float
+
+
+def vendor_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1"})
+    return env
+
+
+def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> CliResult:
+    argv = [*cli.argv, *command]
+    started = time.monotonic()
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=vendor_env(),
+        start_new_session=True,  # its own process group, so a timeout ends all of it
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _end_group(process)
+        raise CliTimeout(argv, timeout_s) from None
+    return CliResult(
+        argv=tuple(argv),
+        returncode=process.returncode,
+        output=output.decode("utf-8", errors="replace"),
+        duration_s=time.monotonic() - started,
+    )
+
+
+def _end_group(process: subprocess.Popen[bytes]) -> None:
+    for sig, wait_s in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.communicate(timeout=wait_s)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    process.wait()
