@@ -1,0 +1,279 @@
+"""Parser behaviour on text written by the project from the format facts (FACTS.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from smartarray_agent.collectors.ssacli.parser import ParseError, parse
+from smartarray_agent.model import normalise_status
+
+GEN8_DETAIL = """
+Smart Array P420i in Slot 0 (Embedded)
+   Bus Interface: PCI
+   Slot: 0
+   Serial Number: PSERIAL0001
+   Controller Status: OK
+   Firmware Version: 8.32
+   Cache Board Present: True
+   Cache Status: Temporarily Disabled
+   Cache Status Details: Cache disabled; battery/capacitor charge is low.
+   Cache Ratio: 10% Read / 90% Write
+   Drive Write Cache: Disabled
+   Total Cache Size: 1.0
+   No-Battery Write Cache: Enabled
+   Cache Backup Power Source: Capacitors
+   Battery/Capacitor Count: 1
+   Battery/Capacitor Status: Recharging
+   Capacitor Temperature  (C): 25
+
+   Array: A
+      Interface Type: SAS
+      Status: OK
+
+      Logical Drive: 1
+         Size: 279.4 GB
+         Fault Tolerance: 1
+         Status: OK
+         Caching:  Enabled
+         Disk Name: /dev/sda          Mount Points: /boot 512 MB
+         Mirror Group 1:
+            physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS HDD, 300 GB, OK)
+         Mirror Group 2:
+            physicaldrive 1I:1:2 (port 1I:box 1:bay 2, SAS HDD, 300 GB, OK)
+
+      physicaldrive 1I:1:1
+         Port: 1I
+         Box: 1
+         Bay: 1
+         Status: OK
+         Interface Type: SAS HDD
+         Size: 300 GB
+      physicaldrive 1I:1:2
+         Port: 1I
+         Box: 1
+         Bay: 2
+         Status: Failed
+         Interface Type: SAS HDD
+         Size: 300 GB
+
+   unassigned
+
+      physicaldrive 1I:1:3
+         Port: 1I
+         Box: 1
+         Bay: 3
+         Status: OK
+"""
+
+
+def test_gen8_detail_reads_cache_backup_power_and_drives():
+    ctrl = parse(GEN8_DETAIL).controllers[0]
+    assert (ctrl.slot, ctrl.model, ctrl.embedded) == ("0", "Smart Array P420i", True)
+    assert ctrl.cache.status == "temporarily_disabled"
+    assert ctrl.cache.status_details == "Cache disabled; battery/capacitor charge is low."
+    assert ctrl.cache.size_bytes == 2**30
+    assert (ctrl.cache.read_percent, ctrl.cache.write_percent) == (10, 90)
+    assert ctrl.cache.no_battery_write_cache is True
+    assert ctrl.cache.drive_write_cache is False
+    power = ctrl.backup_power
+    assert (power.source, power.count, power.status) == ("capacitors", 1, "recharging")
+    assert ctrl.temperatures.capacitor_c == 25
+    assert [d.drive_id for d in ctrl.physical_drives] == ["1I:1:1", "1I:1:2", "1I:1:3"]
+    assert [d.status for d in ctrl.physical_drives] == ["ok", "failed", "ok"]
+    assert [d.array for d in ctrl.physical_drives] == ["A", "A", "unassigned"]
+    (ld,) = ctrl.logical_drives
+    assert (ld.drive_id, ld.array, ld.caching, ld.disk_name) == ("1", "A", True, "/dev/sda")
+    assert ("Mount Points", "/boot 512 MB") in ld.raw
+
+
+def test_a_drive_printed_three_times_is_one_drive_with_merged_fields():
+    ctrl = parse(GEN8_DETAIL).controllers[0]
+    drive = ctrl.physical_drives[0]
+    assert (drive.port, drive.box, drive.bay, drive.interface) == ("1I", "1", "1", "SAS HDD")
+    assert drive.size_bytes == 300 * 10**9
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        pytest.param(lambda t: t.replace("\n", "\r\n"), id="crlf"),
+        pytest.param(lambda t: "\n".join(line + "   " for line in t.split("\n")), id="trailing"),
+        pytest.param(lambda t: "\n".join("    " + line for line in t.split("\n")), id="indented"),
+        pytest.param(lambda t: "root@host:~# ssacli ctrl all show config detail\n" + t
+                     + "\nroot@host:~# ", id="shell-prompts"),
+        pytest.param(lambda t: "Smart Storage Administrator CLI 3.10.3.0\n"
+                     "Detecting Controllers...Done.\n"
+                     'Type "help" for a list of supported commands.\n'
+                     'Type "exit" to close the console.\n\n=> ctrl all show config detail\n'
+                     + t + "\n=> ", id="console-transcript"),
+    ],
+)
+def test_paste_artifacts_do_not_change_the_result(variant):
+    assert parse(variant(GEN8_DETAIL)).controllers == parse(GEN8_DETAIL).controllers
+
+
+def test_console_transcript_keeps_the_cli_version():
+    text = "HP Smart Storage Administrator CLI 2.10.14.0\n=> ctrl all show\n\n" + \
+        "Smart Array P420i in Slot 0 (Embedded)    (sn: 5001438025E9D500)\n"
+    snapshot = parse(text)
+    assert snapshot.cli_version == "2.10.14.0"
+    assert snapshot.controllers[0].serial == "5001438025E9D500"
+
+
+def test_old_labels_accelerator_ratio_and_battery_status():
+    text = """
+Smart Array 6i in Slot 0 (Embedded)
+   Controller Status: OK
+   Cache Status: OK
+   Accelerator Ratio: 50% Read / 50% Write
+   Total Cache Size: 192 MB
+   Battery Status: OK
+"""
+    ctrl = parse(text).controllers[0]
+    assert (ctrl.cache.read_percent, ctrl.cache.write_percent) == (50, 50)
+    assert ctrl.cache.size_bytes == 192 * 2**20
+    assert ctrl.backup_power.status == "ok"
+
+
+def test_gen10_prefix_policies_sensors_and_mixed_mode():
+    text = """
+HPE Smart Array P816i-a SR Gen10 in Slot 0 (Embedded)
+   Controller Status: OK
+   Cache Status: OK
+   Configured Drive Write Cache Policy: Enable
+   Unconfigured Drive Write Cache Policy: Default
+   HBA Drive Write Cache Policy: Disable
+   Total Cache Size: 4.0
+   Battery Backed Cache Size: 3.8
+   Cache Backup Power Source: Batteries
+   Battery/Capacitor Count: 1
+   Battery/Capacitor Status: Failed (Replace Batteries)
+   Controller Mode: Mixed
+   Sensor ID: 0
+      Location: Inlet Ambient
+      Current Value (C): 40
+      Max Value Since Power On: 42
+"""
+    ctrl = parse(text).controllers[0]
+    assert ctrl.model == "HPE Smart Array P816i-a SR Gen10"
+    assert ctrl.mode == "mixed"
+    policy = ctrl.cache.drive_write_cache_policy
+    assert (policy.configured, policy.unconfigured, policy.hba) == ("enable", "default", "disable")
+    assert ctrl.cache.drive_write_cache is None
+    assert ctrl.cache.size_bytes == 4 * 2**30
+    assert ctrl.backup_power.status == "failed"
+    assert ctrl.backup_power.status_text == "Failed (Replace Batteries)"
+    (sensor,) = ctrl.temperatures.sensors
+    assert (sensor.location, sensor.current_c, sensor.max_since_power_on_c) == (
+        "Inlet Ambient", 40, 42)
+
+
+def test_header_forms_slot_0b_external_array_and_modes():
+    text = """
+Dynamic Smart Array B140i in Slot 0b
+   Controller Status: OK
+
+MSA1500 CS in MY STORAGE
+   Controller Status: OK
+
+Smart Array P840 in Slot 1 (HBA Mode)
+   Controller Status: OK
+
+Smart HBA H240ar in Slot 0 (Embedded) (RAID Mode)
+   Controller Status: OK
+"""
+    ctrls = parse(text).controllers
+    assert [(c.model, c.slot, c.mode) for c in ctrls] == [
+        ("Dynamic Smart Array B140i", "0b", None),
+        ("MSA1500 CS", None, None),
+        ("Smart Array P840", "1", "hba"),
+        ("Smart HBA H240ar", "0", "raid"),
+    ]
+
+
+def test_notice_after_header_is_kept_and_fields_still_read():
+    text = """
+Smart Array P410 in Slot 1
+
+CACHE STATUS PROBLEM DETECTED: The cache on this controller has a problem.
+                               To prevent data loss, configuration changes to
+                               this controller are not allowed.
+
+   Controller Status: OK
+   Cache Status: Permanently Disabled
+"""
+    ctrl = parse(text).controllers[0]
+    assert ctrl.notices[0].startswith("CACHE STATUS PROBLEM DETECTED: The cache")
+    assert "configuration changes to this controller" in ctrl.notices[0]
+    assert ctrl.cache.status == "permanently_disabled"
+
+
+def test_wrapped_value_is_joined_to_its_key():
+    text = """
+Smart Array P420i in Slot 0 (Embedded)
+   Cache Status: Temporarily Disabled
+   Cache Status Details: Cache disabled; backup power source failed to charge
+                         to an acceptable level
+   Cache Ratio: 10% Read / 90% Write
+"""
+    cache = parse(text).controllers[0].cache
+    assert cache.status_details == (
+        "Cache disabled; backup power source failed to charge to an acceptable level")
+    assert cache.read_percent == 10
+
+
+def test_unknown_lines_are_kept_not_fatal():
+    text = """
+Smart Array P410i in Slot 0 (Embedded)
+   Controller Status: OK
+   Some Future Field: 42
+   Cache Status: OK
+"""
+    ctrl = parse(text).controllers[0]
+    assert ("Some Future Field", "42") in ctrl.raw
+    assert ctrl.cache.status == "ok"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "kind"),
+    [
+        ("\nError: No controllers detected.\n", "No controllers detected.", "no_controllers"),
+        ("\nError: Another instance of ACU is already running. Please terminate it first.\n",
+         "Another instance of ACU is already running. Please terminate it first.",
+         "lock_conflict"),
+        ('\nError: Syntax error at "force"\n', 'Syntax error at "force"', "syntax_error"),
+        ('\nError: "raid=1" is not a valid option for array A\n\nAvailable options are:\n'
+         "       0\n", '"raid=1" is not a valid option for array A', "invalid_option"),
+        ("\nError: The specified device does not have any logical drives.\n",
+         "The specified device does not have any logical drives.", "no_logical_drives"),
+    ],
+)
+def test_vendor_errors_are_typed(text, message, kind):
+    error = parse(text).error
+    assert (error.message, error.kind) == (message, kind)
+
+
+def test_wrapped_error_keeps_its_detail_lines():
+    text = ("\nError: No controllers detected. Possible causes:\n"
+            "        - On LINUX, the scsi_generic (sg) driver module is not loaded.\n")
+    error = parse(text).error
+    assert error.detail == ["- On LINUX, the scsi_generic (sg) driver module is not loaded."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n\n", "hello world\n", "<html><body>502 Bad Gateway</body></html>",
+     "key: value\nother: thing\n", "\x00\x01\x02garbage"],
+)
+def test_text_that_is_not_cli_output_raises_parse_error(text):
+    with pytest.raises(ParseError):
+        parse(text)
+
+
+@pytest.mark.parametrize(
+    ("printed", "normal"),
+    [("Failed (Replace Batteries)", "failed"), ("Temporarily Disabled", "temporarily_disabled"),
+     ("OK", "ok"), ("Not Configured", "not_configured"), ("", None), (None, None)],
+)
+def test_status_normalisation(printed, normal):
+    assert normalise_status(printed) == normal
