@@ -9,10 +9,18 @@ from typing import Annotated
 import typer
 
 from smartarray_agent import exitcodes, status_view
-from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
-from smartarray_agent.collectors.ssacli.errors import ParseError
+from smartarray_agent.cli_common import (
+    CliPathOption,
+    SimulateOption,
+    TimeoutOption,
+    fail,
+    vendor_cli,
+)
+from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT, ParseError
+from smartarray_agent.collectors.ssacli.lock import default_lock_path
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.run import CliTimeout, run_once
 from smartarray_agent.inputs import InputError, read_capture
 from smartarray_agent.model import Snapshot
 
@@ -22,10 +30,6 @@ app = typer.Typer(
     help="Smart Array write cache and backup power: status, metrics and safe changes.",
 )
 
-COLLECT_COMMAND = ["ctrl", "all", "show", "config", "detail"]
-NO_CONTROLLER_HINT = (
-    "hint: load the SCSI generic driver ('modprobe sg'); the CLI sees no controller without it"
-)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the status JSON contract.")]
 InputOption = Annotated[
@@ -34,20 +38,6 @@ InputOption = Annotated[
         "--input", "-i", metavar="FILE",
         help="Parse saved CLI output ('-' for standard input) instead of running the CLI.",
     ),
-]
-SimulateOption = Annotated[
-    str | None,
-    typer.Option(
-        "--simulate", metavar="SCENARIO",
-        help="Run the bundled simulator (a scenario name or file) instead of the vendor CLI.",
-    ),
-]
-CliPathOption = Annotated[
-    str | None,
-    typer.Option("--cli", metavar="PATH", help="The vendor CLI to run (default: discovered)."),
-]
-TimeoutOption = Annotated[
-    float, typer.Option("--timeout", min=1.0, help="Seconds before the vendor CLI is killed.")
 ]
 
 
@@ -69,11 +59,6 @@ def _main(
     """Smart Array write cache and backup power: status, metrics and safe changes."""
 
 
-def fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"smartarray-agent: {message}", err=True)
-    return typer.Exit(code)
-
-
 @app.command()
 def status(
     as_json: JsonOption = False,
@@ -88,7 +73,7 @@ def status(
     if input_file is not None:
         snapshot = _snapshot_from_file(input_file)
     else:
-        snapshot = _snapshot_from_cli(_vendor_cli(simulate, cli_path), timeout)
+        snapshot = _snapshot_from_cli(vendor_cli(simulate, cli_path), timeout)
     if as_json:
         typer.echo(snapshot.model_dump_json(indent=2))
     else:
@@ -104,44 +89,25 @@ def _snapshot_from_file(path: str) -> Snapshot:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
 
 
-def _vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
-    if simulate is not None:
-        from smartarray_agent.collectors import simulator
-
-        try:
-            return VendorCli(tuple(simulator.vendor_argv(simulate)), "simulator")
-        except simulator.ScenarioError as error:
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
-    try:
-        return find_cli(cli_path)
-    except CliNotFound as error:
-        raise fail(str(error), exitcodes.CLI_NOT_FOUND) from None
-
-
 def _snapshot_from_cli(cli: VendorCli, timeout: float) -> Snapshot:
+    collector = SsacliCollector(
+        cli, timeout_s=timeout, lock_path=default_lock_path(), lock_wait_s=timeout,
+        console=False,
+    )
     try:
-        result = run_once(cli, COLLECT_COMMAND, timeout_s=timeout)
-    except CliTimeout as error:
+        return collector.collect()
+    except CollectionError as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
-    except OSError as error:
-        raise fail(
-            f"could not run {cli.argv[0]}: {error.strerror}", exitcodes.VENDOR_ERROR
-        ) from None
-    try:
-        return parse(result.output)
-    except ParseError as error:
-        raise fail(
-            f"{cli.name} exited {result.returncode} with output that is not CLI output: {error}",
-            exitcodes.VENDOR_ERROR,
-        ) from None
+    finally:
+        collector.close()
 
 
 def _vendor_error(snapshot: Snapshot) -> typer.Exit:
     error = snapshot.error
     assert error is not None
-    message = f"the vendor CLI says: Error: {error.message}"
+    message = f"the saved output is a vendor error: Error: {error.message}"
     if error.kind == "no_controllers":
-        message += f"\n{NO_CONTROLLER_HINT}"
+        message += f"\nhint: {NO_CONTROLLERS_HINT}"
     return fail(message, exitcodes.VENDOR_ERROR)
 
 

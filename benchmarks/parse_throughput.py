@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from pathlib import Path
 
@@ -27,10 +28,8 @@ def main() -> None:
     started = time.perf_counter()
     for _ in range(args.rounds):
         for text in texts:
-            try:
+            with contextlib.suppress(ParseError):
                 parse(text)
-            except ParseError:
-                pass
     elapsed = time.perf_counter() - started
     total_lines = lines * args.rounds
     print(f"{len(texts)} captures, {lines} lines, {size} bytes, {args.rounds} rounds")

@@ -36,3 +36,25 @@ def classify_error(message: str) -> str:
 
 
 ERROR_KINDS = tuple(kind for kind, _ in _KINDS) + ("other",)
+
+
+NO_CONTROLLERS_HINT = (
+    "load the SCSI generic driver ('modprobe sg', and list it in /etc/modules-load.d): "
+    "the CLI sees no controller without it"
+)
+
+
+class VendorCommandError(RuntimeError):
+    """The vendor CLI answered a command with ``Error: ...``. ``kind`` is one of
+    :data:`ERROR_KINDS`; the message is the CLI's own first line (plus a hint where one
+    helps)."""
+
+    def __init__(self, command: str, message: str, kind: str, detail: list[str]) -> None:
+        self.command = command
+        self.vendor_message = message
+        self.kind = kind
+        self.detail = detail
+        text = f"{command!r}: Error: {message}"
+        if kind == "no_controllers":
+            text += f" ({NO_CONTROLLERS_HINT})"
+        super().__init__(text)

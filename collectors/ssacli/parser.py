@@ -10,40 +10,50 @@ does not know are kept in ``unparsed_lines``. Text that is not CLI output at all
 
 from __future__ import annotations
 
+import re
+
 from smartarray_agent.model import Snapshot, VendorError
 
 from . import interpret
 from .cleanup import clean
 from .errors import ParseError, classify_error
-from .scan import scan
+from .scan import ScanResult, scan
 
-__all__ = ["ParseError", "parse"]
+__all__ = ["ParseError", "find_error", "parse"]
 
-_VERSION_KEYS = ("ACU CLI Version", "SSA CLI Version", "SSACLI Version", "CLI Version")
-_VERSION_OUTPUT_KEYS = (*_VERSION_KEYS, "SoulAPI Version")
+# "ACU CLI Version" (hpacucli), "HPSSACLI Version", "SSACLI Version", "SSA CLI Version"
+_VERSION_KEY = re.compile(r"CLI Version$", re.I)
+_VERSION_OUTPUT_KEY = re.compile(r"(CLI|SoulAPI) Version$", re.I)
 
 
 def parse(text: str | bytes) -> Snapshot:
     cleaned = clean(text)
     scanned = scan(cleaned.lines)
-    version = next((v for k, v in scanned.pairs if k in _VERSION_KEYS), None)
+    version = next((v.split()[0] for k, v in scanned.pairs if _VERSION_KEY.search(k) and v), None)
     if not (scanned.controllers or scanned.errors or cleaned.saw_cli_frame or version):
         raise ParseError(_describe_refusal(cleaned.lines))
-    error = None
-    if scanned.errors:
-        first = scanned.errors[0]
-        error = VendorError(
-            message=first.message,
-            detail=first.detail,
-            kind=classify_error(first.message),
-        )
     return Snapshot(
         controllers=[interpret.controller(c) for c in scanned.controllers],
-        error=error,
+        error=_first_error(scanned),
         cli_version=cleaned.cli_version or version,
         notices=scanned.notices,
         unparsed_lines=scanned.unparsed
-        + [f"{k}: {v}" for k, v in scanned.pairs if k not in _VERSION_OUTPUT_KEYS],
+        + [f"{k}: {v}" for k, v in scanned.pairs if not _VERSION_OUTPUT_KEY.search(k)],
+    )
+
+
+def find_error(text: str) -> VendorError | None:
+    """The first ``Error: ...`` of any vendor output (a modify command's too, which may
+    print nothing else), or ``None``. Never raises."""
+    return _first_error(scan(clean(text).lines))
+
+
+def _first_error(scanned: ScanResult) -> VendorError | None:
+    if not scanned.errors:
+        return None
+    first = scanned.errors[0]
+    return VendorError(
+        message=first.message, detail=first.detail, kind=classify_error(first.message)
     )
 
 

@@ -20,6 +20,19 @@ class CliTimeout(RuntimeError):
         super().__init__(f"{' '.join(argv)} did not finish in {timeout_s:g} s and was killed")
 
 
+class CliFailed(RuntimeError):
+    """The CLI exited non-zero without an ``Error:`` line: it crashed, its output is not
+    to be trusted."""
+
+    def __init__(self, argv: list[str] | tuple[str, ...], returncode: int, output: str) -> None:
+        self.returncode = returncode
+        last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
+        how = f"was killed by signal {-returncode}" if returncode < 0 else f"exited {returncode}"
+        super().__init__(
+            f"{' '.join(argv)} {how}" + (f" after printing {last[:80]!r}" if last else "")
+        )
+
+
 @dataclass(frozen=True)
 class CliResult:
     argv: tuple[str, ...]

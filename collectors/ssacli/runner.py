@@ -1,0 +1,185 @@
+"""Every vendor CLI call of a process goes through one :class:`VendorRunner`.
+
+It takes the host lock (:mod:`.lock`) around each call, never lets two calls run at once,
+runs commands in a persistent console session (:mod:`.session`) or one-shot
+(:mod:`.run`), turns ``Error:`` outputs into :class:`~.errors.VendorCommandError`, and
+retries while another, non-cooperating instance of the CLI holds the vendor's own lock.
+
+Console policy: the session, and with it the host lock, stays open between calls, so the
+start-up cost is paid once; when another process waits for the lock the session is closed
+and the lock let go within a fraction of a second. A session that dies mid-command is
+restarted once; a console that cannot be started or misbehaves again makes the runner fall
+back to one-shot runs for the next few calls. A command that hangs is killed at the timeout
+with its process group and reported as :class:`~.run.CliTimeout`, never retried (it would
+hang again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .discover import VendorCli
+from .errors import VendorCommandError
+from .lock import HostLock
+from .parser import find_error
+from .run import CliFailed, CliTimeout, run_once
+from .session import ConsoleSession, SessionDied, SessionError, SessionTimeout
+
+LOCK_CONFLICT_BACKOFF_S = (0.5, 1.0, 2.0, 4.0)
+CONSOLE_COOLDOWN_CALLS = 5  # one-shot calls after the console failed, before trying again
+IDLE_CHECK_S = 0.2
+
+
+@dataclass
+class RunnerStats:
+    process_starts: int = 0  # vendor CLI processes started (one-shot runs and consoles)
+    commands: int = 0  # commands answered, console or one-shot
+    console_fallbacks: int = 0
+
+
+class VendorRunner:
+    def __init__(
+        self,
+        cli: VendorCli,
+        lock: HostLock,
+        *,
+        timeout_s: float,
+        console: bool,
+        start_timeout_s: float | None = None,
+    ) -> None:
+        self.cli = cli
+        self.lock = lock
+        self.timeout_s = timeout_s
+        self.console = console
+        self.start_timeout_s = start_timeout_s or timeout_s
+        self.stats = RunnerStats()
+        self._serial = threading.RLock()  # one vendor call at a time in this process
+        self._session: ConsoleSession | None = None
+        self._cooldown = 0
+        self._holds = 0
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    # -- public ------------------------------------------------------------------
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
+        """The output of one vendor command. Raises VendorCommandError on ``Error:``,
+        CliTimeout, CliFailed (a crash), LockTimeout, or OSError when the CLI cannot run."""
+        text = shlex.join(command)
+        deadline = time.monotonic() + self.lock.wait_s
+        with self.hold():
+            for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
+                output = self._run_held(command, confirm=confirm)
+                error = find_error(output)
+                if error is None:
+                    return output
+                if error.kind != "lock_conflict" or backoff is None:
+                    raise VendorCommandError(text, error.message, error.kind, error.detail)
+                if time.monotonic() + backoff > deadline:
+                    raise VendorCommandError(text, error.message, error.kind, error.detail)
+                time.sleep(backoff)
+        raise AssertionError("unreachable")
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Keep the host lock across several calls (read, check, write, re-read)."""
+        with self._serial:
+            self.lock.acquire()
+            self._holds += 1
+            try:
+                yield
+            finally:
+                self._holds -= 1
+                if self._holds == 0 and not (self._session and self._session.alive):
+                    self.lock.release()
+                elif self._holds == 0:
+                    self._ensure_watcher()
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._serial:
+            self._close_session()
+            self.lock.release()
+        if self._watcher is not None:
+            self._watcher.join(timeout=2)
+
+    # -- inside the lock -----------------------------------------------------------
+    def _run_held(self, command: list[str], *, confirm: bool) -> str:
+        if self.console and self._cooldown == 0:
+            try:
+                return self._run_console(command, confirm=confirm)
+            except SessionTimeout as error:
+                raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
+            except (SessionError, OSError):
+                self._cooldown = CONSOLE_COOLDOWN_CALLS
+                self.stats.console_fallbacks += 1
+        elif self._cooldown:
+            self._cooldown -= 1
+        return self._run_one_shot(command, confirm=confirm)
+
+    def _run_console(self, command: list[str], *, confirm: bool) -> str:
+        text = shlex.join(command)
+        for attempt in (1, 2):
+            if self._session is None or not self._session.alive:
+                self._session = ConsoleSession(
+                    self.cli,
+                    start_timeout_s=self.start_timeout_s,
+                    command_timeout_s=self.timeout_s,
+                )
+                self.stats.process_starts += 1
+                try:
+                    self._session.start()
+                except SessionError:
+                    self._close_session()
+                    raise
+            try:
+                output = self._session.run(text, confirm=confirm)
+            except SessionDied:
+                self._close_session()
+                if attempt == 2:
+                    raise
+                continue
+            self.stats.commands += 1
+            return output
+        raise AssertionError("unreachable")
+
+    def _run_one_shot(self, command: list[str], *, confirm: bool) -> str:
+        argv = [*command, "forced"] if confirm and "forced" not in command else command
+        self.stats.process_starts += 1
+        result = run_once(self.cli, argv, timeout_s=self.timeout_s)
+        self.stats.commands += 1
+        if result.returncode != 0 and find_error(result.output) is None:
+            raise CliFailed(result.argv, result.returncode, result.output)
+        return result.output
+
+    def _close_session(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session.close()
+
+    # -- letting go when others wait -------------------------------------------------
+    def _ensure_watcher(self) -> None:
+        if self._watcher is None or not self._watcher.is_alive():
+            self._watcher = threading.Thread(
+                target=self._watch, name="ssacli-lock-watcher", daemon=True
+            )
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(IDLE_CHECK_S):
+            if not self.lock.held:
+                return
+            if not self.lock.others_waiting():
+                continue
+            if self._serial.acquire(blocking=False):
+                try:
+                    if self._holds == 0:
+                        self._close_session()
+                        self.lock.release()
+                        return
+                finally:
+                    self._serial.release()

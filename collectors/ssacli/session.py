@@ -1,0 +1,142 @@
+"""A persistent console session of the vendor CLI, so its start-up cost is paid once.
+
+The CLI started with no arguments prints a banner and a ``=> `` prompt; each command's
+output runs to the next prompt. A ``(y/n)`` confirmation is answered ``y`` only when the
+caller asked for it. A session that dies, times out or prints something unexpected is
+closed (its whole process group ended) and the error says which; the caller starts a new
+one or runs the command one-shot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+
+import pexpect
+
+from .discover import VendorCli
+from .run import vendor_env
+
+PROMPT = re.compile(r"(?:^|\n)=> ")
+CONFIRM = re.compile(r"\(y/n\)\s*$")
+TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
+
+
+class SessionError(RuntimeError):
+    """The console did not behave: it died, hung, or never showed its prompt."""
+
+
+class SessionTimeout(SessionError):
+    pass
+
+
+class SessionDied(SessionError):
+    pass
+
+
+class ConsoleSession:
+    def __init__(self, cli: VendorCli, *, start_timeout_s: float, command_timeout_s: float):
+        self.cli = cli
+        self.start_timeout_s = start_timeout_s
+        self.command_timeout_s = command_timeout_s
+        self._child: pexpect.spawn | None = None
+        self.started_at: float | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._child is not None and self._child.isalive()
+
+    @property
+    def pid(self) -> int | None:
+        return self._child.pid if self._child is not None else None
+
+    def start(self) -> None:
+        program, *args = self.cli.argv
+        self._child = pexpect.spawn(
+            program, args, env=vendor_env(), echo=False, encoding="utf-8",
+            codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
+        )
+        self.started_at = time.monotonic()
+        self._read_to_prompt(self.start_timeout_s, confirm=False, what="the console banner")
+
+    def run(self, command: str, *, confirm: bool = False) -> str:
+        """The output of ``command``, CRLF made LF and the echo of the command dropped."""
+        if not self.alive:
+            self.close()
+            self.start()
+        assert self._child is not None
+        self._child.sendline(command)
+        output = self._read_to_prompt(self.command_timeout_s, confirm=confirm, what=command)
+        return _without_echo(output, command)
+
+    def close(self) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        if child.isalive():
+            try:
+                child.sendline("exit")
+                child.expect(pexpect.EOF, timeout=1)
+            except (pexpect.TIMEOUT, pexpect.EOF, OSError):
+                pass
+        _end_group(child)
+
+    def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
+        assert self._child is not None
+        child = self._child
+        parts: list[str] = []
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            try:
+                index = child.expect([PROMPT, CONFIRM], timeout=left)
+            except pexpect.TIMEOUT:
+                self.close()
+                raise SessionTimeout(
+                    f"the CLI console did not answer {what!r} within {timeout_s:g} s"
+                ) from None
+            except pexpect.EOF:
+                tail = (child.before or "").strip().splitlines()[-1:]
+                self.close()
+                raise SessionDied(
+                    f"the CLI console ended during {what!r}"
+                    + (f" (last line: {tail[0]!r})" if tail else "")
+                ) from None
+            parts.append(child.before or "")
+            if index == 0:
+                return "".join(parts).replace("\r\n", "\n").replace("\r", "\n")
+            answer = "y" if confirm else "n"
+            parts.append((child.after or "") + answer + "\n")
+            child.sendline(answer)
+
+
+def _without_echo(output: str, command: str) -> str:
+    first, _, rest = output.lstrip("\n").partition("\n")
+    return rest if first.strip() == command.strip() else output
+
+
+def _end_group(child: pexpect.spawn) -> None:
+    """End the console and anything it started: its process group, TERM then KILL."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        if _group_gone(child, 1.0):
+            break
+    child.close(force=True)
+
+
+def _group_gone(child: pexpect.spawn, wait_s: float) -> bool:
+    deadline = time.monotonic() + wait_s
+    while True:
+        child.isalive()  # reaps the leader once it has exited
+        try:
+            os.killpg(child.pid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)

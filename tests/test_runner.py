@@ -1,0 +1,220 @@
+"""The runner against the simulator: argv and console, every injected fault, the host lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
+from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+
+MODES = [pytest.param(False, id="argv"), pytest.param(True, id="console")]
+
+
+@pytest.fixture
+def sim(tmp_path, monkeypatch):
+    """A simulated CLI with its own state directory; faults as keyword arguments."""
+
+    def make(scenario: str = "gen9-battery", **faults) -> VendorCli:
+        if faults:
+            monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps(faults))
+        return VendorCli(tuple(vendor_argv(scenario, state_dir=tmp_path / "sim")), "simulator")
+
+    return make
+
+
+@pytest.fixture
+def collectors(tmp_path):
+    made: list[SsacliCollector] = []
+
+    def make(cli: VendorCli, console: bool, timeout_s: float = 15, wait_s: float = 15):
+        collector = SsacliCollector(cli, timeout_s=timeout_s, lock_path=tmp_path / "cli.lock",
+                                    lock_wait_s=wait_s, console=console)
+        made.append(collector)
+        return collector
+
+    yield make
+    for collector in made:
+        collector.close()
+
+
+def _processes_mentioning(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().split(") ", 1)[1][0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_collects_the_scenario(sim, collectors, console):
+    snapshot = collectors(sim("two-controllers"), console).collect()
+    assert len(snapshot.controllers) == 2
+    assert all(c.cache.status is not None for c in snapshot.controllers)
+
+
+def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, collectors):
+    cli = sim("two-controllers", startup_delay_s=0.3)
+    console, oneshot = collectors(cli, True), collectors(cli, False)
+    by_console = [console.collect() for _ in range(3)]
+    console.close()  # its session holds the host lock; one-shot runs would wait for it
+    by_oneshot = [oneshot.collect() for _ in range(3)]
+    assert by_console == by_oneshot
+    assert (console.runner.stats.process_starts, console.runner.stats.commands) == (1, 3)
+    assert (oneshot.runner.stats.process_starts, oneshot.runner.stats.commands) == (3, 3)
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_a_hung_cli_is_killed_at_the_timeout_and_leaves_no_process(sim, collectors, console,
+                                                                   tmp_path):
+    collector = collectors(sim(hang=["ctrl all show config detail"]), console, timeout_s=1)
+    with pytest.raises(CollectionError, match="did not finish in 1 s") as caught:
+        collector.collect()
+    assert isinstance(caught.value.__cause__, CliTimeout)
+    assert _processes_mentioning(str(tmp_path / "sim")) == []
+
+
+def test_console_recovers_when_the_cli_dies_mid_command(sim, collectors):
+    collector = collectors(sim(command_delay_s=0.6), True)
+    collector.collect()
+    first_pid = collector.runner._session.pid
+    killer = threading.Timer(0.3, os.killpg, (first_pid, signal.SIGKILL))
+    killer.start()
+    snapshot = collector.collect()  # killed during the command, answered by a new session
+    killer.join()
+    assert snapshot.controllers
+    assert collector.runner._session.pid != first_pid
+    assert collector.runner.stats.console_fallbacks == 0
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_a_crashing_cli_is_a_typed_error(sim, collectors, console):
+    collector = collectors(sim(crash=["ctrl all show config detail"]), console)
+    with pytest.raises(CollectionError, match="exited 134") as caught:
+        collector.collect()
+    assert isinstance(caught.value.__cause__, CliFailed)
+    if console:  # the console died twice, so the runner fell back to a one-shot run
+        assert collector.runner.stats.console_fallbacks == 1
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_garbage_output_is_a_collection_error(sim, collectors, console):
+    collector = collectors(sim(garbage=["ctrl all show config detail"]), console)
+    with pytest.raises(CollectionError, match="not Smart Array CLI output"):
+        collector.collect()
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_no_controllers_is_typed_and_hints_at_sg(sim, collectors, console):
+    collector = collectors(sim(no_controllers=True), console)
+    with pytest.raises(CollectionError, match="modprobe sg") as caught:
+        collector.collect()
+    assert caught.value.__cause__.kind == "no_controllers"
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_a_foreign_instance_holding_the_vendor_lock_is_retried_then_typed(sim, collectors,
+                                                                         console):
+    collector = collectors(sim(lock_conflict=True), console, wait_s=1.0)
+    started = time.monotonic()
+    with pytest.raises(CollectionError, match="Another instance") as caught:
+        collector.collect()
+    assert isinstance(caught.value.__cause__, VendorCommandError)
+    assert caught.value.__cause__.kind == "lock_conflict"
+    assert time.monotonic() - started < 10  # bounded by the lock wait, not forever
+
+
+def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
+    cli = sim(command_delay_s=1.0)
+    lock = HostLock(tmp_path / "cli.lock", wait_s=15)
+    # an instance started behind our lock's back, like an administrator's own ssacli
+    foreign = subprocess.Popen([*cli.argv, "ctrl", "all", "show"], stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    runner = VendorRunner(cli, lock, timeout_s=10, console=False)
+    try:
+        output = runner.run(["ctrl", "all", "show", "config", "detail"])
+    finally:
+        runner.close()
+        foreign.wait(10)
+    assert "in Slot" in output
+    assert runner.stats.commands >= 2  # the first try met the conflict
+
+
+LOOP = """
+import sys
+from pathlib import Path
+from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+argv, lock, console = sys.argv[1].split("\\x1f"), Path(sys.argv[2]), sys.argv[3] == "1"
+c = SsacliCollector(VendorCli(tuple(argv), "simulator"), timeout_s=20, lock_path=lock,
+                    lock_wait_s=30, console=console)
+for _ in range(4):
+    assert c.collect().controllers
+c.close()
+"""
+
+
+def test_two_processes_never_run_the_cli_at_once(sim, tmp_path):
+    cli = sim(command_delay_s=0.1)
+    procs = [
+        subprocess.Popen([sys.executable, "-c", LOOP, "\x1f".join(cli.argv),
+                          str(tmp_path / "cli.lock"), console])
+        for console in ("1", "0", "1")
+    ]
+    assert [p.wait(120) for p in procs] == [0, 0, 0]
+    invocations = read_invocations(tmp_path / "sim")
+    assert len(invocations) >= 6
+    assert overlaps(invocations) == []
+
+
+def test_lock_timeout_names_the_holder_and_a_dead_holder_frees_it(tmp_path):
+    path = tmp_path / "cli.lock"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from smartarray_agent.collectors.ssacli.lock import HostLock\n"
+        f"HostLock({str(path)!r}, 1).acquire(); print('held', flush=True); time.sleep(60)"
+    )], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    with pytest.raises(LockTimeout, match=f"held by pid {holder.pid}"):
+        HostLock(path, 0.3).acquire()
+    holder.kill()
+    holder.wait()
+    lock = HostLock(path, 2)
+    lock.acquire()
+    assert lock.holder() == os.getpid()
+    lock.release()
+
+
+def test_an_idle_console_lets_go_of_the_lock_for_a_waiter(sim, collectors, tmp_path):
+    collector = collectors(sim(), True)
+    collector.collect()
+    assert collector.runner.lock.held  # the console session keeps it between collections
+    waiter = HostLock(tmp_path / "cli.lock", wait_s=10)
+    started = time.monotonic()
+    waiter.acquire()
+    waited = time.monotonic() - started
+    assert not collector.runner.lock.held and collector.runner._session is None
+    waiter.release()
+    assert waited < 5
+    assert collector.collect().controllers  # takes the lock and a new session again
