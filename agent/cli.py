@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import exitcodes, status_view
+from smartarray_agent import cli_change, exitcodes, status_view
 from smartarray_agent.cli_common import (
     CliPathOption,
     SimulateOption,
@@ -109,6 +109,10 @@ def _vendor_error(snapshot: Snapshot) -> typer.Exit:
     if error.kind == "no_controllers":
         message += f"\nhint: {NO_CONTROLLERS_HINT}"
     return fail(message, exitcodes.VENDOR_ERROR)
+
+
+app.command("set-cache-ratio")(cli_change.set_cache_ratio)
+app.command("write-cache")(cli_change.write_cache)
 
 
 def main() -> None:

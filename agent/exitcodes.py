@@ -4,3 +4,6 @@ OK = 0
 VENDOR_ERROR = 1  # the vendor CLI answered with an Error: output, or failed to run
 BAD_INPUT = 2  # bad arguments, unreadable/empty/binary input, text that is not CLI output
 CLI_NOT_FOUND = 3  # no vendor CLI installed
+REFUSED = 4  # the write-cache interlock refused the change: nothing was sent
+NOT_APPLIED = 5  # the change was sent but the controller does not show it
+DECLINED = 6  # the change needed confirmation and did not get it: nothing was sent

@@ -52,7 +52,7 @@ def measure(cli: VendorCli, lock: Path, console: bool, rounds: int) -> dict:
         "steady": statistics.mean(times[1:]) if len(times) > 1 else times[0],
         "mean": statistics.mean(times),
         "calls": stats.commands / rounds,
-        "starts": stats.process_starts / rounds,
+        "starts": stats.process_starts,
     }
 
 
@@ -69,7 +69,7 @@ def main() -> None:
     print(f"simulated CLI: start-up {args.startup:g} s, {args.per_command:g} s per command; "
           f"{args.rounds} collections per mode")
     print(f"{'ctrls':>5} {'one-shot s':>10} {'console 1st':>11} {'console s':>9} "
-          f"{'ratio':>6} {'calls/coll':>10} {'starts/coll (1shot, console)':>29}")
+          f"{'ratio':>6} {'calls/coll':>10} {'CLI starts in all (1shot, console)':>35}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         for count in args.controllers:
@@ -81,7 +81,7 @@ def main() -> None:
             con = measure(cli, lock, True, args.rounds)
             print(f"{count:>5} {one['mean']:>10.3f} {con['first']:>11.3f} {con['steady']:>9.3f} "
                   f"{con['steady'] / one['mean']:>6.3f} {con['calls']:>10.1f} "
-                  f"{one['starts']:>14.1f} {con['starts']:>14.1f}")
+                  f"{one['starts']:>17d} {con['starts']:>17d}")
 
 
 if __name__ == "__main__":

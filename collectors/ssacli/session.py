@@ -22,6 +22,10 @@ from .run import vendor_env
 PROMPT = re.compile(r"(?:^|\n)=> ")
 CONFIRM = re.compile(r"\(y/n\)\s*$")
 TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
+READ_CHUNK = 65536
+# The prompt ends the output, so only the tail of the buffer is searched for it; searching
+# all of a 150 kB answer after every read made a large collection several times slower.
+SEARCH_WINDOW = 4096
 
 
 class SessionError(RuntimeError):
@@ -57,6 +61,7 @@ class ConsoleSession:
         self._child = pexpect.spawn(
             program, args, env=vendor_env(), echo=False, encoding="utf-8",
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
+            maxread=READ_CHUNK, searchwindowsize=SEARCH_WINDOW,
         )
         self.started_at = time.monotonic()
         self._read_to_prompt(self.start_timeout_s, confirm=False, what="the console banner")

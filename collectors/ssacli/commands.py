@@ -1,0 +1,54 @@
+"""The vendor commands of the write path, as argv lists (never a shell string), and the
+reading of a ``param=?`` answer."""
+
+from __future__ import annotations
+
+import re
+
+_OPTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\b")
+
+
+def controller(slot: str) -> list[str]:
+    return ["ctrl", f"slot={slot}"]
+
+
+def cache_ratio(slot: str, read: int, write: int) -> list[str]:
+    return [*controller(slot), "modify", f"cacheratio={read}/{write}"]
+
+
+def cache_ratio_options(slot: str) -> list[str]:
+    return [*controller(slot), "modify", "cacheratio=?"]
+
+
+def no_battery_write_cache(slot: str, enable: bool) -> list[str]:
+    return [*controller(slot), "modify", f"nobatterywritecache={_switch(enable)}"]
+
+
+def drive_write_cache(slot: str, enable: bool, usage: str | None) -> list[str]:
+    command = [*controller(slot), "modify", f"drivewritecache={_switch(enable)}"]
+    return command + [f"usage={usage}"] if usage else command
+
+
+def logical_drive_caching(slot: str, drive: str, enable: bool, old_label: bool) -> list[str]:
+    """``arrayaccelerator=`` for hpacucli (whose output says ``Array Accelerator``),
+    ``caching=`` for hpssacli and ssacli."""
+    param = "arrayaccelerator" if old_label else "caching"
+    return [*controller(slot), "ld", drive, "modify", f"{param}={_switch(enable)}"]
+
+
+def ratio_options(output: str) -> list[tuple[int, int]]:
+    """The ratios listed after ``Available options are:``, in printed order."""
+    found = []
+    listing = False
+    for line in output.splitlines():
+        if line.strip().startswith("Available options are"):
+            listing = True
+            continue
+        match = _OPTION.match(line) if listing else None
+        if match:
+            found.append((int(match.group(1)), int(match.group(2))))
+    return found
+
+
+def _switch(enable: bool) -> str:
+    return "enable" if enable else "disable"
