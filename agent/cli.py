@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import cli_change, exitcodes, status_view
+from smartarray_agent import cli_change, cli_check, exitcodes, status_view
 from smartarray_agent.cli_common import (
     CliPathOption,
     SimulateOption,
@@ -113,6 +113,7 @@ def _vendor_error(snapshot: Snapshot) -> typer.Exit:
 
 app.command("set-cache-ratio")(cli_change.set_cache_ratio)
 app.command("write-cache")(cli_change.write_cache)
+app.command("check")(cli_check.check_command)
 
 
 def main() -> None:

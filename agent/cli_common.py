@@ -31,7 +31,13 @@ def fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
+class CliUnavailable(RuntimeError):
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def resolve_vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
     """The simulator for ``--simulate``, else the given or discovered vendor CLI."""
     if simulate is not None:
         from smartarray_agent.collectors import simulator
@@ -39,8 +45,16 @@ def vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
         try:
             return VendorCli(tuple(simulator.vendor_argv(simulate)), "simulator")
         except simulator.ScenarioError as error:
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
+            raise CliUnavailable(str(error), exitcodes.BAD_INPUT) from None
     try:
         return find_cli(cli_path)
     except CliNotFound as error:
-        raise fail(str(error), exitcodes.CLI_NOT_FOUND) from None
+        raise CliUnavailable(str(error), exitcodes.CLI_NOT_FOUND) from None
+
+
+def vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
+    """:func:`resolve_vendor_cli`, or exit with its message."""
+    try:
+        return resolve_vendor_cli(simulate, cli_path)
+    except CliUnavailable as error:
+        raise fail(str(error), error.code) from None

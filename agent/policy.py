@@ -142,3 +142,31 @@ def _refusal(ctrl: Controller, change: Change, backup: BackupPowerState,
         f"healthy backup power protects; backup power is {backup.summary} (needs ok and "
         f"a charge of at least {threshold_percent:g}% where the charge is known)"
     )
+
+
+def write_cache_active(ctrl: Controller) -> bool | None:
+    """Whether the controller is caching writes now: a cache that is present and ``ok``, a
+    write share above 0, and backup power ``ok`` or no-battery write cache forced on.
+    ``None`` when the output did not say (no cache status printed)."""
+    cache = ctrl.cache
+    if cache.present is False:
+        return False
+    if cache.status is None:
+        return None
+    if cache.status != "ok" or not cache.write_percent:
+        return False
+    return ctrl.backup_power.status == "ok" or cache.no_battery_write_cache is True
+
+
+def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:
+    """Whether write cache can hold data that no healthy backup power protects: controller
+    write cache active on backup power below the threshold, or drive write cache on (a
+    drive's own cache has no backup power at all)."""
+    cache = ctrl.cache
+    policy = cache.drive_write_cache_policy
+    drive_cache_on = cache.drive_write_cache is True or (
+        policy is not None and "enable" in (policy.configured, policy.unconfigured, policy.hba)
+    )
+    controller_cache = write_cache_active(ctrl) is True and not backup_power_state(
+        ctrl, threshold_percent).protected
+    return drive_cache_on or controller_cache
