@@ -1,0 +1,53 @@
+"""A simulator of the HP/HPE Smart Array CLI (``ssacli``, ``hpssacli``, ``hpacucli``).
+
+It answers vendor commands for a scenario file (see ``scenario.py``; bundled ones are in
+``scenarios/``), in argv or console mode, with modify commands persisted per state directory
+and injected faults. The agent runs it in place of the vendor binary through
+:func:`vendor_argv`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+from .scenario import ScenarioError
+
+BUNDLED = Path(__file__).with_name("scenarios")
+
+__all__ = ["BUNDLED", "ScenarioError", "list_scenarios", "resolve_scenario", "vendor_argv"]
+
+
+def list_scenarios() -> list[tuple[str, str]]:
+    """Bundled scenarios as ``(name, one-line description)``, by name."""
+    found = []
+    for path in sorted(BUNDLED.glob("*.toml")):
+        description = tomllib.loads(path.read_text(encoding="utf-8")).get("description", "")
+        found.append((path.stem, description))
+    return found
+
+
+def resolve_scenario(name_or_path: str | os.PathLike[str]) -> Path:
+    """A bundled scenario name or a scenario file path -> the file's absolute path."""
+    path = Path(name_or_path).expanduser()
+    if path.is_file():
+        return path.resolve()
+    bundled = BUNDLED / f"{name_or_path}.toml"
+    if os.sep not in str(name_or_path) and bundled.is_file():
+        return bundled
+    names = ", ".join(name for name, _ in list_scenarios())
+    raise ScenarioError(
+        f"unknown scenario {str(name_or_path)!r}: no such file and not one of {names}"
+    )
+
+
+def vendor_argv(
+    scenario: str | os.PathLike[str], state_dir: str | os.PathLike[str] | None = None
+) -> list[str]:
+    """The argv prefix that behaves like the vendor binary for ``scenario``."""
+    argv = [sys.executable, "-m", __name__, "--scenario", str(resolve_scenario(scenario))]
+    if state_dir is not None:
+        argv += ["--state-dir", str(state_dir)]
+    return argv

@@ -1,0 +1,65 @@
+"""Fault knobs: which command a fault hits, the scenario after the battery timeline, garbage.
+
+``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys, so any
+bundled scenario can be made slow, hung or broken without writing a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+from pydantic import ValidationError
+
+from .scenario import Faults, Scenario, ScenarioError
+
+FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
+
+
+def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) -> Faults:
+    """The scenario's faults with ``SMARTARRAY_SIM_FAULTS`` laid over them."""
+    raw = (os.environ if environ is None else environ).get(FAULTS_ENV, "").strip()
+    if not raw:
+        return scenario.faults
+    try:
+        override = json.loads(raw)
+        if not isinstance(override, dict):
+            raise ValueError("not a JSON object")
+        return Faults.model_validate({**scenario.faults.model_dump(), **override})
+    except (ValueError, ValidationError) as exc:
+        raise ScenarioError(f"{FAULTS_ENV}: {exc}") from exc
+
+
+def matches(patterns: list[str], command: str) -> bool:
+    """Whether ``command`` (canonical text) is one that ``patterns`` name."""
+    return any(p == "*" or (p and " ".join(p.lower().split()) in command) for p in patterns)
+
+
+def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
+    """``scenario`` with every battery-timeline step due by ``elapsed_s`` applied."""
+    due = sorted(
+        (s for s in faults.battery_timeline if s.after_s <= elapsed_s), key=lambda s: s.after_s
+    )
+    if not due:
+        return scenario
+    new = scenario.model_copy(deep=True)
+    for step in due:
+        ctrl = new.controller(step.slot)
+        assert ctrl is not None, step.slot
+        if step.battery_status is not None:
+            ctrl.backup_power.status = step.battery_status
+        if step.cache_status is not None:
+            ctrl.cache.status = step.cache_status
+        if step.cache_status_details is not None:
+            ctrl.cache.status_details = step.cache_status_details or None
+    return new
+
+
+def garbage(seed: str, size: int = 1536) -> bytes:
+    """Bytes no CLI prints: NULs, invalid UTF-8, control characters, a few newlines."""
+    rng = random.Random(seed)
+    noise = bytearray(rng.randbytes(size))
+    for index in range(0, size, rng.randint(40, 120)):
+        noise[index] = 0x0A
+    return bytes(noise)

@@ -1,0 +1,175 @@
+"""``modify`` commands: check them against the controller and say what they change. Pure.
+
+Seen in captures: the Gen10 ``usage`` error, the drive-write-cache warning (dialect.py), and
+that a good ``cacheratio`` prints nothing. The invalid-value error follows the seen
+``Error: "raid=1" is not a valid option for array A`` + ``Available options are:`` shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import render
+from .commands import CommandError, Modify, Target, invalid_target, syntax_error
+from .dialect import Dialect
+from .scenario import Controller, Scenario
+
+_SWITCH = ("enable", "disable")
+_USAGES = ("configured", "unconfigured", "hba")
+
+
+@dataclass(frozen=True)
+class Change:
+    """Set ``field`` (dotted, on the controller or on logical drive ``ld``) to ``value``."""
+
+    slot: str
+    field: str
+    value: object
+    ld: str | None = None
+
+
+@dataclass
+class Plan:
+    answer: render.Lines = field(default_factory=list)  # printed, e.g. an options list
+    confirm: bool = False  # ask the drive-write-cache question first
+    changes: list[Change] = field(default_factory=list)
+
+
+def _invalid(param: str, value: str, target: Target, choices: list[str]) -> CommandError:
+    lines = [f'Error: "{param}={value}" is not a valid option for {target.text()}']
+    if choices:
+        lines += ["", "Available options are:", *[f"       {c}" for c in choices]]
+    return CommandError(*lines)
+
+
+def _switch(
+    param: str, value: str, target: Target, current: str, choices: tuple[str, ...] = _SWITCH
+) -> render.Lines | None:
+    """Options for ``?``; None for a valid value; raises for an invalid one."""
+    if value == "?":
+        return render.options(current, list(choices))
+    if value not in choices:
+        raise _invalid(param, value, target, list(choices))
+    return None
+
+
+def plan(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
+    """What ``action`` does to ``ctrl``; raises :class:`CommandError` when refused."""
+    if action.target.pd:
+        raise syntax_error("modify")
+    if action.target.ld:
+        return _plan_ld(ctrl, d, action)
+    result = Plan()
+    params = dict(action.params)
+    usage = params.pop("usage", None)
+    if usage is not None and not (d.gen10 and "drivewritecache" in params):
+        raise syntax_error("usage")
+    for param, value in params.items():
+        answer = _plan_param(ctrl, d, action.target, param, value, usage, result)
+        result.answer += answer or []
+    if result.answer:  # a "?" query lists options and changes nothing
+        return Plan(answer=result.answer)
+    result.confirm = result.confirm and not action.forced
+    return result
+
+
+def _plan_param(
+    ctrl: Controller,
+    d: Dialect,
+    target: Target,
+    param: str,
+    value: str,
+    usage: str | None,
+    result: Plan,
+) -> render.Lines | None:
+    slot, cache = ctrl.slot, ctrl.cache
+    usable = cache.present and ctrl.mode != "hba"
+    if param == "cacheratio":
+        ratios = [f"{r}/{w}" for r, w in d.ratios()]
+        current = f"{cache.read_percent}/{cache.write_percent}"
+        if not usable or cache.read_percent is None:
+            raise _invalid(param, value, target, [])
+        answer = _switch(param, value, target, current, tuple(ratios))
+        if answer is None:
+            read, write = (int(part) for part in value.split("/"))
+            result.changes += [
+                Change(slot, "cache.read_percent", read),
+                Change(slot, "cache.write_percent", write),
+            ]
+        return answer
+    if param == "nobatterywritecache":
+        if not usable:
+            raise _invalid(param, value, target, [])
+        current = "enable" if cache.no_battery_write_cache else "disable"
+        answer = _switch(param, value, target, current)
+        if answer is None:
+            result.changes.append(Change(slot, "cache.no_battery_write_cache", value == "enable"))
+        return answer
+    if param == "drivewritecache":
+        return _plan_dwc(ctrl, d, target, value, usage, result)
+    raise syntax_error(param)
+
+
+def _plan_dwc(
+    ctrl: Controller, d: Dialect, target: Target, value: str, usage: str | None, result: Plan
+) -> render.Lines | None:
+    cache = ctrl.cache
+    if not d.gen10:
+        current = "enable" if cache.drive_write_cache else "disable"
+        answer = _switch("drivewritecache", value, target, current)
+        if answer is None:
+            result.changes.append(Change(ctrl.slot, "cache.drive_write_cache", value == "enable"))
+            result.confirm = result.confirm or value == "enable"
+        return answer
+    choices = (*_SWITCH, "default")
+    if value == "?":
+        return render.options(None, list(choices))
+    if usage is None:
+        raise CommandError('Error: Parameter "usage" must be specified.')
+    if usage not in _USAGES:
+        raise _invalid("usage", usage, target, list(_USAGES))
+    _switch("drivewritecache", value, target, "", choices)
+    word = {"enable": "Enable", "disable": "Disable", "default": "Default"}[value]
+    result.changes.append(Change(ctrl.slot, f"cache.drive_write_cache_policy.{usage}", word))
+    result.confirm = result.confirm or value == "enable"
+    return None
+
+
+def _plan_ld(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
+    wanted = action.target.ld
+    lds = [ld for ld in ctrl.logical_drives if wanted in ("all", ld.id)]
+    if not lds:
+        raise invalid_ld(ctrl, wanted)
+    result = Plan()
+    for param, value in action.params.items():
+        if param not in d.ld_caching_params:
+            raise syntax_error(param)
+        current = "enable" if lds[0].caching else "disable"
+        answer = _switch(param, value, action.target, current)
+        if answer is not None:
+            return Plan(answer=answer)
+        result.changes += [Change(ctrl.slot, "caching", value == "enable", ld.id) for ld in lds]
+    return result
+
+
+def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
+    """No such logical drive (or none at all) on ``ctrl``."""
+    if not ctrl.logical_drives:
+        return CommandError("Error: The specified device does not have any logical drives.")
+    return invalid_target(f"logicaldrive {wanted}")
+
+
+def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
+    """A copy of ``scenario`` with ``changes`` made, validated again."""
+    new = scenario.model_copy(deep=True)
+    for change in changes:
+        ctrl = new.controller(change.slot)
+        assert ctrl is not None, change.slot
+        obj: object = ctrl
+        if change.ld is not None:
+            obj = next(ld for ld in ctrl.logical_drives if ld.id == change.ld)
+        *path, last = change.field.split(".")
+        for name in path:
+            obj = getattr(obj, name)
+        setattr(obj, last, change.value)
+    return Scenario.model_validate(new.model_dump())

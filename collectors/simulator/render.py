@@ -1,0 +1,462 @@
+"""Scenario state -> the text a vendor CLI prints. Pure functions returning lines.
+
+Labels, their order and indentation follow real captures of the same generation (checked by
+tests/test_simulator_conformance.py). Lines with no scenario field behind them carry typical
+constant values so the output reads like the real thing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from .dialect import Dialect
+from .scenario import Controller, LogicalDrive, PhysicalDrive, Scenario
+
+Lines = list[str]
+_MODE_WORDS = {"raid": "RAID", "hba": "HBA", "mixed": "Mixed"}
+
+
+def text(lines: Iterable[str]) -> str:
+    """Join rendered lines the way the CLI ends its output."""
+    return "\n".join(lines) + "\n"
+
+
+def _on(flag: bool) -> str:
+    return "Enabled" if flag else "Disabled"
+
+
+def _hex(*parts: str, length: int = 16) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:length].upper()
+
+
+def header(ctrl: Controller, d: Dialect) -> str:
+    """``Smart Array P420i in Slot 0 (Embedded)``, plus ``(HBA Mode)`` where printed."""
+    head = f"{ctrl.model} in Slot {ctrl.slot}"
+    if ctrl.embedded:
+        head += " (Embedded)"
+    if d.modes and ctrl.mode == "hba":
+        head += " (HBA Mode)"
+    return head
+
+
+def _pairs(pairs: Iterable[tuple[str, str]], indent: int) -> Lines:
+    pad = " " * indent
+    return [f"{pad}{label}: {value}" for label, value in pairs]
+
+
+def _cache_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
+    cache, power = ctrl.cache, ctrl.backup_power
+    out = [("Cache Board Present", str(cache.present))]
+    if cache.present:
+        if cache.status:
+            out.append(("Cache Status", cache.status))
+        if cache.status_details:
+            out.append(("Cache Status Details", cache.status_details))
+        if cache.disable_reason:
+            out.append(("Cache Disable Reason", cache.disable_reason))
+        if cache.read_percent is not None:
+            ratio = f"{cache.read_percent}% Read / {cache.write_percent}% Write"
+            out.append((d.ratio_label, ratio))
+    if cache.drive_write_cache is not None:
+        out.append(("Drive Write Cache", _on(cache.drive_write_cache)))
+    policy = cache.drive_write_cache_policy
+    if policy is not None:
+        out.append(("Configured Drive Write Cache Policy", policy.configured))
+        out.append(("Unconfigured Drive Write Cache Policy", policy.unconfigured))
+        if policy.hba is not None:
+            out.append(("HBA Drive Write Cache Policy", policy.hba))
+    if cache.size_bytes is not None:
+        out.append(("Total Cache Size", d.size(cache.size_bytes)))
+    if cache.memory_available_bytes is not None:
+        out.append(("Total Cache Memory Available", d.size(cache.memory_available_bytes)))
+    if d.gen10 and cache.battery_backed_size_bytes is not None:
+        out.append(("Battery Backed Cache Size", d.size(cache.battery_backed_size_bytes)))
+    if not cache.present:
+        return out
+    out.append(("No-Battery Write Cache", _on(cache.no_battery_write_cache)))
+    if power.source:
+        out.append(("Cache Backup Power Source", power.source))
+    if power.count is not None:
+        out.append(("Battery/Capacitor Count", str(power.count)))
+    if power.count and power.status:
+        out.append(("Battery/Capacitor Status", power.status))
+        out.extend(("Failed Battery Location", where) for where in power.failed_locations)
+    return out
+
+
+def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
+    old = d.generation == "hpacucli9"
+    raid = ctrl.mode != "hba"
+    out = [("Bus Interface", "PCI"), ("Slot", ctrl.slot), ("Serial Number", ctrl.serial)]
+    if raid:
+        out.append(("RAID 6 Status" if d.gen10 else "RAID 6 (ADG) Status", "Enabled"))
+    out += [
+        ("Controller Status", ctrl.status),
+        ("Hardware Revision", "B"),
+        ("Firmware Version", ctrl.firmware),
+    ]
+    if raid:
+        out += [
+            ("Rebuild Priority", "Medium"),
+            ("Expand Priority", "Medium"),
+            ("Surface Scan Delay", "3 secs" if d.gen10 else "15 secs"),
+            ("Surface Scan Mode", "Idle"),
+            ("Queue Depth", "Automatic"),
+            ("Monitor and Performance Delay", d.monitor_delay),
+            ("Elevator Sort", "Enabled"),
+            ("Degraded Performance Optimization", "Disabled"),
+            ("Inconsistency Repair Policy", "Disabled"),
+        ]
+        if d.gen10:
+            out.append(("Write Cache Bypass Threshold Size", "1040 KiB"))
+        out += [
+            ("Wait for Cache Room", _on(ctrl.cache.wait_for_cache_room)),
+            ("Surface Analysis Inconsistency Notification", "Disabled"),
+            ("Post Prompt Timeout", "0 secs" if old else "15 secs"),
+        ]
+        out += _cache_pairs(ctrl, d)
+        out.append(("SATA NCQ Supported", "True"))
+        if not old:
+            out.append(("Spare Activation Mode", "Activate on physical drive failure (default)"))
+    if old:
+        return out
+    temps = ctrl.temperatures
+    for label, value in (
+        ("Controller Temperature (C)", temps.controller_c),
+        ("Cache Module Temperature (C)", temps.cache_module_c),
+        ("Capacitor Temperature  (C)", temps.capacitor_c),
+    ):
+        if value is not None:
+            out.append((label, str(value)))
+    out += [
+        ("Number of Ports", "2 Internal only"),
+        ("Driver Name", "smartpqi" if d.gen10 else "hpsa"),
+        ("Driver Version", "Linux 2.1.18-045" if d.gen10 else "3.4.20"),
+    ]
+    if not raid:
+        out.append(("HBA Mode Enabled", "True"))
+    if d.cages:
+        out.append(("PCI Address (Domain:Bus:Device.Function)", f"0000:{ctrl.slot:0>2}:00.0"))
+    out += [
+        ("Controller Mode", _MODE_WORDS[ctrl.mode or "raid"]),
+        ("Controller Mode Reboot", "Not Required"),
+        ("Current Power Mode", "MaxPerformance"),
+    ]
+    return out
+
+
+def controller_block(ctrl: Controller, d: Dialect) -> Lines:
+    """Header and controller fields: ``ctrl slot=N show [detail]``."""
+    lines = [header(ctrl, d), *_pairs(_controller_pairs(ctrl, d), 3)]
+    if d.gen10:
+        for sensor in ctrl.temperatures.sensors:
+            lines.append(f"   Sensor ID: {sensor.sensor_id}")
+            lines += _pairs(
+                [
+                    ("Location", sensor.location),
+                    ("Current Value (C)", str(sensor.current_c)),
+                    ("Max Value Since Power On", str(sensor.max_since_power_on_c)),
+                ],
+                6,
+            )
+    if d.cages:
+        lines += _pairs([("Primary Boot Volume", "None"), ("Secondary Boot Volume", "None")], 3)
+    return lines
+
+
+def _interface(pd: PhysicalDrive) -> str:
+    return f"Solid State {pd.interface}" if pd.ssd else pd.interface
+
+
+def pd_line(pd: PhysicalDrive, d: Dialect) -> str:
+    """``physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS, 300 GB, OK)``."""
+    kind = f"{pd.interface} {'SSD' if pd.ssd else 'HDD'}" if d.new_drive_words else _interface(pd)
+    where = f"port {pd.port}:box {pd.box}:bay {pd.bay}"
+    return f"physicaldrive {pd.id} ({where}, {kind}, {pd.size}, {pd.status})"
+
+
+def _raid_words(ld: LogicalDrive, d: Dialect) -> str:
+    return "RAID 6 (ADG)" if ld.raid == "6" and not d.cages else f"RAID {ld.raid}"
+
+
+def ld_line(ld: LogicalDrive, d: Dialect) -> str:
+    """``logicaldrive 1 (279.4 GB, RAID 1, OK)``."""
+    return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}, {ld.status})"
+
+
+def _disk_name(ctrl: Controller, ld: LogicalDrive) -> str:
+    if ld.disk_name:
+        return ld.disk_name
+    return f"/dev/sd{chr(ord('a') + ctrl.logical_drives.index(ld) % 26)}"
+
+
+def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
+    """``Logical Drive: N`` and its fields, at the depth config detail prints them."""
+    old = d.generation == "hpacucli9"
+    pairs = [
+        ("Size", ld.size),
+        ("Fault Tolerance", f"{d.raid_prefix}{ld.raid}"),
+        ("Heads", "255"),
+        ("Sectors Per Track", "32"),
+        ("Cylinders", "65535"),
+    ]
+    if old:
+        pairs.append(("Stripe Size", "128 KB"))
+    else:
+        pairs += [("Strip Size", "256 KB"), ("Full Stripe Size", "256 KB")]
+    pairs.append(("Status", ld.status))
+    if not old:
+        pairs.append(("MultiDomain Status", "OK"))
+    lines = [f"      Logical Drive: {ld.id}", *_pairs(pairs, 9)]
+    lines.append(f"         {d.ld_caching_label}{_on(ld.caching)}")
+    lines += _pairs(
+        [
+            ("Unique Identifier", "600508B1001C" + _hex(ctrl.serial, ld.id, length=20)),
+            ("Disk Name", _disk_name(ctrl, ld)),
+            ("Mount Points", "None"),
+        ],
+        9,
+    )
+    members = [pd for pd in ctrl.physical_drives if pd.array == ld.array]
+    if ld.raid in ("1", "1+0") and len(members) >= 2:
+        half = len(members) // 2
+        for number, group in enumerate((members[:half], members[half:]), d.mirror_group_base):
+            lines.append(f"         Mirror Group {number}:")
+            lines += [f"            {pd_line(pd, d)}" for pd in group]
+    if not old:
+        method = "Controller Cache" if ld.caching else "All disabled"
+        lines += _pairs([("Drive Type", "Data"), ("LD Acceleration Method", method)], 9)
+    return lines
+
+
+def _drive_model(pd: PhysicalDrive) -> str:
+    if pd.model:
+        return pd.model
+    if pd.interface == "SATA":
+        return "ATA     MK000960GWEZH" if pd.ssd else "ATA     MB2000GCWDA"
+    return "HP      MO0400JDVEU" if pd.ssd else "HP      EG0300FBDSP"
+
+
+def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
+    """``physicaldrive ID`` and its fields, at the depth config detail prints them."""
+    old = d.generation == "hpacucli9"
+    if ctrl.mode == "hba":
+        drive_type = "HBA Mode Drive"
+    else:
+        drive_type = "Unassigned Drive" if pd.array is None else "Data Drive"
+    pairs = [
+        ("Port", pd.port),
+        ("Box", pd.box),
+        ("Bay", pd.bay),
+        ("Status", pd.status),
+        ("Drive Type", drive_type),
+        ("Interface Type", _interface(pd)),
+        ("Size", pd.size),
+    ]
+    if not old:
+        pairs.append(("Drive exposed to OS", str(ctrl.mode == "hba")))
+        if d.cages:
+            pairs.append(("Logical/Physical Block Size", "512/512"))
+        else:
+            pairs.append(("Native Block Size", "512"))
+    if not pd.ssd:
+        pairs.append(("Rotational Speed", "10000" if pd.interface == "SAS" else "7200"))
+    pairs += [
+        ("Firmware Revision", pd.firmware),
+        ("Serial Number", pd.serial or _hex(ctrl.serial, pd.id, length=20)),
+        ("Model", _drive_model(pd)),
+    ]
+    if not old:
+        pairs += [("Current Temperature (C)", "31"), ("Maximum Temperature (C)", "38")]
+    sas = pd.interface == "SAS"
+    rate = "3.0GBPS, Unknown" if old else ("6.0Gbps, Unknown" if sas else "6.0Gbps")
+    pairs += [("PHY Count", "2" if sas else "1"), ("PHY Transfer Rate", rate)]
+    return [f"      physicaldrive {pd.id}", *_pairs(pairs, 9)]
+
+
+def _groups(ctrl: Controller) -> list[tuple[str | None, list[PhysicalDrive]]]:
+    """Drives by array, declared order, then the ones in no array (``None``)."""
+    groups = [
+        (a.name, [pd for pd in ctrl.physical_drives if pd.array == a.name]) for a in ctrl.arrays
+    ]
+    spare = [pd for pd in ctrl.physical_drives if pd.array is None]
+    return groups + ([(None, spare)] if spare else [])
+
+
+def _group_label(ctrl: Controller, name: str | None, d: Dialect) -> str:
+    if name is not None:
+        return f"{d.array_word} {name}"
+    return "HBA Drives" if ctrl.mode == "hba" else d.unassigned_word
+
+
+def _cages(ctrl: Controller, d: Dialect) -> Lines:
+    cages: dict[tuple[str, str], list[PhysicalDrive]] = {}
+    for pd in ctrl.physical_drives:
+        cages.setdefault((pd.port, pd.box), []).append(pd)
+    lines: Lines = []
+    for (port, box), drives in cages.items():
+        bays = -(-len(drives) // 4) * 4
+        lines += ["", "", f"   Internal Drive Cage at Port {port}, Box {box}, OK", ""]
+        lines += _pairs(
+            [("Drive Bays", str(bays)), ("Port", port), ("Box", box), ("Location", "Internal")], 6
+        )
+        lines += ["", "   Physical Drives", *[f"      {pd_line(pd, d)}" for pd in drives]]
+    return lines
+
+
+def _ports(ctrl: Controller) -> Lines:
+    lines: Lines = []
+    ports = list(dict.fromkeys(pd.port for pd in ctrl.physical_drives))
+    for number, port in enumerate(ports):
+        lines += ["", f"   Port Name: {port}"]
+        lines += _pairs(
+            [
+                ("Port ID", str(number)),
+                ("Port Connection Number", str(number)),
+                ("SAS Address", "5001438" + _hex(ctrl.serial, port, length=9)),
+                ("Port Location", "Internal"),
+            ],
+            9,
+        )
+    return lines
+
+
+def _array_lines(ctrl: Controller, name: str, drives: list[PhysicalDrive], d: Dialect) -> Lines:
+    array = next(a for a in ctrl.arrays if a.name == name)
+    pairs = [
+        ("Interface Type", _interface(drives[0]) if drives else "SAS"),
+        ("Unused Space", d.unused_space),
+        ("Status", array.status),
+    ]
+    if d.generation != "hpacucli9":
+        pairs += [("MultiDomain Status", "OK"), ("Array Type", "Data")]
+        pairs.append(("Smart Path" if d.cages else "HP SSD Smart Path", "disable"))
+    gap = ["", ""] if d.cages else ["", "", ""]
+    lines = ["", f"   Array: {name}", *_pairs(pairs, 6), *gap]
+    for ld in (ld for ld in ctrl.logical_drives if ld.array == name):
+        lines += [*ld_block(ctrl, ld, d), ""]
+    for pd in drives:
+        lines += [*pd_block(ctrl, pd, d), ""]
+    return lines
+
+
+def config_detail_block(ctrl: Controller, d: Dialect) -> Lines:
+    """One controller of ``ctrl all show config detail``."""
+    lines = controller_block(ctrl, d)
+    if d.cages:
+        cages, ports = _cages(ctrl, d), _ports(ctrl)
+        lines += [*cages, *ports, ""] if d.gen10 else [*ports, *cages, ""]
+    for name, drives in _groups(ctrl):
+        if name is not None:
+            lines += _array_lines(ctrl, name, drives, d)
+            continue
+        lines += ["", "   unassigned", ""]
+        for pd in drives:
+            lines += [*pd_block(ctrl, pd, d), ""]
+    return lines
+
+
+def config_block(ctrl: Controller, d: Dialect) -> Lines:
+    """One controller of ``ctrl all show config``."""
+    lines = [list_line(ctrl, d), ""]
+    short_unused = "0 MB" if d.generation == "hpacucli9" else "0  MB"
+    for name, drives in _groups(ctrl):
+        if name is None:
+            lines += [f"   {_group_label(ctrl, None, d)}", ""]
+        else:
+            iface = _interface(drives[0]) if drives else "SAS"
+            lines += [f"   {d.array_word} {name} ({iface}, Unused Space: {short_unused})", "", ""]
+            lds = [ld for ld in ctrl.logical_drives if ld.array == name]
+            lines += [*[f"      {ld_line(ld, d)}" for ld in lds], ""]
+        lines += [*[f"      {pd_line(pd, d)}" for pd in drives], ""]
+    return lines
+
+
+def list_line(ctrl: Controller, d: Dialect) -> str:
+    """``ctrl all show``: header padded to column 42, then the serial."""
+    return f"{header(ctrl, d):<40}  (sn: {ctrl.serial})"
+
+
+def status_block(ctrl: Controller, d: Dialect) -> Lines:
+    """One controller of ``ctrl all show status``."""
+    lines = [header(ctrl, d), f"   Controller Status: {ctrl.status}"]
+    cache, power = ctrl.cache, ctrl.backup_power
+    if ctrl.mode == "hba" or not cache.present:
+        return lines
+    if cache.status:
+        lines.append(f"   Cache Status: {cache.status}")
+    if power.count and power.status:
+        lines.append(f"   Battery/Capacitor Status: {power.status}")
+    return lines
+
+
+def logical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) -> Lines:
+    """``ld all show`` / ``ld N show [detail]``; ``drive_id`` is an id or ``all``."""
+    lines = ["", header(ctrl, d)]
+    for array in ctrl.arrays:
+        lds = [ld for ld in ctrl.logical_drives if ld.array == array.name]
+        lds = [ld for ld in lds if drive_id in ("all", ld.id)]
+        if not lds:
+            continue
+        label = f"{d.array_word} {array.name}"
+        if array.status != "OK":
+            label += f" ({array.status})"
+        lines += ["", f"   {label}", ""]
+        for ld in lds:
+            lines += [*ld_block(ctrl, ld, d), ""] if detail else [f"      {ld_line(ld, d)}"]
+    return lines + [""]
+
+
+def physical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) -> Lines:
+    """``pd all show`` / ``pd ID show [detail]``; ``drive_id`` is an id or ``all``."""
+    lines = ["", header(ctrl, d)]
+    for name, drives in _groups(ctrl):
+        drives = [pd for pd in drives if drive_id.lower() in ("all", pd.id.lower())]
+        if not drives:
+            continue
+        lines += ["", f"   {_group_label(ctrl, name, d)}", ""]
+        for pd in drives:
+            lines += [*pd_block(ctrl, pd, d), ""] if detail else [f"      {pd_line(pd, d)}"]
+    return lines + [""]
+
+
+def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
+    """``ctrl all|slot=N show [config|status|detail|config detail]`` for ``ctrls``."""
+    if what == "list":
+        return ["", *[list_line(c, d) for c in ctrls], ""]
+    block, gap = {
+        "status": (status_block, [""]),
+        "detail": (controller_block, [""]),
+        "config": (config_block, [""]),
+        "config detail": (config_detail_block, ["", ""]),
+    }[what]
+    lines: Lines = []
+    for ctrl in ctrls:
+        lines += [*gap, *block(ctrl, d)]
+    return lines + [""]
+
+
+def version(scenario: Scenario, d: Dialect) -> Lines:
+    return ["", *d.version_text(scenario.cli_version), ""]
+
+
+def error(*message: str) -> Lines:
+    """An ``Error: ...`` answer; continuation lines are passed already indented."""
+    return ["", *message, ""]
+
+
+def options(current: str | None, choices: list[str]) -> Lines:
+    """A ``param=?`` answer. Guess: shaped like the seen ``Available options are:`` list."""
+    marked = [f"       {c} (current value)" if c == current else f"       {c}" for c in choices]
+    return ["", "Available options are:", *marked, ""]
+
+
+def banner(scenario: Scenario, d: Dialect) -> Lines:
+    return [
+        d.banner_text(scenario.cli_version),
+        "Detecting Controllers...Done.",
+        'Type "help" for a list of supported commands.',
+        'Type "exit" to close the console.',
+        "",
+    ]

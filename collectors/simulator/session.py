@@ -1,0 +1,166 @@
+"""Run vendor commands against a state directory, with the faults of the scenario applied.
+
+Shared by argv mode (one command) and console mode (one command a line).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import BinaryIO, TextIO
+
+from . import render
+from .commands import (
+    Action,
+    CommandError,
+    Modify,
+    SetTarget,
+    Show,
+    Simple,
+    Target,
+    canonical,
+    invalid_target,
+    parse,
+    syntax_error,
+)
+from .dialect import CONTINUE_PROMPT, Dialect
+from .faults import at_time, garbage, matches
+from .modify import apply, invalid_ld, plan
+from .scenario import Controller, Faults, LogicalDrive, PhysicalDrive, Scenario
+from .state import StateStore
+
+_HELP = [
+    "",
+    "Commands this simulator answers:",
+    "   <target> show [config|status|detail|config detail]",
+    "   <target> ld all|N show [detail]      <target> pd all|ID show [detail]",
+    "   <target> modify cacheratio=R/W|? nobatterywritecache=enable|disable|?",
+    "   <target> modify drivewritecache=enable|disable|? [usage=...] [forced]",
+    "   <target> ld N|all modify caching|arrayaccelerator=enable|disable [forced]",
+    "   set target <target>      version      help      exit",
+    '   <target>: "ctrl all" or "ctrl slot=N"',
+    "",
+]
+
+
+class Crashed(Exception):
+    """The crash fault fired; the process must end now with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class Session:
+    """One simulator process answering commands."""
+
+    def __init__(
+        self,
+        store: StateStore,
+        dialect: Dialect,
+        faults: Faults,
+        out: BinaryIO,
+        inp: TextIO,
+        ident: str,
+    ) -> None:
+        self.store, self.dialect, self.faults = store, dialect, faults
+        self.out, self.inp, self.ident = out, inp, ident
+        self.target: Target | None = None
+
+    def write(self, data: str | bytes) -> None:
+        self.out.write(data.encode() if isinstance(data, str) else data)
+        self.out.flush()
+
+    def execute(self, tokens: list[str]) -> int | None:
+        """Answer one command; the exit code it earns, or None for ``exit``."""
+        command = canonical(tokens)
+        if not command:
+            return 0
+        if command == "exit":
+            return None
+        self.store.log("command", self.ident, command=command)
+        time.sleep(self.faults.command_delay_s)
+        if matches(self.faults.hang, command):
+            while True:
+                time.sleep(3600)
+        if matches(self.faults.garbage, command):
+            self.write(garbage(command) + b"\n")
+            return 0
+        try:
+            lines, code = self._answer(parse(tokens, self.target)), 0
+        except CommandError as exc:
+            lines, code = render.error(*exc.lines), 1
+        output = render.text(lines) if lines else ""
+        if matches(self.faults.crash, command):
+            self.write(output[: len(output) // 2])
+            raise Crashed(self.faults.crash_exit_code)
+        self.write(output)
+        return code
+
+    def _scenario(self) -> Scenario:
+        scenario, created = self.store.load()
+        return at_time(scenario, self.faults, time.time() - created)
+
+    def _controllers(self, scenario: Scenario, target: Target) -> list[Controller]:
+        if self.faults.no_controllers or not scenario.controllers:
+            raise CommandError(*self.dialect.no_controllers)
+        if target.slot is None:
+            return scenario.controllers
+        ctrl = scenario.controller(target.slot)
+        if ctrl is None:
+            raise invalid_target(target.slot)
+        return [ctrl]
+
+    def _answer(self, action: Action) -> render.Lines:
+        if isinstance(action, Simple):
+            if action.name == "version":
+                return render.version(self._scenario(), self.dialect)
+            return _HELP
+        if isinstance(action, SetTarget):
+            self._controllers(self._scenario(), action.target)
+            self.target = action.target
+            return ["", f'   "{action.target.text()}"', ""]
+        if isinstance(action, Show):
+            return self._show(action)
+        return self._modify(action)
+
+    def _show(self, action: Show) -> render.Lines:
+        d, target = self.dialect, action.target
+        ctrls = self._controllers(self._scenario(), target)
+        one = (target.ld or target.pd) != "all"  # "ld 1 show" prints the detail block
+        detail = action.what == "detail" or one
+        if target.ld:
+            found = [c for c in ctrls if _holds(target.ld, c.logical_drives)]
+            if not found:
+                raise invalid_ld(ctrls[0], target.ld)
+            return [line for c in found for line in render.logical_drives(c, d, target.ld, detail)]
+        if target.pd:
+            found = [c for c in ctrls if _holds(target.pd, c.physical_drives)]
+            if not found:
+                raise invalid_target(f"physicaldrive {target.pd}")
+            return [line for c in found for line in render.physical_drives(c, d, target.pd, detail)]
+        return render.show(d, action.what, ctrls)
+
+    def _modify(self, action: Modify) -> render.Lines:
+        if action.target.slot is None:
+            raise syntax_error("modify")
+        ctrl = self._controllers(self._scenario(), action.target)[0]
+        result = plan(ctrl, self.dialect, action)
+        if result.answer:
+            return result.answer
+        if result.confirm and not self._confirmed():
+            return []
+        if result.changes and not self.faults.ignore_modify:
+            self.store.update(lambda scenario: apply(scenario, result.changes))
+        return []
+
+    def _confirmed(self) -> bool:
+        self.write("\n" + "\n".join(self.dialect.dwc_warning) + "\n" + CONTINUE_PROMPT)
+        answer = self.inp.readline()
+        self.write("\n")
+        return answer.strip().lower() in ("y", "yes")
+
+
+def _holds(wanted: str, drives: Sequence[LogicalDrive | PhysicalDrive]) -> bool:
+    """Whether ``drives`` has the drive ``wanted`` names (an id, any case, or ``all``)."""
+    return any(wanted in ("all", drive.id.lower()) for drive in drives)

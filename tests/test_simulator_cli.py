@@ -1,0 +1,278 @@
+"""The simulator as a program: argv and console modes, modify commands and their state."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from smartarray_agent.collectors.simulator import resolve_scenario, vendor_argv
+from smartarray_agent.collectors.simulator.dialect import DIALECTS
+from smartarray_agent.collectors.simulator.session import Session
+from smartarray_agent.collectors.simulator.state import StateStore
+from smartarray_agent.collectors.ssacli.parser import parse
+
+BY_GENERATION = {
+    "hpacucli9": "hpacucli-legacy",
+    "hpssacli2": "recharging",
+    "ssacli3": "two-controllers",
+    "ssacli-gen10": "gen10",
+}
+SHOW_COMMANDS = [
+    "ctrl all show config detail",
+    "ctrl all show detail",
+    "ctrl all show status",
+    "ctrl all show config",
+    "ctrl all show",
+    "ctrl slot=0 show detail",
+    "ctrl slot=0 show",
+    "ctrl slot=0 show status",
+    "ctrl slot=0 show config",
+    "ctrl slot=0 show config detail",
+    "ctrl slot=0 ld all show",
+    "ctrl slot=0 ld 1 show detail",
+    "ctrl slot=0 pd all show",
+    "ctrl slot=0 pd all show detail",
+]
+
+
+def sim(state: Path, scenario: str, *words: str, stdin: str = "", faults: dict | None = None):
+    """Run the simulator once, like the vendor binary."""
+    env = {**os.environ, "SMARTARRAY_SIM_FAULTS": json.dumps(faults or {})}
+    return subprocess.run(
+        [*vendor_argv(scenario, state), *words],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+
+
+def console(state: Path, scenario: str) -> pexpect.spawn:
+    argv = vendor_argv(scenario, state)
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=10)
+    child.expect_exact("=> ")
+    return child
+
+
+def answer(scenario: str, line: str, tmp_path: Path) -> tuple[str, int | None]:
+    """One command through the simulator's session code, in this process."""
+    path = resolve_scenario(scenario)
+    store = StateStore(tmp_path / scenario, path)
+    out = io.BytesIO()
+    loaded, _ = store.load()
+    session = Session(store, DIALECTS[loaded.generation], loaded.faults, out, sys.stdin, "t")
+    code = session.execute(line.split())
+    return out.getvalue().decode(), code
+
+
+@pytest.mark.parametrize("scenario", BY_GENERATION.values())
+@pytest.mark.parametrize("command", SHOW_COMMANDS)
+def test_every_show_command_answers_what_the_parser_reads(scenario, command, tmp_path):
+    text, code = answer(scenario, command, tmp_path)
+    assert code == 0
+    assert text.startswith("\n") and text.endswith("\n")
+    snapshot = parse(text)
+    assert snapshot.error is None and snapshot.controllers
+    assert all(c.model for c in snapshot.controllers)
+
+
+def test_argv_mode_prints_the_configuration(tmp_path):
+    done = sim(tmp_path, "gen9-battery", "ctrl", "all", "show", "config", "detail")
+    assert done.returncode == 0 and done.stderr == ""
+    assert "\nSmart Array P440ar in Slot 0 (Embedded)\n   Bus Interface: PCI\n" in done.stdout
+    assert "   Battery/Capacitor Status: OK\n" in done.stdout
+    assert "      Logical Drive: 2\n" in done.stdout
+
+
+def test_version_and_errors_exit_like_the_vendor_cli(tmp_path):
+    version = sim(tmp_path, "hpacucli-legacy", "version")
+    assert version.stdout == "\n   ACU CLI Version: 9.40.12.0\n   SoulAPI Version: 6.2.25.0\n\n"
+    wrong = sim(tmp_path, "hpacucli-legacy", "ctrl", "slot=0", "ld", "all", "show", "details")
+    assert (wrong.returncode, wrong.stdout) == (1, '\nError: Syntax error at "details"\n\n')
+    missing = sim(tmp_path, "hpacucli-legacy", "ctrl", "slot=7", "show")
+    assert missing.returncode == 1 and 'Invalid target syntax. "7"' in missing.stdout
+    no_lds = sim(tmp_path, "hba-mode", "ctrl", "slot=0", "ld", "all", "show")
+    assert "Error: The specified device does not have any logical drives." in no_lds.stdout
+
+
+def test_console_mode_banner_prompt_target_and_exit(tmp_path):
+    child = console(tmp_path, "gen9-battery")
+    assert child.before.splitlines() == [
+        "Smart Storage Administrator CLI 3.10.3.0",
+        "Detecting Controllers...Done.",
+        'Type "help" for a list of supported commands.',
+        'Type "exit" to close the console.',
+        "",
+    ]
+    child.sendline("ctrl all show status")
+    child.expect_exact("=> ")
+    assert "   Battery/Capacitor Status: OK\r\n\r\n" in child.before
+    child.sendline("set target controller slot=0")
+    child.expect_exact("=> ")
+    assert child.before.endswith('\r\n\r\n   "controller slot=0"\r\n\r\n')
+    child.sendline("pd all show")
+    child.expect_exact("=> ")
+    assert "physicaldrive 2I:1:6 (port 2I:box 1:bay 6, SATA SSD, 960 GB, OK)" in child.before
+    child.sendline("ctrl slot=0 show bogus")
+    child.expect_exact("=> ")
+    assert 'Error: Syntax error at "bogus"' in child.before
+    child.sendline("modify cacheratio=50/50")
+    child.expect_exact("=> ")
+    assert child.before.strip() == "modify cacheratio=50/50"  # the echo only: no output
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    shown = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "show")
+    assert "   Cache Ratio: 50% Read / 50% Write\n" in shown.stdout
+
+
+def test_modify_persists_and_the_next_invocation_sees_it(tmp_path):
+    for words in (["cacheratio=25/75"], ["nobatterywritecache=enable"]):
+        done = sim(tmp_path, "gen8-capacitor", "ctrl", "slot=0", "modify", *words)
+        assert (done.returncode, done.stdout) == (0, "")
+    shown = sim(tmp_path, "gen8-capacitor", "ctrl", "all", "show", "detail").stdout
+    assert "   Cache Ratio: 25% Read / 75% Write\n" in shown
+    assert "   No-Battery Write Cache: Enabled\n" in shown
+    saved = json.loads((tmp_path / "state.json").read_text())
+    assert saved["state"]["controllers"][0]["cache"]["read_percent"] == 25
+    untouched = sim(tmp_path / "other", "gen8-capacitor", "ctrl", "slot=0", "show").stdout
+    assert "   Cache Ratio: 10% Read / 90% Write\n" in untouched
+
+
+def test_a_changed_scenario_file_starts_a_new_state(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(resolve_scenario("gen9-battery").read_text())
+    sim(tmp_path / "s", str(path), "ctrl", "slot=0", "modify", "cacheratio=50/50")
+    path.write_text(path.read_text().replace("P440ar", "P840ar"))
+    shown = sim(tmp_path / "s", str(path), "ctrl", "slot=0", "show").stdout
+    assert "P840ar" in shown and "10% Read / 90% Write" in shown
+
+
+def test_bad_values_get_the_vendor_error_and_the_options(tmp_path):
+    done = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "modify", "cacheratio=33/67")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[1] == 'Error: "cacheratio=33/67" is not a valid option for controller slot=0'
+    assert lines[3] == "Available options are:" and "       35/65" in lines
+    query = sim(tmp_path, "hpacucli-legacy", "ctrl", "slot=0", "modify", "cacheratio=?")
+    assert query.returncode == 0
+    assert query.stdout.splitlines()[2:7] == [
+        "       0/100", "       25/75 (current value)", "       50/50", "       75/25",
+        "       100/0",
+    ]  # fmt: skip
+    unknown = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "modify", "turbo=on")
+    assert unknown.stdout == '\nError: Syntax error at "turbo"\n\n'
+
+
+WARNING_END = "         Continue? (y/n) "
+
+
+@pytest.mark.parametrize(
+    ("stdin", "words", "enabled"),
+    [
+        ("", [], False),  # no answer: EOF counts as no
+        ("n\n", [], False),
+        ("y\n", [], True),
+        ("", ["forced"], True),
+    ],
+)
+def test_drive_write_cache_asks_unless_forced(tmp_path, stdin, words, enabled):
+    done = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "modify", "dwc=enable", *words,
+               stdin=stdin)  # fmt: skip
+    assert done.returncode == 0
+    assert (WARNING_END in done.stdout) is not bool(words)
+    if not words:
+        assert done.stdout.startswith("\nWarning: Without the proper safety precautions")
+    shown = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "show").stdout
+    assert f"   Drive Write Cache: {'Enabled' if enabled else 'Disabled'}\n" in shown
+
+
+def test_the_console_confirmation_takes_y_or_n(tmp_path):
+    child = console(tmp_path, "hpacucli-legacy")
+    child.sendline("ctrl slot=0 modify drivewritecache=enable")
+    child.expect_exact(WARNING_END)
+    assert "drives could cause data loss in the event of power failure. To ensure" in child.before
+    child.sendline("n")
+    child.expect_exact("=> ")
+    child.sendline("ctrl slot=0 show")
+    child.expect_exact("=> ")
+    assert "Drive Write Cache: Disabled" in child.before
+    child.sendline("ctrl slot=0 modify drivewritecache=enable")
+    child.expect_exact(WARNING_END)
+    child.sendline("y")
+    child.expect_exact("=> ")
+    child.sendline("ctrl slot=0 show")
+    child.expect_exact("=> ")
+    assert "Drive Write Cache: Enabled" in child.before
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+
+
+def test_gen10_drive_write_cache_needs_a_usage(tmp_path):
+    done = sim(tmp_path, "gen10", "ctrl", "slot=0", "modify", "dwc=enable")
+    assert (done.returncode, done.stdout) == (
+        1,
+        '\nError: Parameter "usage" must be specified.\n\n',
+    )
+    done = sim(tmp_path, "gen10", "ctrl", "slot=0", "modify", "dwc=enable", "usage=configured",
+               "forced")  # fmt: skip
+    assert done.returncode == 0
+    shown = sim(tmp_path, "gen10", "ctrl", "slot=0", "show").stdout
+    assert "   Configured Drive Write Cache Policy: Enable\n" in shown
+    assert "   Unconfigured Drive Write Cache Policy: Default\n" in shown
+    old = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "modify", "dwc=disable", "usage=hba")
+    assert 'Syntax error at "usage"' in old.stdout
+
+
+def test_logical_drive_caching_uses_each_generation_s_word(tmp_path):
+    done = sim(tmp_path / "a", "hpacucli-legacy", "ctrl", "slot=0", "ld", "1", "modify",
+               "arrayaccelerator=disable")  # fmt: skip
+    assert done.returncode == 0
+    shown = sim(tmp_path / "a", "hpacucli-legacy", "ctrl", "slot=0", "show", "config", "detail")
+    assert "         Array Accelerator: Disabled\n" in shown.stdout
+    refused = sim(tmp_path / "a", "hpacucli-legacy", "ctrl", "slot=0", "ld", "1", "modify",
+                  "caching=enable")  # fmt: skip
+    assert 'Syntax error at "caching"' in refused.stdout
+    sim(tmp_path / "b", "gen9-battery", "ctrl", "slot=0", "ld", "2", "modify", "caching=disable")
+    shown = sim(tmp_path / "b", "gen9-battery", "ctrl", "slot=0", "ld", "2", "show").stdout
+    assert "         Caching:  Disabled\n" in shown
+    assert "         LD Acceleration Method: All disabled\n" in shown
+
+
+def test_ignore_modify_answers_but_changes_nothing(tmp_path):
+    done = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "modify", "cacheratio=50/50",
+               faults={"ignore_modify": True})  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "")
+    shown = sim(tmp_path, "gen9-battery", "ctrl", "slot=0", "show").stdout
+    assert "   Cache Ratio: 10% Read / 90% Write\n" in shown
+
+
+def test_state_directory_defaults_to_the_runtime_directory(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)
+    command = [sys.executable, "-m", "smartarray_agent.collectors.simulator"]
+    subprocess.run([*command, "--scenario", "gen10", "version"], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    assert (tmp_path / "smartarray-sim" / "gen10" / "state.json").is_file()
+    env["SMARTARRAY_SIM_STATE_DIR"] = str(tmp_path / "chosen")
+    env["SMARTARRAY_SIM_SCENARIO"] = "gen10"
+    subprocess.run([*command, "version"], env=env, check=True, capture_output=True)
+    assert (tmp_path / "chosen" / "invocations.jsonl").is_file()
+
+
+def test_a_bad_scenario_is_exit_2_with_the_reason(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('description = "x"\ngeneration = "ssacli9"\n')
+    done = sim(tmp_path, str(path), "ctrl", "all", "show")
+    assert done.returncode == 2 and "generation" in done.stderr and done.stdout == ""
+    listed = subprocess.run([*vendor_argv("gen10")[:3], "--list"], capture_output=True, text=True)
+    assert listed.stdout.splitlines()[0].split("\t")[0] == "failed-battery"
