@@ -277,3 +277,19 @@ def test_text_that_is_not_cli_output_raises_parse_error(text):
 )
 def test_status_normalisation(printed, normal):
     assert normalise_status(printed) == normal
+
+
+def test_an_unindented_warning_after_the_header_is_a_notice():
+    text = """Smart Array P410i in Slot 0 (Embedded)
+Warning: Unrecoverable Media Errors Detected on Drives during previous Rebuild or
+Data Copy. To identify the logical drives with unrecoverable media errors, check
+the "Unrecoverable Media Errors" field of the logical drives and consult the
+documentation.
+   Bus Interface: PCI
+   Controller Status: OK
+   Cache Status: OK
+"""
+    ctrl = parse(text).controllers[0]
+    assert len(ctrl.notices) == 1 and ctrl.notices[0].endswith("consult the documentation.")
+    assert (ctrl.status, ctrl.cache.status) == ("ok", "ok")
+    assert ("Bus Interface", "PCI") in ctrl.raw
