@@ -1,0 +1,1 @@
+"""Battery charge from the iLO's Redfish service (iLO 4 and iLO 5): docs/redfish.md."""

@@ -1,0 +1,224 @@
+"""HTTPS to the iLO: TLS verified by default, a connect and a read timeout, a Redfish session
+(login, then logout) with HTTP basic auth as the fallback for a service without sessions.
+
+The password, the basic-auth header and the session token never reach a log line or an error
+message: messages name the host, the request and the credentials file, nothing else.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import logging
+import ssl
+from dataclasses import dataclass
+from email.message import Message
+from urllib.parse import urlsplit
+
+from .credentials import Credentials
+from .errors import RedfishError
+from .settings import RedfishSettings
+
+log = logging.getLogger(__name__)
+
+SESSIONS = "/redfish/v1/SessionService/Sessions/"
+_NO_SESSION_SERVICE = frozenset({404, 405, 501})
+_MAX_BODY_BYTES = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int
+    headers: Message
+    body: bytes
+
+
+def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
+    """Verifying (system store, or only ``ca_file`` when set) unless ``verify_tls`` is off."""
+    if not settings.verify_tls:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    cafile = str(settings.ca_file) if settings.ca_file is not None else None
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except (ssl.SSLError, OSError) as error:
+        raise RedfishError(f"CA file {cafile}: not a usable PEM bundle ({error})") from None
+
+
+class RedfishClient:
+    """``with RedfishClient(settings, credentials) as client: client.get(path)``: logs in on
+    entry and out on exit, over one kept-alive connection."""
+
+    def __init__(self, settings: RedfishSettings, credentials: Credentials) -> None:
+        self.settings = settings
+        self._credentials = credentials
+        self._tls = tls_context(settings)
+        self._where = f"{settings.host}:{settings.port}"
+        self._connection: http.client.HTTPSConnection | None = None
+        self._token: str | None = None
+        self._session: str | None = None  # the session's path, for the logout
+        self._basic: str | None = None
+
+    def __enter__(self) -> RedfishClient:
+        try:
+            self._login()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def get(self, path: str) -> dict:
+        """The JSON object at ``path``; any other answer than 200 with a JSON object raises."""
+        answer = self._get(path)
+        if answer.status != 200:
+            raise RedfishError(f"{self._where}: GET {path}: HTTP {answer.status}")
+        return _json_object(answer.body, f"{self._where}: GET {path}")
+
+    def get_optional(self, path: str) -> dict | None:
+        """Like :meth:`get`, but None when the resource does not exist (404)."""
+        answer = self._get(path)
+        if answer.status == 404:
+            return None
+        if answer.status != 200:
+            raise RedfishError(f"{self._where}: GET {path}: HTTP {answer.status}")
+        return _json_object(answer.body, f"{self._where}: GET {path}")
+
+    def close(self) -> None:
+        """Log out (best effort: a failure is logged, not raised) and close the connection."""
+        try:
+            if self._token is not None and self._session is not None:
+                answer = self._request("DELETE", self._session, self._auth())
+                if answer.status not in (200, 202, 204):
+                    log.warning("logout from %s: HTTP %d", self._where, answer.status)
+            elif self._token is not None:
+                log.warning("no session address from %s to log out; the iLO ends the session "
+                            "when it times out", self._where)
+        except RedfishError as error:
+            log.warning("logout failed: %s", error)
+        finally:
+            self._token = self._session = self._basic = None
+            self._drop_connection()
+
+    def _login(self) -> None:
+        body = json.dumps(
+            {"UserName": self._credentials.username, "Password": self._credentials.password}
+        ).encode()
+        answer = self._request(
+            "POST", SESSIONS, {"Content-Type": "application/json"}, body
+        )
+        token = answer.headers.get("X-Auth-Token")
+        if answer.status in (200, 201) and token:
+            self._token = token
+            location = answer.headers.get("Location")
+            self._session = urlsplit(location).path if location else None
+            return
+        if answer.status in (401, 403):
+            raise RedfishError(
+                f"{self._where}: login refused (HTTP {answer.status}): check the user name and "
+                f"password in {self.settings.credentials_file}"
+            )
+        if answer.status in _NO_SESSION_SERVICE or 200 <= answer.status < 300:
+            log.info("%s offers no Redfish session (HTTP %d); using basic auth",
+                     self._where, answer.status)
+            pair = f"{self._credentials.username}:{self._credentials.password}".encode()
+            self._basic = "Basic " + base64.b64encode(pair).decode("ascii")
+            return
+        raise RedfishError(f"{self._where}: session login failed: HTTP {answer.status}")
+
+    def _get(self, path: str) -> _Answer:
+        answer = self._request("GET", path, self._auth())
+        if answer.status in (401, 403):
+            raise RedfishError(
+                f"{self._where}: GET {path} refused (HTTP {answer.status}): check the user "
+                f"name, password and privileges in {self.settings.credentials_file}"
+            )
+        return answer
+
+    def _auth(self) -> dict[str, str]:
+        if self._token is not None:
+            return {"X-Auth-Token": self._token}
+        if self._basic is not None:
+            return {"Authorization": self._basic}
+        return {}
+
+    def _request(
+        self, method: str, path: str, headers: dict[str, str], body: bytes | None = None
+    ) -> _Answer:
+        connection = self._connect()
+        request = f"{method} {path}"
+        try:
+            connection.request(
+                method, path, body=body, headers={"Accept": "application/json", **headers}
+            )
+            response = connection.getresponse()
+            data = response.read(_MAX_BODY_BYTES + 1)
+        except TimeoutError:
+            self._drop_connection()
+            raise RedfishError(
+                f"{self._where}: no answer to {request} within "
+                f"{self.settings.read_timeout_s:g} s (read_timeout_s)"
+            ) from None
+        except (OSError, http.client.HTTPException) as error:
+            self._drop_connection()
+            raise RedfishError(f"{self._where}: {request} failed: {_reason(error)}") from None
+        if len(data) > _MAX_BODY_BYTES:
+            self._drop_connection()
+            raise RedfishError(f"{self._where}: {request}: answer larger than 16 MiB")
+        log.debug("%s %s: HTTP %d", self._where, request, response.status)
+        return _Answer(response.status, response.headers, data)
+
+    def _connect(self) -> http.client.HTTPSConnection:
+        if self._connection is not None and self._connection.sock is not None:
+            return self._connection
+        connection = http.client.HTTPSConnection(
+            self.settings.host, self.settings.port,
+            timeout=self.settings.connect_timeout_s, context=self._tls,
+        )
+        try:
+            connection.connect()  # TCP connect and TLS handshake, under the connect timeout
+        except TimeoutError:
+            connection.close()
+            raise RedfishError(
+                f"connecting to {self._where} timed out after "
+                f"{self.settings.connect_timeout_s:g} s (connect_timeout_s)"
+            ) from None
+        except ssl.SSLCertVerificationError as error:
+            connection.close()
+            raise RedfishError(
+                f"{self._where}: TLS certificate not trusted ({error.verify_message}); set "
+                f"ca_file to the CA (or the certificate) of the iLO"
+            ) from None
+        except OSError as error:
+            connection.close()
+            raise RedfishError(f"cannot connect to {self._where}: {_reason(error)}") from None
+        assert connection.sock is not None
+        connection.sock.settimeout(self.settings.read_timeout_s)
+        self._connection = connection
+        return connection
+
+    def _drop_connection(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _json_object(body: bytes, where: str) -> dict:
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise RedfishError(f"{where}: the answer is not JSON") from None
+    if not isinstance(data, dict):
+        raise RedfishError(f"{where}: the answer is not a JSON object")
+    return data
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__

@@ -1,0 +1,109 @@
+"""Put the battery charge of a Redfish reading on the controllers of a CLI snapshot.
+
+Redfish does not link a battery to a controller, so the mapping is inferred, and only where
+the data leaves one answer:
+
+1. One battery, controllers listed: HPE's Smart Storage Battery is shared by the server's
+   Smart Array controllers, so the single battery maps to every ``ArrayControllers`` member
+   whose ``BackupPowerSourceStatus`` is ``Present``.
+2. Such a Redfish controller is the CLI controller with the same serial number (spaces
+   trimmed, case ignored); where either side has no serial, the one with the same slot
+   (``Location: "Slot 0"`` = ``slot 0``). Two different serials never match.
+3. One battery, no controller data from the iLO: the battery maps to the only CLI controller
+   with a cache board present, if there is exactly one.
+4. Anything else (two or more batteries, no battery, no match) maps nothing.
+
+A battery maps its charge only when it reports one (iLO 4 does not), and the reading only
+counts while it is at most ``max_age_s`` old. Where nothing is mapped, ``charge_percent``
+stays None, and the snapshot gets a notice that says why; the interlock then judges by the
+CLI's status alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from smartarray_agent.model import Controller, Snapshot
+
+from .resources import ArrayController, Battery, Reading
+
+NOTICE = "redfish: "
+
+
+def backed_controllers(reading: Reading) -> list[ArrayController]:
+    """The Redfish controllers the reading's battery backs (rule 1); [] for any other count
+    of batteries."""
+    if len(reading.batteries) != 1:
+        return []
+    return [c for c in reading.controllers if c.backup_power == "present"]
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The battery, the positions in ``snapshot.controllers`` it backs, and, when it backs
+    none, why."""
+
+    battery: Battery | None
+    controllers: tuple[int, ...]
+    reason: str | None = None
+
+
+def assign(snapshot: Snapshot, reading: Reading) -> Assignment:
+    """Which CLI controllers the reading's battery backs (rules 1-4)."""
+    if not reading.batteries:
+        return Assignment(None, (), "the iLO reports no battery")
+    if len(reading.batteries) > 1:
+        return Assignment(None, (), f"the iLO reports {len(reading.batteries)} batteries and "
+                                    f"Redfish does not say which controller each one backs")
+    battery = reading.batteries[0]
+    if not reading.controllers:
+        cached = tuple(i for i, c in enumerate(snapshot.controllers) if c.cache.present is True)
+        if len(cached) == 1:
+            return Assignment(battery, cached)
+        return Assignment(battery, (), f"the iLO lists no controllers and the CLI shows "
+                                       f"{len(cached)} controllers with a cache, not one")
+    backed = backed_controllers(reading)
+    if not backed:
+        return Assignment(battery, (), "no controller the iLO lists has backup power present")
+    matched = tuple(
+        i for i, ctrl in enumerate(snapshot.controllers) if any(_same(ctrl, rf) for rf in backed)
+    )
+    if not matched:
+        return Assignment(battery, (), "no controller of the CLI matches (by serial or slot) "
+                                       "a controller the iLO lists with backup power")
+    return Assignment(battery, matched)
+
+
+def merge_charge(
+    snapshot: Snapshot, reading: Reading, now: float, max_age_s: float
+) -> Snapshot:
+    """A copy of ``snapshot`` with ``backup_power.charge_percent`` set on the controllers the
+    reading's battery backs, when the reading is fresh. ``snapshot`` is not changed."""
+    merged = snapshot.model_copy(deep=True)
+    age = now - reading.taken_at
+    if age > max_age_s:
+        merged.notices.append(f"{NOTICE}charge not used: the reading is {age:.0f} s old "
+                              f"(max_age_s {max_age_s:g})")
+        return merged
+    found = assign(snapshot, reading)
+    if found.reason is not None or found.battery is None:
+        merged.notices.append(f"{NOTICE}charge not mapped: {found.reason}")
+        return merged
+    charge = found.battery.charge_percent
+    if charge is None:
+        merged.notices.append(f"{NOTICE}battery {found.battery.index} reports no charge")
+        return merged
+    for position in found.controllers:
+        merged.controllers[position].backup_power.charge_percent = charge
+    return merged
+
+
+def _same(ctrl: Controller, rf: ArrayController) -> bool:
+    ours, theirs = _serial(ctrl.serial), _serial(rf.serial)
+    if ours and theirs:
+        return ours == theirs
+    return ctrl.slot is not None and rf.slot is not None and ctrl.slot.lower() == rf.slot
+
+
+def _serial(text: str | None) -> str | None:
+    return text.strip().upper() or None if text else None

@@ -1,0 +1,130 @@
+"""A Redfish reading, or the last failure, -> Prometheus metric families. Pure: no I/O.
+
+Conventions of DESIGN.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
+``_info`` metric, the battery's status as one series per known state (``ok``, ``warning``,
+``critical``, plus ``other`` for a word outside these and ``absent`` when the iLO gives none),
+no raw status text in labels. Battery series carry ``battery`` (the iLO's ``Index``),
+``model`` and ``controller``: the slot of the one controller the battery backs (merge.py,
+rule 1), else empty. A value the iLO does not report (iLO 4 has no charge) has no series.
+
+Sample, one iLO 5 battery backing the controller in slot 0::
+
+    smartarray_collector_success{collector="redfish"} 1.0
+    smartarray_collector_duration_seconds{collector="redfish"} 0.84
+    smartarray_collector_last_success_timestamp_seconds{collector="redfish"} 1.7e+09
+    smartarray_battery_info{battery="1",controller="0",firmware="0.70",model="875241-B21",\
+product="HPE Smart Storage Battery",serial="6WQXK0JWYF441K"} 1.0
+    smartarray_battery_charge_ratio{battery="1",controller="0",model="875241-B21"} 0.99
+    smartarray_battery_wear_ratio{battery="1",controller="0",model="875241-B21"} 0.05
+    smartarray_battery_capacity_watts{battery="1",controller="0",model="875241-B21"} 96.0
+    smartarray_battery_remaining_charge_time_seconds{battery="1",controller="0",\
+model="875241-B21"} 29.0
+    smartarray_battery_status{battery="1",controller="0",model="875241-B21",state="ok"} 1.0
+    smartarray_battery_status{battery="1",controller="0",model="875241-B21",state="warning"} 0.0
+    (and state="critical", "other", "absent" at 0.0)
+"""
+
+from __future__ import annotations
+
+from prometheus_client.core import GaugeMetricFamily, Metric
+
+from .merge import backed_controllers
+from .resources import Battery, Reading
+
+COLLECTOR = "redfish"
+BATTERY_STATES = ("ok", "warning", "critical")
+OTHER, ABSENT = "other", "absent"
+_LABELS = ["battery", "model", "controller"]
+
+HELP = {
+    "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
+    "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
+    "smartarray_collector_last_success_timestamp_seconds":
+        "Unix time the collector last succeeded; its data is that old.",
+    "smartarray_battery_info": "Smart Storage Battery identity from the iLO; always 1.",
+    "smartarray_battery_charge_ratio": "Battery charge (0-1), from the iLO (Redfish).",
+    "smartarray_battery_wear_ratio": "Battery wear (0-1); at 1 the battery is worn out.",
+    "smartarray_battery_capacity_watts": "Maximum power the battery can supply.",
+    "smartarray_battery_remaining_charge_time_seconds":
+        "Time the battery still needs to charge; 0 when charged.",
+    "smartarray_battery_status": "Battery health from the iLO, one series per known state.",
+}
+
+
+def families(
+    reading: Reading | None, *, success: bool, duration_s: float, last_success_at: float | None
+) -> list[Metric]:
+    """The collector's own three metrics, plus the battery metrics of ``reading`` (the last
+    successful one; None when there has been none)."""
+    out = [
+        _gauge("smartarray_collector_success", ["collector"], [([COLLECTOR], float(success))]),
+        _gauge("smartarray_collector_duration_seconds", ["collector"],
+               [([COLLECTOR], duration_s)]),
+    ]
+    if last_success_at is not None:
+        out.append(_gauge("smartarray_collector_last_success_timestamp_seconds", ["collector"],
+                          [([COLLECTOR], last_success_at)]))
+    if reading is not None:
+        out += battery_families(reading)
+    return out
+
+
+def battery_families(reading: Reading) -> list[Metric]:
+    """The battery metrics alone (for an agent that already exports the collector metrics)."""
+    backed = backed_controllers(reading)
+    controller = backed[0].slot or "" if len(backed) == 1 else ""
+    info, values, states = [], {name: [] for name in _VALUES}, []
+    for position, battery in enumerate(reading.batteries):
+        labels = [_battery_id(battery, position), battery.model or "", controller]
+        info.append((labels + [battery.serial or "", battery.product_name or "",
+                               battery.firmware or ""], 1.0))
+        for name, value in _values(battery).items():
+            if value is not None:
+                values[name].append((labels, value))
+        state = _state(battery.health)
+        states += [(labels + [known], float(known == state)) for known in _STATES]
+    out = [_gauge("smartarray_battery_info", _LABELS + ["serial", "product", "firmware"], info)]
+    out += [_gauge(name, _LABELS, samples) for name, samples in values.items()]
+    out.append(_gauge("smartarray_battery_status", _LABELS + ["state"], states))
+    return out
+
+
+_VALUES = (
+    "smartarray_battery_charge_ratio",
+    "smartarray_battery_wear_ratio",
+    "smartarray_battery_capacity_watts",
+    "smartarray_battery_remaining_charge_time_seconds",
+)
+_STATES = BATTERY_STATES + (OTHER, ABSENT)
+
+
+def _values(battery: Battery) -> dict[str, float | None]:
+    return dict(zip(_VALUES, (
+        _ratio(battery.charge_percent),
+        _ratio(battery.wear_percent),
+        battery.capacity_watts,
+        battery.remaining_charge_time_s,
+    ), strict=True))
+
+
+def _state(health: str | None) -> str:
+    if health is None:
+        return ABSENT
+    return health if health in BATTERY_STATES else OTHER
+
+
+def _battery_id(battery: Battery, position: int) -> str:
+    return str(battery.index) if battery.index is not None else f"index:{position}"
+
+
+def _ratio(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100
+
+
+def _gauge(
+    name: str, labels: list[str], samples: list[tuple[list[str], float]]
+) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, HELP[name], labels=labels)
+    for values, value in samples:
+        family.add_metric(values, value)
+    return family

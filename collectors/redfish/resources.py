@@ -1,0 +1,190 @@
+"""Redfish JSON -> models. Pure: no I/O.
+
+Where the batteries are (field names from HPE's iLO Redfish reference and real answers):
+
+- iLO 5 (Gen10): ``/redfish/v1/Chassis/1`` -> ``Oem.Hpe.SmartStorageBattery[]`` with
+  ``Index``, ``Model``, ``ProductName``, ``SerialNumber``, ``SparePartNumber``,
+  ``FirmwareVersion``, ``ChargeLevelPercent``, ``BatteryWearLevelPercent`` (newer firmware),
+  ``MaximumCapWatts``, ``RemainingChargeTimeSeconds``, ``ErrorCode``, ``FailurePredicted`` and
+  ``Status{Health, State}``. ``Oem.Hp`` is read the same way.
+- iLO 4 (Gen9): ``/redfish/v1/Systems/1`` -> ``Oem.Hp.Battery[]`` with ``Index``, ``Model``,
+  ``ProductName``, ``SerialNumber``, ``Spare``, ``FirmwareVersion``, ``MaxCapWatts``,
+  ``Condition`` (``Ok``, ...) and ``Present`` (``Yes``/``No``): no charge at all.
+- Both: ``/redfish/v1/Systems/1/SmartStorage/ArrayControllers/{id}`` with ``Location``
+  (``Slot 0``), ``SerialNumber`` (padded with spaces), ``Model``,
+  ``BackupPowerSourceStatus`` (``Present``/``NotPresent``), ``CacheModuleStatus{Health}``,
+  ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
+
+A value of the wrong type or out of range is ``None``, never a guess; words are normalised
+like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import RedfishError
+
+_SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Battery(_Model):
+    index: int | None = None
+    model: str | None = None
+    product_name: str | None = None
+    serial: str | None = None
+    spare_part: str | None = None
+    firmware: str | None = None
+    charge_percent: float | None = None  # ChargeLevelPercent (iLO 5 only)
+    wear_percent: float | None = None  # BatteryWearLevelPercent: 100 = worn out
+    capacity_watts: float | None = None  # MaximumCapWatts / MaxCapWatts
+    remaining_charge_time_s: float | None = None  # RemainingChargeTimeSeconds
+    health: str | None = None  # ok, warning, critical (iLO 4: Condition)
+    state: str | None = None  # enabled, absent, ... (iLO 4: from Present)
+    error_code: str | None = None
+    failure_predicted: bool | None = None
+
+
+class ArrayController(_Model):
+    resource: str  # the @odata.id it was read from
+    location: str | None = None  # "Slot 0" as printed
+    slot: str | None = None  # "0"; None for "Slot UNKNOWN" or another format
+    serial: str | None = None
+    model: str | None = None
+    backup_power: str | None = None  # present, not_present
+    cache_module_health: str | None = None
+    cache_size_mib: int | None = None
+    health: str | None = None
+
+
+class Reading(_Model):
+    """One Redfish collection. ``taken_at`` is Unix time."""
+
+    taken_at: float
+    batteries: list[Battery] = Field(default_factory=list)
+    controllers: list[ArrayController] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)
+
+
+def word(value: Any) -> str | None:
+    """``'NotPresent'`` -> ``'not_present'``, ``'OK'`` -> ``'ok'``; anything else -> None."""
+    if not isinstance(value, str):
+        return None
+    text = _NON_WORD.sub("_", _CAMEL.sub("_", value.strip()).lower()).strip("_")
+    return text or None
+
+
+def chassis_batteries(chassis: dict) -> list[Battery] | None:
+    """iLO 5's batteries in a Chassis resource; None when it has no battery list."""
+    entries = _oem(chassis).get("SmartStorageBattery")
+    if not isinstance(entries, list):
+        return None
+    return [_ilo5_battery(entry) for entry in entries if isinstance(entry, dict)]
+
+
+def system_batteries(system: dict) -> list[Battery] | None:
+    """iLO 4's batteries in a ComputerSystem resource; None when it has no battery list."""
+    entries = _oem(system).get("Battery")
+    if not isinstance(entries, list):
+        return None
+    return [_ilo4_battery(entry) for entry in entries if isinstance(entry, dict)]
+
+
+def members(collection: dict, where: str) -> list[str]:
+    """The ``@odata.id`` of every member of a Redfish collection."""
+    items = collection.get("Members")
+    if not isinstance(items, list):
+        raise RedfishError(f"{where}: not a Redfish collection (no Members list)")
+    ids = [item.get("@odata.id") for item in items if isinstance(item, dict)]
+    return [member for member in ids if isinstance(member, str) and member.startswith("/")]
+
+
+def array_controller(resource: str, data: dict) -> ArrayController:
+    location = _text(data.get("Location"))
+    match = _SLOT.match(location or "")
+    slot = match.group(1).lower() if match else None
+    return ArrayController(
+        resource=resource,
+        location=location,
+        slot=None if slot == "unknown" else slot,
+        serial=_text(data.get("SerialNumber")),
+        model=_text(data.get("Model")),
+        backup_power=word(data.get("BackupPowerSourceStatus")),
+        cache_module_health=word(_dict(data.get("CacheModuleStatus")).get("Health")),
+        cache_size_mib=_integer(data.get("CacheMemorySizeMiB")),
+        health=word(_dict(data.get("Status")).get("Health")),
+    )
+
+
+def _ilo5_battery(entry: dict) -> Battery:
+    status = _dict(entry.get("Status"))
+    return Battery(
+        **_identity(entry),
+        spare_part=_text(entry.get("SparePartNumber")),
+        charge_percent=_number(entry.get("ChargeLevelPercent"), 0, 100),
+        wear_percent=_number(entry.get("BatteryWearLevelPercent"), 0, 100),
+        capacity_watts=_number(entry.get("MaximumCapWatts"), 0, math.inf),
+        remaining_charge_time_s=_number(entry.get("RemainingChargeTimeSeconds"), 0, math.inf),
+        health=word(status.get("Health")),
+        state=word(status.get("State")),
+        error_code=_text(entry.get("ErrorCode")),
+        failure_predicted=_boolean(entry.get("FailurePredicted")),
+    )
+
+
+def _ilo4_battery(entry: dict) -> Battery:
+    present = word(entry.get("Present"))
+    return Battery(
+        **_identity(entry),
+        spare_part=_text(entry.get("Spare")),
+        capacity_watts=_number(entry.get("MaxCapWatts"), 0, math.inf),
+        health=word(entry.get("Condition")),
+        state={"yes": "enabled", "no": "absent"}.get(present or ""),
+    )
+
+
+def _identity(entry: dict) -> dict[str, Any]:
+    return {
+        "index": _integer(entry.get("Index")),
+        "model": _text(entry.get("Model")),
+        "product_name": _text(entry.get("ProductName")),
+        "serial": _text(entry.get("SerialNumber")),
+        "firmware": _text(entry.get("FirmwareVersion")),
+    }
+
+
+def _oem(resource: dict) -> dict:
+    oem = _dict(resource.get("Oem"))
+    return _dict(oem.get("Hpe")) or _dict(oem.get("Hp"))
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _number(value: Any, low: float, high: float) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value) if low <= value <= high else None
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _boolean(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None

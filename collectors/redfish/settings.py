@@ -1,0 +1,117 @@
+"""The ``[redfish]`` settings: where the iLO is, how to log in, how long to wait, how often."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .credentials import check_private
+
+DEFAULT_PORT = 443
+
+
+class SettingsError(ValueError):
+    """A Redfish settings file that cannot be used; the message is one line."""
+
+
+class RedfishSettings(BaseModel):
+    """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
+    the iLO's management address, or the host-interface address of the local iLO (iLO 5's
+    virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    address: str
+    credentials_file: Path
+    ca_file: Path | None = None  # PEM bundle to trust instead of the system store
+    verify_tls: bool = True
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=120)
+    read_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    interval_s: float = Field(default=300.0, ge=10)
+    max_age_s: float = Field(default=900.0, gt=0)  # how old a charge may be and still count
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        _split(value)
+        return value.strip()
+
+    @field_validator("credentials_file")
+    @classmethod
+    def _credentials_private(cls, path: Path) -> Path:
+        check_private(path)
+        return path
+
+    @field_validator("ca_file")
+    @classmethod
+    def _ca_exists(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"CA file {path} does not exist or is not a file")
+        return path
+
+    @model_validator(mode="after")
+    def _age_covers_interval(self) -> RedfishSettings:
+        if self.max_age_s < self.interval_s:
+            raise ValueError(
+                f"max_age_s ({self.max_age_s:g}) must be at least interval_s "
+                f"({self.interval_s:g}), or every charge would be too old before the next read"
+            )
+        return self
+
+    @property
+    def host(self) -> str:
+        return _split(self.address)[0]
+
+    @property
+    def port(self) -> int:
+        return _split(self.address)[1]
+
+
+def _split(address: str) -> tuple[str, int]:
+    text = address.strip()
+    if "://" not in text:
+        text = "https://" + text
+    parts = urlsplit(text)
+    if parts.scheme != "https":
+        raise ValueError(f"address {address!r}: only https is supported")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"address {address!r}: put the login in credentials_file, not here")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"address {address!r}: give a host and an optional port, no path")
+    try:
+        port = parts.port or DEFAULT_PORT
+    except ValueError:
+        raise ValueError(f"address {address!r}: the port is not a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise ValueError(f"address {address!r}: no host name")
+    return parts.hostname, port
+
+
+def describe(error: ValidationError) -> str:
+    """A one-line account of every problem in ``error``, without the offending values."""
+    problems = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(part) for part in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
+
+
+def load_settings(path: Path) -> RedfishSettings:
+    """The ``[redfish]`` table of the TOML file ``path``."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SettingsError(f"cannot read {path}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{path} is not valid TOML: {error}") from None
+    table = data.get("redfish")
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path} has no [redfish] table")
+    try:
+        return RedfishSettings.model_validate(table)
+    except ValidationError as error:
+        raise SettingsError(f"{path} [redfish]: {describe(error)}") from None
