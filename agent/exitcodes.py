@@ -7,3 +7,4 @@ CLI_NOT_FOUND = 3  # no vendor CLI installed
 REFUSED = 4  # the write-cache interlock refused the change: nothing was sent
 NOT_APPLIED = 5  # the change was sent but the controller does not show it
 DECLINED = 6  # the change needed confirmation and did not get it: nothing was sent
+CANNOT_SERVE = 7  # the agent cannot listen on its address (in use, not permitted)

@@ -1,0 +1,179 @@
+"""The agent's configuration: ``/etc/smartarray-agent/config.toml`` by default.
+
+Every section and key is optional; unknown keys are errors. docs/agent.md lists them with
+their defaults. Relative paths in the file are relative to the file's own directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from smartarray_agent.audit import default_audit_file
+from smartarray_agent.collectors.ssacli.lock import default_lock_path
+
+from .configfile import ConfigError, read_document, validate
+
+DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
+# Loopback: the metrics name every controller, drive serial and firmware of the host, so
+# nothing is exposed until an operator chooses an address (and a web config with TLS and
+# basic auth). Port: see docs/agent.md, "Listen address".
+DEFAULT_LISTEN_ADDRESS = "127.0.0.1:9712"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SsacliConfig(_Section):
+    path: Path | None = None  # the vendor CLI; default: discovered
+    simulate: str | None = None  # a simulator scenario name or file, instead of the CLI
+    timeout_s: float = Field(default=120.0, gt=0)
+    console: bool = True
+    lock_file: Path | None = None  # default: /run/smartarray-agent/cli.lock (root)
+    lock_wait_s: float = Field(default=30.0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SsacliConfig:
+        if self.path is not None and self.simulate is not None:
+            raise ValueError("path and simulate exclude each other")
+        return self
+
+    @property
+    def lock_path(self) -> Path:
+        return self.lock_file if self.lock_file is not None else default_lock_path()
+
+
+class CollectConfig(_Section):
+    interval_s: float = Field(default=60.0, ge=1)
+    # Last good values are served until they are this old, then dropped; default:
+    # 3 intervals plus one vendor CLI timeout (Config.stale_after).
+    stale_after_s: float | None = Field(default=None, gt=0)
+
+    @field_validator("stale_after_s")
+    @classmethod
+    def _stale_after_an_interval(cls, value: float | None, info: ValidationInfo) -> float | None:
+        interval = info.data.get("interval_s")
+        if value is not None and interval is not None and value < interval:
+            raise ValueError(
+                f"must be at least interval_s ({interval:g}), or the values would be dropped "
+                "between collections"
+            )
+        return value
+
+
+class WebSection(_Section):
+    listen_address: str = DEFAULT_LISTEN_ADDRESS
+    config_file: Path | None = None  # exporter-toolkit web config: TLS, basic auth
+
+    @field_validator("listen_address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        parse_listen_address(value)
+        return value
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return parse_listen_address(self.listen_address)
+
+
+class SysfsConfig(_Section):
+    enabled: bool = True
+    udev_debounce_s: float = Field(default=2.0, ge=0, le=300)
+
+
+class PolicyConfig(_Section):
+    battery_threshold_percent: float = Field(default=80.0, ge=0, le=100)
+    disable_unprotected_write_cache: bool = False
+
+
+class AuditConfig(_Section):
+    file: Path | None = None  # default: /var/lib/smartarray-agent/audit.jsonl (root)
+
+    @property
+    def path(self) -> Path:
+        return self.file if self.file is not None else default_audit_file()
+
+
+class Config(_Section):
+    ssacli: SsacliConfig = Field(default_factory=SsacliConfig)
+    collect: CollectConfig = Field(default_factory=CollectConfig)
+    web: WebSection = Field(default_factory=WebSection)
+    sysfs: SysfsConfig = Field(default_factory=SysfsConfig)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    audit: AuditConfig = Field(default_factory=AuditConfig)
+
+    @property
+    def stale_after(self) -> float:
+        """How old the last good values may be before they are dropped: ``stale_after_s``,
+        else 3 intervals plus one CLI timeout, so that neither one slow collection nor one
+        failed one drops them (300 s with the defaults)."""
+        collect = self.collect
+        if collect.stale_after_s is not None:
+            return collect.stale_after_s
+        return 3 * collect.interval_s + self.ssacli.timeout_s
+
+
+def parse_listen_address(text: str) -> tuple[str, int]:
+    """``host:port``, ``[ipv6]:port`` or ``:port`` (every IPv4 address)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        raise ValueError(f"{text!r} is not host:port")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise ValueError(f"{text!r}: write an IPv6 address in brackets, [{host}]:{port}")
+    if not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"{text!r}: the port must be a number from 0 to 65535")
+    return host or "0.0.0.0", int(port)
+
+
+def load_config(path: Path) -> Config:
+    """The validated configuration in ``path``; ConfigError lists ``file:line: key: problem``."""
+    document = read_document(path)
+    config = validate(document, Config)
+    assert isinstance(config, Config)
+    return _relative_to(config, path.parent)
+
+
+def load_or_default(path: Path | None) -> Config:
+    """``path`` when given; else the default file when it exists; else the defaults."""
+    if path is not None:
+        return load_config(path)
+    if DEFAULT_PATH.exists():
+        return load_config(DEFAULT_PATH)
+    return Config()
+
+
+def _relative_to(config: Config, base: Path) -> Config:
+    def resolve(path: Path | None) -> Path | None:
+        return path if path is None or path.is_absolute() else base / path
+
+    ssacli = config.ssacli
+    simulate = ssacli.simulate
+    if simulate is not None and (base / simulate).is_file():
+        simulate = str(base / simulate)
+    return config.model_copy(
+        update={
+            "ssacli": ssacli.model_copy(
+                update={
+                    "path": resolve(ssacli.path),
+                    "lock_file": resolve(ssacli.lock_file),
+                    "simulate": simulate,
+                }
+            ),
+            "web": config.web.model_copy(update={"config_file": resolve(config.web.config_file)}),
+            "audit": config.audit.model_copy(update={"file": resolve(config.audit.file)}),
+        }
+    )
+
+
+__all__ = ["Config", "ConfigError", "DEFAULT_PATH", "load_config", "load_or_default"]

@@ -1,0 +1,220 @@
+"""``smartarray-agent run``: the HTTP endpoint, the collection loop, the udev watch and the
+signals that steer them.
+
+The main thread only waits for signals (through a wakeup pipe, so a handler never runs
+into a lock): SIGTERM or SIGINT stop the agent, SIGHUP reloads the configuration. A stop
+ends within a few seconds even while a collection hangs: the loop gets ``STOP_GRACE_S`` to
+finish, then the vendor processes are ended with their process groups.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+from smartarray_agent.collectors.sysfs import (
+    SysfsError,
+    UdevEvent,
+    UdevWatch,
+    concerns_smart_array,
+)
+
+from . import children
+from .config import Config, load_or_default, parse_listen_address
+from .configfile import ConfigError
+from .exporter import ExporterServer
+from .loop import CollectionLoop
+from .metrics import MetricSettings
+from .notify import Notifier
+from .sources import build_collectors
+from .view import MetricsView
+from .webconfig import WebSecurity, load_web_config
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE_S = 2.5
+KILL_GRACE_S = 1.0
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class StartError(RuntimeError):
+    """The agent cannot start serving (address in use, permission denied)."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line options that win over the configuration file, on reloads too."""
+
+    simulate: str | None = None
+    cli_path: Path | None = None
+    listen_address: str | None = None
+
+    def apply(self, config: Config) -> Config:
+        ssacli = config.ssacli
+        if self.simulate is not None:
+            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
+        if self.cli_path is not None:
+            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+        web = config.web
+        if self.listen_address is not None:
+            parse_listen_address(self.listen_address)
+            web = web.model_copy(update={"listen_address": self.listen_address})
+        return config.model_copy(update={"ssacli": ssacli, "web": web})
+
+
+def metric_settings(config: Config) -> MetricSettings:
+    return MetricSettings(
+        stale_after_s=config.stale_after,
+        battery_threshold_percent=config.policy.battery_threshold_percent,
+    )
+
+
+def web_security(config: Config) -> WebSecurity:
+    if config.web.config_file is None:
+        return WebSecurity()
+    return load_web_config(config.web.config_file)
+
+
+class Agent:
+    def __init__(self, config_path: Path | None, overrides: Overrides, notifier: Notifier):
+        self.config_path = config_path
+        self.overrides = overrides
+        self.notifier = notifier
+        self.config = self._load()  # ConfigError leaves here
+        self.security = web_security(self.config)
+        self.view = MetricsView(metric_settings(self.config))
+        self.loop = CollectionLoop(
+            build_collectors(self.config), self.view, notifier,
+            interval_s=self.config.collect.interval_s,
+            debounce_s=self.config.sysfs.udev_debounce_s,
+        )
+        self.udev: UdevWatch | None = None
+        self.server: ExporterServer | None = None
+        self._wakeup_r, self._wakeup_w = os.pipe()
+        for fd in (self._wakeup_r, self._wakeup_w):
+            os.set_blocking(fd, False)
+
+    def _load(self) -> Config:
+        return self.overrides.apply(load_or_default(self.config_path))
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> None:
+        address = self.config.web.address
+        try:
+            self.server = ExporterServer(address, self.view.body, self.security)
+        except OSError as error:
+            raise StartError(
+                f"cannot listen on {self.config.web.listen_address}: {error.strerror or error}"
+            ) from None
+        self.server.start()
+        log.info("listening on %s", self.server.url)
+        if self.config.policy.disable_unprotected_write_cache:
+            log.warning("policy.disable_unprotected_write_cache is not acted on by this version")
+        self.loop.start()
+        self._watch_udev(self.config.sysfs.enabled)
+        self.notifier.status(f"serving on {self.server.url}, first collection running")
+
+    def serve_until_stopped(self) -> None:
+        """Handle signals until SIGTERM or SIGINT, then stop. Main thread only."""
+        previous = {sig: signal.signal(sig, _note) for sig in (*_STOP_SIGNALS, signal.SIGHUP)}
+        old_fd = signal.set_wakeup_fd(self._wakeup_w)
+        try:
+            while True:
+                for signum in self._next_signals():
+                    if signum in _STOP_SIGNALS:
+                        log.info("%s: stopping", signal.Signals(signum).name)
+                        return
+                    self.reload()
+        finally:
+            signal.set_wakeup_fd(old_fd)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self.stop()
+
+    def stop(self) -> None:
+        self.notifier.stopping()
+        self._watch_udev(False)
+        if self.server is not None:
+            self.server.stop()
+        self.loop.stop()
+        if not self.loop.join(STOP_GRACE_S):
+            ended = children.end_children(KILL_GRACE_S)
+            log.warning("a collection was still running: ended %d vendor process(es)", ended)
+            self.loop.join(KILL_GRACE_S)
+        for fd in (self._wakeup_r, self._wakeup_w):
+            os.close(fd)
+
+    def _next_signals(self) -> bytes:
+        while True:
+            select.select([self._wakeup_r], [], [])
+            try:
+                data = os.read(self._wakeup_r, 64)
+            except BlockingIOError:
+                continue
+            if data:
+                return data
+
+    # -- SIGHUP ----------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Apply the configuration file again; a bad one is logged and the running
+        configuration stays. The listen address only changes with a restart."""
+        self.notifier.reloading()
+        try:
+            config = self._load()
+            security = web_security(config)
+        except ConfigError as error:
+            log.error("reload failed, the running configuration stays:\n%s", error)
+            self.notifier.ready("reload failed, running configuration kept")
+            return
+        if config.web.listen_address != self.config.web.listen_address:
+            log.warning("listen_address %s takes effect at the next restart",
+                        config.web.listen_address)
+            config = config.model_copy(update={"web": config.web.model_copy(
+                update={"listen_address": self.config.web.listen_address})})
+        if self.server is not None:
+            self.server.security = security
+        self.view.configure(metric_settings(config))
+        changed = (config.ssacli != self.config.ssacli
+                   or config.sysfs.enabled != self.config.sysfs.enabled)
+        self.loop.reconfigure(
+            build_collectors(config) if changed else None,
+            config.collect.interval_s,
+            config.sysfs.udev_debounce_s,
+        )
+        self._watch_udev(config.sysfs.enabled)
+        self.config = config
+        log.info("configuration reloaded")
+        self.notifier.ready("configuration reloaded")
+
+    # -- udev ------------------------------------------------------------------------------
+    def _watch_udev(self, enabled: bool) -> None:
+        if enabled and self.udev is None:
+            watch = UdevWatch(self._on_udev)
+            try:
+                watch.start()
+            except SysfsError as error:
+                log.warning("%s; controllers appearing or going wait for the next collection",
+                            error)
+                return
+            self.udev = watch
+        elif not enabled and self.udev is not None:
+            self.udev.stop()
+            self.udev = None
+
+    def _on_udev(self, event: UdevEvent) -> None:
+        known = {
+            host.pci_address
+            for result in self.view.results() if isinstance(result.data, tuple)
+            for host in result.data
+        }
+        if concerns_smart_array(event, known):
+            log.info("udev: %s %s; collecting early", event.action, event.sys_path)
+            self.loop.poke()
+
+
+def _note(signum: int, frame: object) -> None:
+    """The signal's number reaches the main thread through the wakeup pipe."""

@@ -1,0 +1,27 @@
+"""Trailing-edge debounce for early collections: a burst of udev events (a controller and
+its 24 disks appearing) asks for one collection, ``delay_s`` after the last event, and no
+later than ``max_delay_s`` after the first one. Pure: the caller passes the time."""
+
+from __future__ import annotations
+
+
+class Debounce:
+    def __init__(self, delay_s: float, max_delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.max_delay_s = max(max_delay_s, delay_s)
+        self._first: float | None = None
+        self._last: float | None = None
+
+    def poke(self, now: float) -> None:
+        if self._first is None:
+            self._first = now
+        self._last = now
+
+    def due_at(self) -> float | None:
+        """When the early collection should start, or None when nothing asked for one."""
+        if self._first is None or self._last is None:
+            return None
+        return min(self._last + self.delay_s, self._first + self.max_delay_s)
+
+    def clear(self) -> None:
+        self._first = self._last = None

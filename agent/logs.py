@@ -1,0 +1,37 @@
+"""Logging to stderr in a form the journal reads well.
+
+Under systemd (``$JOURNAL_STREAM`` set) each line starts with its syslog priority, ``<4>``,
+which journald turns into the entry's priority, and carries no timestamp (the journal adds
+one). On a terminal a line reads ``2024-05-01 12:00:00 WARNING message``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+_PRIORITY = {
+    logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6,
+    logging.DEBUG: 7,
+}
+
+
+class _JournalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        priority = _PRIORITY.get(record.levelno, 6)
+        text = super().format(record)
+        return "\n".join(f"<{priority}>{line}" for line in text.splitlines())
+
+
+def setup_logging(level: int = logging.INFO) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if os.environ.get("JOURNAL_STREAM"):
+        handler.setFormatter(_JournalFormatter("%(message)s"))
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%d %H:%M:%S")
+        )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)

@@ -1,0 +1,184 @@
+"""The collection loop: one background thread that runs every collector on the schedule
+(``interval_s`` after the start of the previous round) and early when udev asks (debounced),
+publishes each result to the view as soon as it has it, and tells systemd how it went.
+
+It sends ``READY=1`` when the first round is done, so a started service has data to
+serve (scrapes before that get the endpoint without controller data). It is the only sender
+of ``WATCHDOG=1``: after every round and whenever it wakes while
+idle. A collection stuck beyond the unit's ``WatchdogSec`` stops the pings, and systemd
+restarts the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from smartarray_agent.model import Snapshot
+
+from .collection import Collector, CollectorResult, collect_once
+from .debounce import Debounce
+from .notify import Notifier
+from .view import MetricsView
+
+log = logging.getLogger(__name__)
+
+MAX_DEBOUNCE_FACTOR = 5  # a burst of events delays the collection at most 5 debounce delays
+
+
+class CollectionLoop:
+    def __init__(
+        self,
+        collectors: Sequence[Collector],
+        view: MetricsView,
+        notifier: Notifier,
+        *,
+        interval_s: float,
+        debounce_s: float,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._collectors = list(collectors)
+        self._view = view
+        self._notifier = notifier
+        self._interval_s = interval_s
+        self._monotonic = monotonic
+        self._debounce = Debounce(debounce_s, debounce_s * MAX_DEBOUNCE_FACTOR)
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._pending: tuple[list[Collector] | None, float, float] | None = None
+        self._last: dict[str, CollectorResult] = {}
+        self._round_started: float | None = None
+        self.rounds = 0  # completed rounds of collection
+        self._thread = threading.Thread(target=self._run, name="collect", daemon=True)
+
+    # -- called from other threads -------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """True when the loop has ended."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def poke(self) -> None:
+        """Ask for an early collection (udev); a burst of pokes makes one collection."""
+        with self._lock:
+            self._debounce.poke(self._monotonic())
+        self._wake.set()
+
+    def reconfigure(
+        self, collectors: list[Collector] | None, interval_s: float, debounce_s: float
+    ) -> None:
+        """Applied between collections; ``collectors`` None keeps the running ones."""
+        with self._lock:
+            self._pending = (collectors, interval_s, debounce_s)
+        self._wake.set()
+
+    # -- the loop thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._collect_round()
+                self._wait_for_next_round()
+        finally:
+            for collector in self._collectors:
+                _close(collector)
+
+    def _collect_round(self) -> None:
+        with self._lock:
+            self._debounce.clear()
+        self._round_started = self._monotonic()
+        for collector in list(self._collectors):
+            if self._stop.is_set():
+                return
+            previous = self._last.get(collector.name)
+            result = collect_once(collector, previous)
+            self._last[collector.name] = result
+            self._view.publish(result)
+            _log_outcome(result, previous)
+        self.rounds += 1
+        status = status_line(list(self._last.values()))
+        if self.rounds == 1:
+            self._notifier.ready(status)  # systemd: started, with data to serve
+        else:
+            self._notifier.status(status)
+        self._notifier.watchdog()
+
+    def _wait_for_next_round(self) -> None:
+        while not self._stop.is_set():
+            self._apply_pending()
+            with self._lock:
+                due = self._round_started + self._interval_s
+                early = self._debounce.due_at()
+            if early is not None:
+                due = min(due, early)
+            timeout = due - self._monotonic()
+            if timeout <= 0:
+                return
+            if self._notifier.watchdog_interval_s is not None:
+                timeout = min(timeout, self._notifier.watchdog_interval_s / 2)
+            self._wake.wait(timeout)
+            self._wake.clear()
+            self._notifier.watchdog()
+
+    def _apply_pending(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, None
+            if pending is None:
+                return
+            collectors, self._interval_s, debounce_s = pending
+            self._debounce = Debounce(debounce_s, debounce_s * MAX_DEBOUNCE_FACTOR)
+        if collectors is None:
+            return
+        names = {c.name for c in collectors}
+        for old in self._collectors:
+            _close(old)
+            if old.name not in names:
+                self._last.pop(old.name, None)
+                self._view.forget(old.name)
+        self._collectors = list(collectors)
+        self._round_started = self._monotonic() - self._interval_s  # collect now
+
+
+def status_line(results: Sequence[CollectorResult]) -> str:
+    """``STATUS=`` text: each collector's last outcome, e.g. ``ssacli ok: 2 controllers
+    in 1.2 s; sysfs ok: 2 hosts``."""
+    parts = []
+    for result in results:
+        if result.success:
+            parts.append(f"{result.name} ok: {_what(result.data)} in {result.duration_s:.1f} s")
+        else:
+            parts.append(f"{result.name} failed: {result.error}")
+    return "; ".join(parts)
+
+
+def _what(data: object) -> str:
+    if isinstance(data, Snapshot):
+        n = len(data.controllers)
+        return f"{n} controller" + ("" if n == 1 else "s")
+    if isinstance(data, tuple):
+        return f"{len(data)} host" + ("" if len(data) == 1 else "s")
+    return "done"
+
+
+def _log_outcome(result: CollectorResult, previous: CollectorResult | None) -> None:
+    if not result.success:
+        if previous is None or previous.success or previous.error != result.error:
+            log.warning("collector %s failed: %s", result.name, result.error)
+    elif previous is None or not previous.success:
+        log.info("collector %s ok: %s in %.1f s", result.name, _what(result.data),
+                 result.duration_s)
+
+
+def _close(collector: Collector) -> None:
+    try:
+        collector.close()
+    except Exception:  # closing must not stop the others from closing
+        log.exception("closing collector %s failed", collector.name)

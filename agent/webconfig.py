@@ -1,0 +1,161 @@
+"""The endpoint's TLS and basic auth, from a web config file in the Prometheus
+exporter-toolkit format (YAML, or TOML with the same keys)::
+
+    tls_server_config:
+      cert_file: server.crt
+      key_file: server.key
+      client_auth_type: RequireAndVerifyClientCert   # optional
+      client_ca_file: clients.crt                     # optional
+      min_version: TLS12                              # TLS12 (default) or TLS13
+    basic_auth_users:
+      prometheus: $2y$10$...                          # bcrypt hash (htpasswd -nBC 10 "")
+
+Keys of the toolkit that this agent does not implement (cipher_suites, http_server_config,
+...) are refused, not ignored. Relative paths are relative to the file's directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+import ssl
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import bcrypt
+from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
+
+from .configfile import ConfigError, read_document, validate
+
+_BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
+# Checked against when the user is unknown, so a wrong name costs as long as a wrong password.
+_DUMMY_HASH = b"$2b$10$aqXa/y.wCNf4zzbGL1sUFOYCacihXDMi2ff2nxytvM/NbN6qRyKoa"
+_VERIFIED_CACHE_SIZE = 256
+_CLIENT_AUTH = {
+    "NoClientCert": ssl.CERT_NONE,
+    "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
+    "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
+}
+_VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TlsServerConfig(_Strict):
+    cert_file: Path
+    key_file: Path
+    client_auth_type: Literal[
+        "NoClientCert", "VerifyClientCertIfGiven", "RequireAndVerifyClientCert"
+    ] = "NoClientCert"
+    client_ca_file: Path | None = None
+    min_version: Literal["TLS12", "TLS13"] = "TLS12"
+    max_version: Literal["TLS12", "TLS13"] = "TLS13"
+
+    @model_validator(mode="after")
+    def _versions_in_order(self) -> TlsServerConfig:
+        if self.min_version > self.max_version:
+            raise ValueError(f"min_version {self.min_version} is above max_version")
+        return self
+
+
+def _bcrypt_hash(value: str) -> str:
+    if not _BCRYPT.match(value):
+        raise ValueError(
+            "not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
+            "plain passwords are not accepted"
+        )
+    return value
+
+
+class WebConfig(_Strict):
+    tls_server_config: TlsServerConfig | None = None
+    basic_auth_users: dict[str, Annotated[str, AfterValidator(_bcrypt_hash)]] = {}
+
+
+@dataclass(frozen=True)
+class WebSecurity:
+    tls: ssl.SSLContext | None = None
+    auth: BasicAuth | None = None
+
+
+class BasicAuth:
+    """HTTP basic auth against bcrypt hashes. A bcrypt check costs tens of milliseconds
+    by design, so a successful (user, password, hash) is remembered, as a SHA-256 digest,
+    and the next scrape with the same credentials is answered at once."""
+
+    def __init__(self, users: dict[str, str]) -> None:
+        self._users = {user: hashed.encode() for user, hashed in users.items()}
+        self._verified: set[bytes] = set()
+        self._lock = threading.Lock()
+
+    def check(self, header: str | None) -> bool:
+        credentials = _credentials(header)
+        if credentials is None:
+            return False
+        user, password = credentials
+        hashed = self._users.get(user)
+        digest = hashlib.sha256(b"\0".join((user.encode(), password, hashed or b""))).digest()
+        with self._lock:
+            if hashed is not None and digest in self._verified:
+                return True
+        if hashed is None:
+            bcrypt.checkpw(password, _DUMMY_HASH)
+            return False
+        if not bcrypt.checkpw(password, hashed):
+            return False
+        with self._lock:
+            if len(self._verified) >= _VERIFIED_CACHE_SIZE:
+                self._verified.clear()
+            self._verified.add(digest)
+        return True
+
+
+def _credentials(header: str | None) -> tuple[str, bytes] | None:
+    if not header:
+        return None
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    user, sep, password = decoded.partition(b":")
+    if not sep:
+        return None
+    return user.decode("utf-8", errors="replace"), password
+
+
+def load_web_config(path: Path) -> WebSecurity:
+    """TLS context and basic auth from ``path``; ConfigError names the file, line and key."""
+    document = read_document(path)
+    config = validate(document, WebConfig)
+    assert isinstance(config, WebConfig)
+    tls = None
+    if config.tls_server_config is not None:
+        try:
+            tls = _tls_context(config.tls_server_config, path.parent)
+        except (OSError, ssl.SSLError, ValueError) as error:
+            location = ("tls_server_config", "cert_file")
+            raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
+    auth = BasicAuth(config.basic_auth_users) if config.basic_auth_users else None
+    return WebSecurity(tls=tls, auth=auth)
+
+
+def _tls_context(tls: TlsServerConfig, base: Path) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = _VERSIONS[tls.min_version]
+    context.maximum_version = _VERSIONS[tls.max_version]
+    context.load_cert_chain(base / tls.cert_file, base / tls.key_file)
+    if tls.client_ca_file is not None:
+        context.load_verify_locations(cafile=base / tls.client_ca_file)
+    elif tls.client_auth_type != "NoClientCert":
+        raise ValueError(f"client_auth_type {tls.client_auth_type} needs client_ca_file")
+    context.verify_mode = _CLIENT_AUTH[tls.client_auth_type]
+    return context

@@ -1,0 +1,200 @@
+"""Smart Array hosts as the kernel sees them, with no vendor CLI: every SCSI host (and
+``ccissN`` device) whose PCI function is bound to ``hpsa``, ``cciss`` or ``smartpqi``.
+
+Discovery goes through pyudev; the attributes are read from the host's sysfs directory, so
+the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
+Array host, its PCI function or one of its disks appearing or going.
+
+Sample metric lines (agent/metrics.py)::
+
+    smartarray_host_info{device_id="0x323a",driver="hpsa",firmware="6.60",host="host0",model="",pci_address="0000:03:00.0",serial="",subsystem_device_id="0x3354",subsystem_vendor_id="0x103c",vendor_id="0x103c"} 1.0
+    smartarray_controller_lockup_detected{pci_address="0000:03:00.0"} 0.0
+    smartarray_host_transport_mode{pci_address="0000:03:00.0",state="performant"} 1.0
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DRIVERS = ("hpsa", "cciss", "smartpqi")
+WATCHED_SUBSYSTEMS = ("scsi_host", "cciss", "block", "pci")
+_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+_CCISS_HOST = re.compile(r"^cciss\d+$")
+_LOCKUP = re.compile(r"^(?:ld=)?(\d+)$")
+_APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
+
+
+class SysfsError(RuntimeError):
+    """The devices could not be listed at all (no libudev, no sysfs)."""
+
+
+@dataclass(frozen=True)
+class SmartArrayHost:
+    host: str  # "host0", "cciss0"
+    driver: str
+    pci_address: str  # "0000:03:00.0"
+    vendor_id: str | None = None  # "0x103c"
+    device_id: str | None = None
+    subsystem_vendor_id: str | None = None
+    subsystem_device_id: str | None = None
+    firmware: str | None = None  # hpsa firmware_revision, smartpqi firmware_version
+    model: str | None = None  # smartpqi only
+    serial: str | None = None  # smartpqi only
+    lockup_detected: bool | None = None  # hpsa only
+    transport_mode: str | None = None  # hpsa, cciss: "performant" or "simple"
+
+    def known_fields(self) -> int:
+        return sum(getattr(self, f.name) is not None for f in fields(self))
+
+
+def read_host(device_dir: Path) -> SmartArrayHost | None:
+    """The Smart Array host at ``device_dir`` (a ``scsi_host`` class directory or a
+    ``ccissN`` device), or None when its PCI function is not bound to a Smart Array driver."""
+    real = device_dir.resolve()
+    pci = next((p for p in (real, *real.parents) if _PCI_ADDRESS.match(p.name)), None)
+    if pci is None:
+        return None
+    driver = _driver_of(pci)
+    if driver not in DRIVERS:
+        return None
+    lockup = _LOCKUP.match(_attribute(real, "lockup_detected") or "")
+    return SmartArrayHost(
+        host=real.name,
+        driver=driver,
+        pci_address=pci.name,
+        vendor_id=_attribute(pci, "vendor"),
+        device_id=_attribute(pci, "device"),
+        subsystem_vendor_id=_attribute(pci, "subsystem_vendor"),
+        subsystem_device_id=_attribute(pci, "subsystem_device"),
+        firmware=_attribute(real, "firmware_revision") or _attribute(real, "firmware_version"),
+        model=_attribute(real, "model"),
+        serial=_attribute(real, "serial_number"),
+        lockup_detected=int(lockup.group(1)) != 0 if lockup else None,
+        transport_mode=_attribute(real, "transport_mode"),
+    )
+
+
+def udev_host_dirs() -> list[Path]:
+    """Every SCSI host and ``ccissN`` device udev knows, Smart Array or not."""
+    try:
+        import pyudev
+
+        context = pyudev.Context()
+        found = [Path(d.sys_path) for d in context.list_devices(subsystem="cciss")]
+        found = [p for p in found if _CCISS_HOST.match(p.name)]
+        found += [Path(d.sys_path) for d in context.list_devices(subsystem="scsi_host")]
+    except (ImportError, OSError) as error:
+        raise SysfsError(f"cannot list devices through udev: {error}") from error
+    return found
+
+
+class SysfsCollector:
+    """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
+    ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
+    kept)."""
+
+    name = "sysfs"
+
+    def __init__(self, find_host_dirs: Callable[[], Iterable[Path]] = udev_host_dirs) -> None:
+        self._find = find_host_dirs
+
+    def collect(self) -> tuple[SmartArrayHost, ...]:
+        by_function: dict[str, SmartArrayHost] = {}
+        for directory in self._find():
+            host = read_host(directory)
+            if host is None:
+                continue
+            kept = by_function.get(host.pci_address)
+            if kept is None or host.known_fields() > kept.known_fields():
+                by_function[host.pci_address] = host
+        return tuple(sorted(by_function.values(), key=lambda h: h.pci_address))
+
+    def close(self) -> None:
+        """Nothing to release: every collection opens and closes its own files."""
+
+
+@dataclass(frozen=True)
+class UdevEvent:
+    action: str
+    subsystem: str | None
+    device_type: str | None
+    sys_path: str
+
+
+def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> bool:
+    """The event is a Smart Array host, its PCI function or one of its disks appearing or
+    going. A device that went can no longer be read, so its path is matched against the PCI
+    functions of the last collection (``known_functions``); one that came is also checked
+    for a Smart Array driver."""
+    if event.action not in _APPEAR_OR_GO or event.subsystem not in WATCHED_SUBSYSTEMS:
+        return False
+    if event.subsystem == "block" and event.device_type != "disk":
+        return False
+    path = Path(event.sys_path)
+    for directory in (path, *path.parents):
+        if not _PCI_ADDRESS.match(directory.name):
+            continue
+        if directory.name in known_functions or _driver_of(directory) in DRIVERS:
+            return True
+    return False
+
+
+class UdevWatch:
+    """Calls ``on_event`` from pyudev's monitor thread for every event of the watched
+    subsystems; the caller filters them with :func:`concerns_smart_array`."""
+
+    def __init__(self, on_event: Callable[[UdevEvent], None]) -> None:
+        self._on_event = on_event
+        self._observer = None
+
+    def start(self) -> None:
+        """Raises SysfsError when no udev monitor can be opened (no netlink, no libudev)."""
+        try:
+            import pyudev
+
+            monitor = pyudev.Monitor.from_netlink(pyudev.Context())
+            for subsystem in WATCHED_SUBSYSTEMS:
+                monitor.filter_by(subsystem)
+            observer = pyudev.MonitorObserver(monitor, callback=self._handle, name="udev")
+        except (ImportError, OSError) as error:
+            raise SysfsError(f"cannot watch udev events: {error}") from error
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.send_stop()
+            self._observer = None
+
+    def _handle(self, device) -> None:
+        self._on_event(
+            UdevEvent(
+                action=device.action or "",
+                subsystem=device.subsystem,
+                device_type=device.device_type,
+                sys_path=device.sys_path,
+            )
+        )
+
+
+def _driver_of(pci_dir: Path) -> str | None:
+    try:
+        return os.path.basename(os.readlink(pci_dir / "driver"))
+    except OSError:
+        return None
+
+
+def _attribute(directory: Path, name: str) -> str | None:
+    try:
+        text = (directory / name).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    return text or None

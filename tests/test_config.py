@@ -1,0 +1,220 @@
+"""The configuration file, the web config, and ``config check``."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+from pathlib import Path
+
+import bcrypt
+import pytest
+
+from smartarray_agent.config import (
+    DEFAULT_LISTEN_ADDRESS,
+    Config,
+    ConfigError,
+    load_config,
+    parse_listen_address,
+)
+from smartarray_agent.webconfig import BasicAuth, load_web_config
+
+TLS = Path(__file__).with_name("tls")
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text)
+    return path
+
+
+def problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return caught.value.problems
+
+
+def test_defaults():
+    config = Config()
+    assert config.collect.interval_s == 60 and config.stale_after == 3 * 60 + 120
+    assert config.ssacli.timeout_s == 120 and config.ssacli.console is True
+    assert config.ssacli.simulate is None and config.ssacli.path is None
+    assert config.web.listen_address == DEFAULT_LISTEN_ADDRESS == "127.0.0.1:9712"
+    assert config.web.address == ("127.0.0.1", 9712)
+    assert config.sysfs.enabled is True
+    assert config.policy.battery_threshold_percent == 80
+    assert config.policy.disable_unprotected_write_cache is False
+    assert config.audit.file is None
+
+
+def test_a_full_file_loads_and_relative_paths_follow_the_file(tmp_path):
+    path = write(tmp_path, "agent.toml", """
+[ssacli]
+path = "bin/ssacli"
+timeout_s = 30
+console = false
+lock_file = "run/cli.lock"
+lock_wait_s = 5
+
+[collect]
+interval_s = 15
+stale_after_s = 45
+
+[web]
+listen_address = "[::1]:9712"
+config_file = "web.yml"
+
+[sysfs]
+enabled = false
+udev_debounce_s = 1
+
+[policy]
+battery_threshold_percent = 90
+disable_unprotected_write_cache = true
+
+[audit]
+file = "/var/lib/smartarray-agent/audit.jsonl"
+""")
+    config = load_config(path)
+    assert config.ssacli.path == tmp_path / "bin/ssacli"
+    assert config.ssacli.lock_path == tmp_path / "run/cli.lock"
+    assert config.web.config_file == tmp_path / "web.yml"
+    assert config.web.address == ("::1", 9712)
+    assert config.stale_after == 45
+    assert config.audit.path == Path("/var/lib/smartarray-agent/audit.jsonl")
+
+
+def test_every_problem_is_named_with_its_line_and_key(tmp_path):
+    path = write(tmp_path, "agent.toml", """\
+[ssacli]
+timeout_s = 0
+bogus = 1
+[collect]
+interval_s = 60
+stale_after_s = 30
+[web]
+listen_address = "9712"
+[redfish]
+host = "ilo"
+""")
+    assert problems(path) == [
+        f"{path}:2: ssacli.timeout_s: Input should be greater than 0",
+        f"{path}:3: ssacli.bogus: unknown key",
+        f"{path}:6: collect.stale_after_s: must be at least interval_s (60), or the values "
+        "would be dropped between collections",
+        f"{path}:8: web.listen_address: '9712' is not host:port",
+        f"{path}:9: redfish: unknown key",
+    ]
+
+
+def test_a_syntax_error_names_its_line(tmp_path):
+    path = write(tmp_path, "agent.toml", "[collect]\ninterval_s = 60\ninterval_s = 30\n")
+    [problem] = problems(path)
+    assert problem.startswith(f"{path}:3: not valid TOML: ")
+
+
+def test_path_and_simulate_exclude_each_other(tmp_path):
+    path = write(tmp_path, "agent.toml", '[ssacli]\npath = "/usr/sbin/ssacli"\n'
+                                         'simulate = "gen10"\n')
+    assert problems(path) == [f"{path}:1: ssacli: path and simulate exclude each other"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("127.0.0.1:9712", ("127.0.0.1", 9712)),
+    (":9712", ("0.0.0.0", 9712)),
+    ("[::]:0", ("::", 0)),
+    ("localhost:80", ("localhost", 80)),
+])
+def test_listen_addresses(text, expected):
+    assert parse_listen_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9712", "::1:9712", "host:port", "host:70000", "host:"])
+def test_bad_listen_addresses(text):
+    with pytest.raises(ValueError):
+        parse_listen_address(text)
+
+
+def test_web_config_in_exporter_toolkit_yaml(tmp_path):
+    hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode().replace("$2b$", "$2y$")
+    path = write(tmp_path, "web.yml", f"""\
+tls_server_config:
+  cert_file: {TLS}/server.crt
+  key_file: {TLS}/server.key
+  min_version: TLS13
+basic_auth_users:
+  prometheus: {hashed}
+""")
+    security = load_web_config(path)
+    assert security.tls is not None and security.auth is not None
+
+
+def test_web_config_in_toml_with_the_same_keys(tmp_path):
+    write(tmp_path, "server.crt", (TLS / "server.crt").read_text())
+    write(tmp_path, "server.key", (TLS / "server.key").read_text())
+    path = write(tmp_path, "web.toml", '[tls_server_config]\ncert_file = "server.crt"\n'
+                                       'key_file = "server.key"\n')
+    assert load_web_config(path).tls is not None
+
+
+def test_web_config_problems(tmp_path):
+    path = write(tmp_path, "web.yml", """\
+tls_server_config:
+  cert_file: missing.crt
+  key_file: missing.key
+  cipher_suites: [TLS_AES_128_GCM_SHA256]
+basic_auth_users:
+  alice: plain-text
+""")
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(path)
+    assert caught.value.problems == [
+        f"{path}:4: tls_server_config.cipher_suites: unknown key",
+        f"{path}:6: basic_auth_users.alice: not a bcrypt hash ($2y$10$... from "
+        "'htpasswd -nBC 10 \"\" | tr -d :'); plain passwords are not accepted",
+    ]
+    path.write_text("tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n")
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(path)
+    [problem] = caught.value.problems
+    assert problem.startswith(f"{path}:2: tls_server_config.cert_file: cannot use it: ")
+
+
+def test_basic_auth_checks_bcrypt_and_remembers_success():
+    auth = BasicAuth({"prometheus": bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()})
+
+    def header(user: str, password: str) -> str:
+        return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    assert auth.check(header("prometheus", "s3cret"))
+    assert auth.check(header("prometheus", "s3cret"))  # from the remembered digest
+    assert not auth.check(header("prometheus", "wrong"))
+    assert not auth.check(header("nobody", "s3cret"))
+    assert not auth.check(None)
+    assert not auth.check("Bearer abc")
+    assert not auth.check("Basic not-base64!")
+
+
+def agent(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_config_check_command(tmp_path):
+    good = write(tmp_path, "good.toml", '[collect]\ninterval_s = 30\n')
+    result = agent("config", "check", str(good))
+    assert (result.returncode, result.stdout) == (0, f"{good}: OK\n")
+
+    bad = write(tmp_path, "bad.toml", '[collect]\ninterval = 30\n[web]\nconfig_file = "w.yml"\n')
+    result = agent("config", "check", str(bad))
+    assert result.returncode == 2
+    assert result.stdout == f"{bad}:2: collect.interval: unknown key\n"
+
+    write(tmp_path, "w.yml", "basic_auth_users:\n  bob: hunter2\n")
+    web_only = write(tmp_path, "web-only.toml", '[web]\nconfig_file = "w.yml"\n')
+    result = agent("config", "check", str(web_only))
+    assert result.returncode == 2
+    assert result.stdout.startswith(f"{tmp_path}/w.yml:2: basic_auth_users.bob: not a bcrypt")
+
+    result = agent("config", "check", str(tmp_path / "absent.toml"))
+    assert (result.returncode, result.stdout) == (2, f"{tmp_path}/absent.toml: no such file\n")

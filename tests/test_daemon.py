@@ -1,0 +1,188 @@
+"""``smartarray-agent run`` as a real process on the simulator, scraped over loopback HTTP."""
+
+from __future__ import annotations
+
+import gzip
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .agent_process import (
+    AgentProcess,
+    names,
+    parse_samples,
+    processes_running,
+    scenario_file,
+    value,
+)
+
+STOP_LIMIT_S = 5.0  # the issue's bound for a clean stop on SIGTERM
+
+
+def config(directory, scenario, *, console=False, stale_after_s=None) -> str:
+    stale = f"stale_after_s = {stale_after_s}" if stale_after_s else ""
+    return f"""
+[ssacli]
+simulate = "{scenario}"
+lock_file = "{directory}/cli.lock"
+console = {"true" if console else "false"}
+timeout_s = 60
+[collect]
+interval_s = 1
+{stale}
+[sysfs]
+enabled = false
+"""
+
+
+def ssacli_ok(samples) -> bool:
+    return value(samples, "smartarray_collector_success", collector="ssacli") == 1.0
+
+
+def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
+    scenario = scenario_file(tmp_path, "gen9-battery")
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, console=True)).start()
+    try:
+        samples = agent.wait_for(ssacli_ok)
+        info = [labels for name, labels in samples if name == "smartarray_controller_info"]
+        assert dict(info[0])["model"] == "Smart Array P440ar"
+        assert value(samples, "smartarray_backup_power_status", controller="0", state="ok") == 1
+        assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 0
+
+        status, headers, body = agent.request("/metrics")
+        assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        assert "Content-Encoding" not in headers
+        status, headers, zipped = agent.request("/metrics", headers={"Accept-Encoding": "gzip"})
+        assert headers["Content-Encoding"] == "gzip"
+        assert names(parse_samples(gzip.decompress(zipped).decode())) == names(samples)
+        status, headers, body = agent.request("/metrics", method="HEAD")
+        assert status == 200 and body == b"" and int(headers["Content-Length"]) > 1000
+        status, headers, body = agent.request("/")
+        assert status == 200 and b'href="metrics"' in body
+        assert headers["Content-Type"].startswith("text/html")
+        assert agent.request("/-/healthy")[:3:2] == (200, b"OK\n")
+        assert agent.request("/nothing-here")[0] == 404
+        assert processes_running(str(scenario)), "the console session runs between collections"
+
+        code, took = agent.stop()
+        assert code == 0, agent.logs
+        assert took < STOP_LIMIT_S
+        assert processes_running(str(scenario)) == []
+        assert "SIGTERM: stopping" in agent.logs
+    finally:
+        agent.kill()
+
+
+def test_a_hung_cli_does_not_slow_scrapes_and_sigterm_still_stops(tmp_path):
+    scenario = scenario_file(tmp_path, "gen9-battery")
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario)).start()
+    try:
+        good = agent.wait_for(ssacli_ok)
+        scenario_file(tmp_path, "gen9-battery", {"hang": ["*"]})
+        _wait_until(lambda: _hung_for(scenario, 1.0), what="a collection to hang")
+        for _ in range(50):
+            started = time.monotonic()
+            samples = agent.samples(timeout_s=5)
+            assert time.monotonic() - started < 1.0  # generous: a scrape is a lookup
+            assert ssacli_ok(samples)  # the last collection that ended did succeed
+            assert names(samples) == names(good)
+        assert _hung_for(scenario, 0), "the collection is still hanging"
+
+        code, took = agent.stop()
+        assert code == 0, agent.logs
+        assert took < STOP_LIMIT_S
+        assert "ended 1 vendor process(es)" in agent.logs
+        assert processes_running(str(scenario)) == []
+    finally:
+        agent.kill()
+
+
+def test_a_failed_collection_shows_and_its_data_goes_stale(tmp_path):
+    scenario = scenario_file(tmp_path, "failed-battery")
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, stale_after_s=3)).start()
+    try:
+        good = agent.wait_for(ssacli_ok)
+        last_good = value(good, "smartarray_collector_last_success_timestamp_seconds",
+                          collector="ssacli")
+        scenario_file(tmp_path, "failed-battery", {"crash": ["*"]})
+        failed = agent.wait_for(lambda s: not ssacli_ok(s))
+        # The last good values stay, with the time they were read...
+        assert value(failed, "smartarray_backup_power_status", controller="0",
+                     state="failed") == 1
+        assert value(failed, "smartarray_collector_last_success_timestamp_seconds",
+                     collector="ssacli") >= last_good
+        # ...until they are older than stale_after_s, then they go; the failure stays.
+        stale = agent.wait_for(lambda s: "smartarray_controller_info" not in names(s))
+        assert value(stale, "smartarray_collector_success", collector="ssacli") == 0
+        assert "smartarray_collector_last_success_timestamp_seconds" in names(stale)
+        assert "collector ssacli failed" in agent.logs
+        assert agent.stop()[0] == 0
+    finally:
+        agent.kill()
+
+
+def test_sighup_reloads_and_a_bad_file_keeps_the_running_configuration(tmp_path):
+    agent = AgentProcess(tmp_path, config(tmp_path, "gen9-battery")).start()
+    try:
+        agent.wait_for(ssacli_ok)
+        agent.config_path.write_text(config(tmp_path, "two-controllers"))
+        agent.signal(signal.SIGHUP)
+        agent.wait_for(lambda s: value(s, "smartarray_controller_status", controller="1",
+                                       state="ok") == 1)
+        agent.config_path.write_text("[collect]\ninterval_s = 'often'\n")
+        agent.signal(signal.SIGHUP)
+        _wait_until(lambda: "reload failed" in agent.logs, what="the reload to fail")
+        assert "agent.toml:2: collect.interval_s:" in agent.logs
+        assert ssacli_ok(agent.samples())
+        assert agent.stop()[0] == 0
+    finally:
+        agent.kill()
+
+
+def test_a_missing_vendor_cli_is_a_failed_collection_not_a_dead_agent(tmp_path):
+    text = config(tmp_path, "x").replace('simulate = "x"', f'path = "{tmp_path}/no-ssacli"')
+    agent = AgentProcess(tmp_path, text).start()
+    try:
+        samples = agent.wait_for(
+            lambda s: value(s, "smartarray_collector_success", collector="ssacli") == 0)
+        assert "smartarray_controller_info" not in names(samples)
+        assert "no Smart Array CLI found" in agent.logs
+        assert agent.stop()[0] == 0
+    finally:
+        agent.kill()
+
+
+def test_an_address_in_use_is_one_error_line_and_exit_7(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        (tmp_path / "agent.toml").write_text(config(tmp_path, "gen9-battery"))
+        result = subprocess.run(
+            [sys.executable, "-m", "smartarray_agent", "run", "--config",
+             str(tmp_path / "agent.toml"), "--listen", f"127.0.0.1:{port}"],
+            capture_output=True, text=True, timeout=30,
+        )
+    assert result.returncode == 7
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+
+
+def _hung_for(scenario, seconds: float) -> bool:
+    """One simulator process for ``scenario`` has been running for at least ``seconds``."""
+    before = {pid for pid, _ in processes_running(str(scenario))}
+    if not before:
+        return False
+    time.sleep(seconds)
+    return bool(before & {pid for pid, _ in processes_running(str(scenario))})
+
+
+def _wait_until(condition, *, what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)

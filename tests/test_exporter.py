@@ -1,0 +1,106 @@
+"""The endpoint with TLS and basic auth (exporter-toolkit web config), and many scrapers at
+once, against the agent process on the simulator."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import ssl
+import threading
+from pathlib import Path
+
+import bcrypt
+import pytest
+
+from .agent_process import AgentProcess, value
+
+TLS = Path(__file__).with_name("tls")
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+@pytest.fixture
+def secured_agent(tmp_path):
+    hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()
+    (tmp_path / "web.yml").write_text(f"""\
+tls_server_config:
+  cert_file: {TLS}/server.crt
+  key_file: {TLS}/server.key
+basic_auth_users:
+  prometheus: {hashed}
+""")
+    agent = AgentProcess(tmp_path, f"""
+[ssacli]
+simulate = "gen8-capacitor"
+lock_file = "{tmp_path}/cli.lock"
+[web]
+config_file = "web.yml"
+[sysfs]
+enabled = false
+""").start()
+    yield agent
+    agent.kill()
+
+
+def test_tls_and_basic_auth(secured_agent):
+    agent = secured_agent
+    trusted = ssl.create_default_context(cafile=str(TLS / "server.crt"))
+    assert agent.scheme == "https"
+    assert agent.request("/metrics", context=trusted)[0] == 401
+    status, headers, _ = agent.request("/", context=trusted, headers=basic("prometheus", "no"))
+    assert status == 401 and headers["WWW-Authenticate"] == 'Basic realm="smartarray-agent"'
+    assert agent.request("/-/healthy", context=trusted,
+                         headers=basic("someone", "s3cret"))[0] == 401
+    good = basic("prometheus", "s3cret")
+    samples = agent.wait_for(
+        lambda s: value(s, "smartarray_collector_success", collector="ssacli") == 1,
+        context=trusted, headers=good)
+    assert value(samples, "smartarray_backup_power_source", controller="0",
+                 state="capacitors") == 1
+
+    with pytest.raises(ssl.SSLCertVerificationError):
+        agent.request("/metrics", context=ssl.create_default_context())
+    plain = http.client.HTTPConnection(agent.host, timeout=5)
+    with pytest.raises((http.client.HTTPException, ConnectionError)):
+        plain.request("GET", "/metrics")
+        plain.getresponse()
+    plain.close()
+    assert agent.request("/metrics", context=trusted, headers=good)[0] == 200
+    assert agent.stop()[0] == 0
+
+
+def test_fifty_concurrent_keep_alive_scrapers(tmp_path):
+    agent = AgentProcess(tmp_path, f"""
+[ssacli]
+simulate = "two-controllers"
+lock_file = "{tmp_path}/cli.lock"
+[sysfs]
+enabled = false
+""").start()
+    try:
+        agent.wait_for(lambda s: value(s, "smartarray_collector_success", collector="ssacli"))
+        statuses: list[int] = []
+        lock = threading.Lock()
+
+        def scraper() -> None:
+            conn = http.client.HTTPConnection(agent.host, timeout=30)
+            for _ in range(10):  # one connection, kept alive, as Prometheus does
+                conn.request("GET", "/metrics")
+                response = conn.getresponse()
+                body = response.read()
+                with lock:
+                    statuses.append(response.status if b"controller=\"1\"" in body else 0)
+            conn.close()
+
+        threads = [threading.Thread(target=scraper) for _ in range(50)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert statuses == [200] * 500
+        assert agent.stop()[0] == 0
+    finally:
+        agent.kill()

@@ -1,0 +1,67 @@
+"""The exposition of every bundled simulator scenario, against tests/golden/<scenario>.prom.
+
+The vendor CLI is the simulator, run by the real ssacli collector; only the time and the
+duration of the collection are pinned. After an intended change, regenerate and review:
+
+    SMARTARRAY_UPDATE_GOLDEN=1 python -m pytest tests/test_metrics_golden.py
+    git diff tests/golden/
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.collection import CollectorResult
+from smartarray_agent.collectors.simulator import list_scenarios, vendor_argv
+from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.metrics import MetricSettings, render
+
+from .promtool import check_metrics, needs_promtool
+
+GOLDEN = Path(__file__).with_name("golden")
+UPDATE = os.environ.get("SMARTARRAY_UPDATE_GOLDEN") == "1"
+SCENARIOS = [name for name, _ in list_scenarios()]
+COLLECTED_AT = 1_700_000_000.0
+
+
+def exposition(scenario: str, state_dir: Path) -> bytes:
+    cli = VendorCli(tuple(vendor_argv(scenario, state_dir=state_dir)), "simulator")
+    collector = SsacliCollector(cli, timeout_s=60, lock_path=state_dir / "cli.lock",
+                                lock_wait_s=10, console=False)
+    try:
+        snapshot = collector.collect()
+    finally:
+        collector.close()
+    result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot)
+    return render([result], now=COLLECTED_AT + 1, settings=MetricSettings(180))
+
+
+@pytest.fixture(scope="module")
+def expositions(tmp_path_factory) -> dict[str, bytes]:
+    return {name: exposition(name, tmp_path_factory.mktemp(name)) for name in SCENARIOS}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_exposition_matches_the_golden_file(expositions, scenario):
+    golden = GOLDEN / f"{scenario}.prom"
+    if UPDATE:
+        golden.write_bytes(expositions[scenario])
+    assert golden.exists(), f"no {golden.name}: run with SMARTARRAY_UPDATE_GOLDEN=1 to create it"
+    assert expositions[scenario].decode() == golden.read_text(), (
+        f"the exposition of {scenario} changed: if intended, regenerate with "
+        "SMARTARRAY_UPDATE_GOLDEN=1 and review the diff"
+    )
+
+
+@needs_promtool
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_promtool_check_metrics(expositions, scenario):
+    check_metrics(expositions[scenario])
+
+
+def test_every_scenario_has_a_golden_file():
+    assert sorted(p.stem for p in GOLDEN.glob("*.prom")) == sorted(SCENARIOS)
