@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# End to end under a real systemd: build the .deb, install it into a Debian 12 root made with
+# debootstrap, boot that root with systemd-nspawn, and check that
+#   1. smartarray-agent.service reaches "active" (so Type=notify readiness works),
+#   2. /metrics answers with the simulator's controller,
+#   3. systemctl reload (SIGHUP through ExecReload) keeps it running,
+#   4. a SIGKILL of the main process brings a restart (Restart=on-failure),
+#   5. a collection that hangs (simulator hang fault) trips the watchdog, which restarts it,
+#   6. the textfile service writes smartarray.prom under its own sandbox,
+#   7. dpkg -r stops the service, a reinstall on the running system starts it with the
+#      administrator's config kept, and a purge removes the config but not the audit log,
+# and print the live `systemd-analyze security` exposure of both services.
+#
+#   sudo packaging/nspawn/test.sh [DEB]
+#
+# Needs root, systemd-container (systemd-nspawn), debootstrap, util-linux (nsenter) and, to
+# build the .deb, what packaging/build-deb.sh needs. The Debian root is cached in
+# $SMARTARRAY_CI_CACHE (default /var/cache/smartarray-agent-ci) and reused; each run boots a
+# throw-away overlay (or copy) of it. Network: only debootstrap's, to $DEBIAN_MIRROR; the
+# container has a private network with loopback only.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+base="$cache/bookworm-base"
+machine="saci-$$"
+started=$(date +%s)
+
+say() { printf '[nspawn %3ss] %s\n' "$(($(date +%s) - started))" "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || { echo "test.sh: run as root" >&2; exit 2; }
+for tool in systemd-nspawn debootstrap nsenter; do
+    command -v "$tool" >/dev/null || { echo "test.sh: $tool is missing" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/smartarray-nspawn.XXXXXX)
+root="$work/root"
+nspawn_pid=""
+leader=""
+mounted=""
+cleanup() {
+    set +e
+    if [ -n "$leader" ] && kill -0 "$leader" 2>/dev/null; then
+        nsenter -t "$leader" -a systemctl poweroff >/dev/null 2>&1
+        for _ in $(seq 30); do kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 0.5; done
+    fi
+    [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null && kill "$nspawn_pid"
+    [ -n "$nspawn_pid" ] && wait "$nspawn_pid" 2>/dev/null
+    [ -n "$mounted" ] && umount "$root"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- the package ------------------------------------------------------------------------
+deb=${1:-}
+if [ -z "$deb" ]; then
+    say "building the .deb"
+    deb=$("$repo/packaging/build-deb.sh" "$work/dist" | tail -n 1)
+fi
+[ -f "$deb" ] || fail "no package at $deb"
+say "package: $(basename "$deb") ($(du -h "$deb" | cut -f1))"
+
+# --- the Debian 12 root, cached ----------------------------------------------------------
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9  # one debootstrap at a time; later runs wait, then reuse its root
+# The recipe is kept in the marker: a changed recipe builds the root again.
+recipe="bookworm minbase systemd,systemd-sysv,dbus,python3.11"
+if [ "$(cat "$base/.smartarray-ci-complete" 2>/dev/null)" != "$recipe" ]; then
+    say "debootstrap bookworm into $base (once; reused after)"
+    rm -rf "$base"
+    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3.11 \
+        bookworm "$base" "$mirror" > "$cache/debootstrap.log" 2>&1 \
+        || { tail -n 20 "$cache/debootstrap.log"; fail "debootstrap"; }
+    echo "smartarray-ci" > "$base/etc/hostname"
+    echo "$recipe" > "$base/.smartarray-ci-complete"
+fi
+flock -u 9
+
+mkdir -p "$root" "$work/upper" "$work/ovlwork"
+if mount -t overlay overlay \
+    -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/ovlwork" "$root" 2>/dev/null; then
+    mounted=yes
+else
+    say "no overlayfs here: copying the root"
+    cp -a "$base/." "$root/"
+fi
+
+# --- install and configure (no boot yet) ------------------------------------------------
+say "installing the package"
+cp "$deb" "$root/var/tmp/smartarray-agent.deb"
+systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
+    dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg.log" 2>&1 \
+    || { cat "$work/dpkg.log"; fail "dpkg -i"; }
+[ -L "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent.service" ] \
+    || fail "the package did not enable smartarray-agent.service"
+
+# The simulator in place of ssacli: a scenario file the test can change, one CLI process a
+# command (console = false) so a changed file is read at the next collection, a CLI timeout far
+# above the watchdog's so that a hang is the watchdog's to catch.
+scenario_src=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' | head -n 1)
+[ -n "$scenario_src" ] || fail "the bundled gen9-battery scenario is not in the package"
+cp "$scenario_src" "$root/etc/smartarray-agent/sim.toml"
+cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
+[ssacli]
+simulate = "/etc/smartarray-agent/sim.toml"
+console = false
+timeout_s = 600.0
+
+[collect]
+interval_s = 2.0
+
+[web]
+listen_address = "127.0.0.1:9712"
+
+[audit]
+file = "/var/lib/smartarray-agent/audit.jsonl"
+TOML
+mkdir -p "$root/etc/systemd/system/smartarray-agent.service.d"
+cat > "$root/etc/systemd/system/smartarray-agent.service.d/test.conf" <<'INI'
+[Service]
+WatchdogSec=10s
+RestartSec=1s
+TimeoutStartSec=60s
+INI
+mkdir -p "$root/var/lib/prometheus/node-exporter"
+
+# --- boot ---------------------------------------------------------------------------------
+say "booting the container"
+# CAP_SYS_RAWIO is not in nspawn's default set; give it to the container so the unit's bounding
+# set can be checked as on a host.
+systemd-nspawn -q -D "$root" -M "$machine" --boot --register=no --keep-unit --private-network \
+    --capability=CAP_SYS_RAWIO --console=pipe < /dev/null > "$work/console.log" 2>&1 &
+nspawn_pid=$!
+for _ in $(seq 100); do
+    leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
+    [ -n "$leader" ] && break
+    sleep 0.1
+done
+[ -n "$leader" ] || { cat "$work/console.log"; fail "the container's systemd did not start"; }
+in_ct() { nsenter -t "$leader" -a "$@"; }
+for _ in $(seq 120); do
+    state=$(in_ct systemctl is-system-running 2>/dev/null || true)
+    case "$state" in running|degraded) break ;; esac
+    sleep 0.5
+done
+say "container up: $state"
+
+show() { in_ct systemctl show -p "$1" --value smartarray-agent.service; }
+wait_active() {  # wait_active SECONDS
+    for _ in $(seq $(($1 * 2))); do
+        [ "$(show ActiveState)" = active ] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+fetch() {  # fetch URL: the body, from inside the container
+    in_ct python3.11 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
+}
+journal() { in_ct journalctl -u smartarray-agent.service --no-pager -o cat; }
+# grep reads everything (no -q): an early exit would fail the pipe with SIGPIPE under pipefail.
+journal_has() { journal | grep -c -- "$1" >/dev/null; }
+
+# 1. notify readiness
+wait_active 60 || { journal | tail -n 40; fail "smartarray-agent.service did not become active: $(show ActiveState)/$(show SubState)"; }
+[ "$(show Type)" = notify ] || fail "Type is $(show Type)"
+[ -n "$(show StatusText)" ] || fail "no STATUS= from the daemon"
+say "1 ok: active (Type=notify), status: $(show StatusText)"
+# The sandbox is in force on the running process, not only written in the unit.
+proc_status=$(in_ct cat "/proc/$(show MainPID)/status")
+grep -q '^CapBnd:[[:space:]]*0000000000020000$' <<<"$proc_status" \
+    || fail "capability bounding set is not CAP_SYS_RAWIO alone: $(grep CapBnd <<<"$proc_status")"
+grep -q '^NoNewPrivs:[[:space:]]*1$' <<<"$proc_status" || fail "NoNewPrivs is off"
+grep -q '^Seccomp:[[:space:]]*2$' <<<"$proc_status" || fail "no seccomp filter"
+in_ct nsenter -t "$(show MainPID)" -m /bin/sh -c 'touch /etc/smartarray-agent/probe' 2>/dev/null \
+    && fail "the service can write /etc (ProtectSystem=strict not in force)"
+in_ct nsenter -t "$(show MainPID)" -m /bin/sh -c 'touch /var/lib/smartarray-agent/probe && rm /var/lib/smartarray-agent/probe' \
+    || fail "the service cannot write its state directory"
+say "1 ok: CapBnd=CAP_SYS_RAWIO, NoNewPrivs, seccomp, read-only /etc, writable state directory"
+
+# 2. /metrics with the simulator's controller
+metrics=$(fetch http://127.0.0.1:9712/metrics) || fail "/metrics did not answer"
+grep -q '^smartarray_controller_info{.*model="Smart Array P440ar"' <<<"$metrics" \
+    || fail "/metrics has no simulated controller"
+grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' <<<"$metrics" \
+    || fail "the ssacli collector did not succeed under the sandbox"
+grep -q '^smartarray_backup_power_status{controller="0",state="ok"} 1.0' <<<"$metrics" \
+    || fail "backup power is not reported OK"
+say "2 ok: /metrics answers ($(grep -c '^smartarray_' <<<"$metrics") series)"
+
+# 3. reload
+pid_before=$(show MainPID)
+in_ct systemctl reload smartarray-agent.service || fail "systemctl reload"
+sleep 1
+if [ "$(show ActiveState)" != active ] || [ "$(show MainPID)" != "$pid_before" ]; then
+    fail "reload changed the service: $(show ActiveState), pid $(show MainPID)"
+fi
+say "3 ok: reload (SIGHUP) kept pid $pid_before active"
+
+# 4. SIGKILL -> Restart=on-failure
+restarts=$(show NRestarts)
+in_ct /bin/sh -c "kill -KILL $pid_before"
+for _ in $(seq 60); do
+    pid_now=$(show MainPID)
+    [ "$(show NRestarts)" -gt "$restarts" ] && [ "$pid_now" != 0 ] && [ "$pid_now" != "$pid_before" ] \
+        && [ "$(show ActiveState)" = active ] && break
+    sleep 0.5
+done
+[ "$(show NRestarts)" -gt "$restarts" ] || fail "no restart after SIGKILL"
+wait_active 30 || fail "not active again after SIGKILL"
+fetch http://127.0.0.1:9712/-/healthy >/dev/null || fail "/-/healthy after the restart"
+say "4 ok: SIGKILL of pid $pid_before -> restarted as pid $(show MainPID)"
+
+# 5. a hung collection -> watchdog
+restarts=$(show NRestarts)
+pid_before=$(show MainPID)
+cat >> "$root/etc/smartarray-agent/sim.toml" <<'TOML'
+
+[faults]
+hang = ["ctrl all show config detail"]
+TOML
+hung_at=$(date +%s)
+for _ in $(seq 90); do
+    journal_has 'Watchdog timeout' && break
+    sleep 0.5
+done
+journal_has 'Watchdog timeout' || { journal | tail -n 30; fail "no watchdog timeout"; }
+say "5 watchdog fired $(($(date +%s) - hung_at)) s after the hang began"
+journal_has 'Thread 0x' && say "   the journal holds the stack of every thread (faulthandler on SIGABRT)"
+for _ in $(seq 30); do
+    [ "$(show NRestarts)" -gt "$restarts" ] && break
+    sleep 0.5
+done
+[ "$(show NRestarts)" -gt "$restarts" ] || fail "no restart after the watchdog"
+# Heal the simulator: the restarted agent comes up again.
+cp "$scenario_src" "$root/etc/smartarray-agent/sim.toml"
+in_ct systemctl restart smartarray-agent.service || true
+wait_active 60 || { journal | tail -n 30; fail "not active after the hang was removed"; }
+say "5 ok: the watchdog killed pid $pid_before and the service was restarted"
+
+# 6. the textfile service, under its own sandbox
+in_ct systemctl start smartarray-agent-textfile.service \
+    || { in_ct journalctl -u smartarray-agent-textfile.service --no-pager -o cat | tail; fail "textfile service"; }
+grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' \
+    "$root/var/lib/prometheus/node-exporter/smartarray.prom" || fail "no smartarray.prom written"
+say "6 ok: smartarray-agent-textfile.service wrote smartarray.prom"
+
+for unit in smartarray-agent.service smartarray-agent-textfile.service; do
+    exposure=$(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)
+    say "security: $exposure"
+done
+
+# 7. the maintainer scripts on a running system: remove stops it, a reinstall starts it again
+# with the administrator's config kept, purge removes the config and keeps the audit log.
+in_ct dpkg -r smartarray-agent > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log"; fail "dpkg -r"; }
+[ "$(show ActiveState)" = inactive ] || fail "still $(show ActiveState) after dpkg -r"
+[ ! -e "$root/lib/systemd/system/smartarray-agent.service" ] || fail "unit left after dpkg -r"
+in_ct dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg-i.log" 2>&1 \
+    || { cat "$work/dpkg-i.log"; fail "dpkg -i on the running system"; }
+wait_active 60 || {
+    cat "$work/dpkg-i.log"; in_ct systemctl status --no-pager smartarray-agent.service
+    fail "a reinstall did not start the service: $(show ActiveState)"
+}
+grep -q '^simulate = "/etc/smartarray-agent/sim.toml"' "$root/etc/smartarray-agent/config.toml" \
+    || fail "the reinstall replaced the administrator's config"
+in_ct dpkg --purge smartarray-agent > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log"; fail "purge"; }
+[ ! -e "$root/etc/smartarray-agent/config.toml" ] || fail "config left after purge"
+[ -d "$root/var/lib/smartarray-agent" ] || fail "purge removed the state directory (audit log)"
+say "7 ok: dpkg -r stops it, dpkg -i starts it with the config kept, purge keeps the audit log"
+
+say "PASS in $(($(date +%s) - started)) s"

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Lay out the installed tree of smartarray-agent under a staging directory, for build-deb.sh
+# and build-rpm.sh: a self-contained virtual environment in /opt/smartarray-agent built from
+# the project's wheel, the systemd units, the sg modules-load.d entry, the default config,
+# bash completion and the man page.
+#
+#   packaging/stage.sh STAGE_DIR UNIT_DIR
+#
+# UNIT_DIR is where the units go inside the tree (/lib/systemd/system on Debian 12,
+# /usr/lib/systemd/system for the rpm). Environment:
+#   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target
+#                  (default /usr/bin/python3.11: Debian 12's python3.11; RHEL 8/9's python3.11)
+#   PIP            a pip command to build and install with (default: python3 -m pip)
+#   WHEEL_DIR      reuse the wheel(s) in this directory instead of building one
+set -euo pipefail
+
+stage=${1:?usage: stage.sh STAGE_DIR UNIT_DIR}
+unit_dir=${2:?usage: stage.sh STAGE_DIR UNIT_DIR}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+target_python=${TARGET_PYTHON:-/usr/bin/python3.11}
+read -r -a pip <<<"${PIP:-python3 -m pip}"
+prefix=/opt/smartarray-agent
+
+[ -x "$target_python" ] || { echo "stage.sh: $target_python not found (apt-get install python3.11-venv)" >&2; exit 1; }
+py_version=$("$target_python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+rm -rf "$stage"
+mkdir -p "$stage"
+stage=$(cd "$stage" && pwd)
+venv="$stage$prefix"
+
+# 1. The wheel of this checkout.
+wheels=${WHEEL_DIR:-}
+if [ -z "$wheels" ]; then
+    wheels=$(mktemp -d)
+    trap 'rm -rf "$wheels"' EXIT
+    "${pip[@]}" wheel --quiet --no-deps --wheel-dir "$wheels" "$repo"
+fi
+wheel=$(find "$wheels" -maxdepth 1 -name 'smartarray_agent-*.whl' | sort | tail -n 1)
+[ -n "$wheel" ] || { echo "stage.sh: no smartarray_agent wheel in $wheels" >&2; exit 1; }
+
+# 2. A virtual environment at its final path, without pip: nothing installs into it on the
+# target. bin/python stays a symlink to the target's interpreter.
+"$target_python" -m venv --without-pip "$venv"
+"${pip[@]}" --python "$venv/bin/python" install --quiet --no-compile --no-warn-script-location \
+    --disable-pip-version-check "$wheel"
+
+# Console scripts name the staging path in their #! line; point them at the final one.
+for script in "$venv"/bin/*; do
+    if [ ! -f "$script" ] || [ -L "$script" ]; then continue; fi
+    if head -c 2 "$script" | grep -q '#!'; then
+        sed -i "1s|^#!$venv/bin/python|#!$prefix/bin/python|" "$script"
+    fi
+done
+# pyvenv.cfg names the interpreter's directory and the command that made it.
+sed -i "s|$stage||g" "$venv/pyvenv.cfg"
+# Keep the interpreter links and this project's commands; drop the dependencies' own
+# commands (typer, pygmentize, ...) and whatever names the build machine.
+for entry in "$venv"/bin/*; do
+    case "${entry##*/}" in
+        python|python3|python3.*|smartarray-agent|smartarray-sim) ;;
+        *) rm -f "$entry" ;;
+    esac
+done
+find "$venv" -name direct_url.json -delete
+find "$venv" -name '__pycache__' -prune -exec rm -rf {} +
+# Byte-compile for the final path; unchecked-hash: the package manager owns these files and the
+# unit's ProtectSystem=strict would stop Python from rewriting them anyway.
+"$target_python" -m compileall -q -j 0 --invalidation-mode unchecked-hash \
+    -s "$stage" -p / "$venv/lib/python$py_version/site-packages" >/dev/null
+if grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >/dev/null; then
+    echo "stage.sh: the staging path is still named in:" >&2
+    grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >&2
+    exit 1
+fi
+
+# 3. Commands on PATH.
+install -d "$stage/usr/bin"
+ln -s "$prefix/bin/smartarray-agent" "$stage/usr/bin/smartarray-agent"
+
+# 4. systemd units and the sg module.
+install -d "$stage$unit_dir" "$stage/usr/lib/modules-load.d"
+install -m 0644 "$repo"/systemd/smartarray-agent.service "$repo"/systemd/smartarray-agent-textfile.service \
+    "$repo"/systemd/smartarray-agent-textfile.timer "$stage$unit_dir/"
+install -m 0644 "$repo/systemd/modules-load.d/smartarray-agent.conf" "$stage/usr/lib/modules-load.d/"
+
+# 5. Configuration, completion, manual, documents.
+install -D -m 0644 "$repo/packaging/config.toml" "$stage/etc/smartarray-agent/config.toml"
+install -d "$stage/usr/share/bash-completion/completions"
+"$venv/bin/python" -m smartarray_agent --show-completion bash \
+    > "$stage/usr/share/bash-completion/completions/smartarray-agent"
+grep -q 'complete .*smartarray-agent' "$stage/usr/share/bash-completion/completions/smartarray-agent"
+install -d "$stage/usr/share/man/man8"
+"$venv/bin/python" "$repo/packaging/manpage.py" | gzip -9n > "$stage/usr/share/man/man8/smartarray-agent.8.gz"
+doc="$stage/usr/share/doc/smartarray-agent"
+install -d "$doc/prometheus" "$doc/grafana"
+install -m 0644 "$repo/README.md" "$doc/"
+for f in "$repo"/docs/*.md; do install -m 0644 "$f" "$doc/"; done
+install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$doc/prometheus/"
+install -m 0644 "$repo/packaging/grafana/dashboard.json" "$doc/grafana/"
+
+echo "$stage"

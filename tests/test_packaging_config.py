@@ -1,0 +1,69 @@
+"""packaging/config.toml, the packaged /etc/smartarray-agent/config.toml: it loads, and every
+key it shows in a comment is a real key whose shown value is the default."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
+from smartarray_agent.config import Config, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGED = ROOT / "packaging" / "config.toml"
+_COMMENTED = re.compile(r"^# (\[[a-z_]+\]|[a-z_]+ = .+)$")
+
+
+def uncommented() -> str:
+    """The file with every commented table header and ``key = value`` line made live."""
+    return "\n".join(
+        _COMMENTED.sub(r"\1", line) for line in PACKAGED.read_text(encoding="utf-8").splitlines()
+    )
+
+
+def test_the_packaged_config_loads():
+    config = load_config(PACKAGED)
+    assert config.audit.file == Path("/var/lib/smartarray-agent/audit.jsonl")
+
+
+def test_config_check_accepts_it():
+    result = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "config", "check", str(PACKAGED)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == f"{PACKAGED}: OK"
+
+
+def test_every_commented_key_is_real_and_shows_its_default(tmp_path):
+    text = uncommented()
+    # `path` and `simulate` exclude each other; both are shown as examples, not defaults.
+    examples = {("ssacli", "path"), ("ssacli", "simulate"), ("web", "config_file")}
+    lines = [line for line in text.splitlines()
+             if not re.match(r"(simulate|path|config_file) = ", line)]
+    live = tmp_path / "config.toml"
+    live.write_text("\n".join(lines), encoding="utf-8")
+    config = load_config(live)  # unknown keys or bad values raise ConfigError
+    defaults = Config()
+    shown = 0
+    section = None
+    for line in text.splitlines():
+        header = re.fullmatch(r"\[([a-z_]+)\]", line)
+        if header:
+            section = header.group(1)
+            continue
+        key = re.match(r"([a-z_]+) = ", line)
+        if not key or section == "audit" or (section, key.group(1)) in examples:
+            continue
+        shown += 1
+        name = key.group(1)
+        value = getattr(getattr(config, section), name)
+        default = getattr(getattr(defaults, section), name)
+        if name == "stale_after_s":  # default None: Config.stale_after works it out
+            default = defaults.stale_after
+        if name == "lock_file":  # the daemon runs as root
+            default = DEFAULT_SYSTEM_PATH
+        assert value == default, f"[{section}] {name}: shown {value!r}, default {default!r}"
+    assert shown >= 10
