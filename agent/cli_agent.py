@@ -17,14 +17,26 @@ from typing import Annotated
 import typer
 
 from smartarray_agent import exitcodes
-from smartarray_agent.cli_common import CliPathOption, SimulateOption, fail
+from smartarray_agent.cli_common import (
+    CliPathOption,
+    ConfigOption,
+    SimulateOption,
+    command_config,
+    fail,
+)
 
 from .collection import collect_once
-from .config import DEFAULT_PATH, Config, load_config, load_or_default, parse_listen_address
+from .config import (
+    DEFAULT_PATH,
+    Config,
+    Overrides,
+    load_config,
+    parse_listen_address,
+)
 from .configfile import ConfigError
-from .daemon import Agent, Overrides, StartError, web_security
+from .daemon import Agent, StartError, metric_settings, web_security
 from .logs import setup_logging
-from .metrics import MetricSettings, render
+from .metrics import render
 from .notify import Notifier
 from .sources import build_collectors
 
@@ -34,13 +46,6 @@ TEXTFILE_NAME = "smartarray.prom"
 # (p99 scrape latency under load: ~2 ms instead of ~15-20 ms, docs/benchmarks.md).
 SWITCH_INTERVAL_S = 0.0005
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--config", "-c", metavar="FILE",
-        help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
-    ),
-]
 LogLevelOption = Annotated[
     str, typer.Option("--log-level", metavar="LEVEL", help="debug, info, warning or error.")
 ]
@@ -123,12 +128,7 @@ def metrics(
     if textfile is not None and not textfile.is_dir():
         raise fail(f"--textfile {textfile}: not a directory", exitcodes.BAD_INPUT)
     setup_logging(logging.WARNING)
-    try:
-        loaded = Overrides(simulate, Path(cli_path) if cli_path else None).apply(
-            load_or_default(config)
-        )
-    except ConfigError as error:
-        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    loaded = command_config(config, simulate, cli_path)
     body, failed = _collect_and_render(loaded)
     if textfile is not None:
         write_atomically(textfile / TEXTFILE_NAME, body)
@@ -148,10 +148,7 @@ def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | No
             results.append(collect_once(collector, None))
         finally:
             collector.close()
-    settings = MetricSettings(
-        stale_after_s=None, battery_threshold_percent=config.policy.battery_threshold_percent
-    )
-    body = render(results, now=time.time(), settings=settings)
+    body = render(results, now=time.time(), settings=metric_settings(config, drop_stale=False))
     return body, [(r.name, r.error) for r in results if not r.success]
 
 

@@ -1,14 +1,27 @@
-"""What the ``smartarray-agent`` commands share: options, the exit path, the vendor CLI."""
+"""What the ``smartarray-agent`` commands share: options, the exit path, the configuration
+and the vendor CLI it names."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from smartarray_agent import exitcodes
-from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
+from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli
 
+from .config import DEFAULT_PATH, Config, Overrides, SsacliConfig, load_or_default
+from .configfile import ConfigError
+from .sources import vendor_cli as configured_vendor_cli
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config", "-c", metavar="FILE",
+        help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
+    ),
+]
 SimulateOption = Annotated[
     str | None,
     typer.Option(
@@ -21,7 +34,10 @@ CliPathOption = Annotated[
     typer.Option("--cli", metavar="PATH", help="The vendor CLI to run (default: discovered)."),
 ]
 TimeoutOption = Annotated[
-    float, typer.Option("--timeout", min=1.0, help="Seconds before the vendor CLI is killed.")
+    float | None,
+    typer.Option("--timeout", min=1.0,
+                 help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, "
+                      "120)."),
 ]
 
 
@@ -31,30 +47,42 @@ def fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def command_config(config_path: Path | None, simulate: str | None, cli_path: str | None,
+                   timeout: float | None = None) -> Config:
+    """The configuration file (or the defaults) with the command's options laid over it;
+    exits 2 listing the problems of an invalid file."""
+    try:
+        config = Overrides(simulate, Path(cli_path) if cli_path else None).apply(
+            load_or_default(config_path))
+    except ConfigError as error:
+        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    if timeout is not None:
+        ssacli = config.ssacli.model_copy(update={"timeout_s": timeout})
+        config = config.model_copy(update={"ssacli": ssacli})
+    return config
+
+
 class CliUnavailable(RuntimeError):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
         self.code = code
 
 
-def resolve_vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
-    """The simulator for ``--simulate``, else the given or discovered vendor CLI."""
-    if simulate is not None:
-        from smartarray_agent.collectors import simulator
+def resolve_vendor_cli(ssacli: SsacliConfig) -> VendorCli:
+    """The simulator or vendor CLI the configuration names; CliUnavailable says why not."""
+    from smartarray_agent.collectors.simulator import ScenarioError
 
-        try:
-            return VendorCli(tuple(simulator.vendor_argv(simulate)), "simulator")
-        except simulator.ScenarioError as error:
-            raise CliUnavailable(str(error), exitcodes.BAD_INPUT) from None
     try:
-        return find_cli(cli_path)
+        return configured_vendor_cli(ssacli)
+    except ScenarioError as error:
+        raise CliUnavailable(str(error), exitcodes.BAD_INPUT) from None
     except CliNotFound as error:
         raise CliUnavailable(str(error), exitcodes.CLI_NOT_FOUND) from None
 
 
-def vendor_cli(simulate: str | None, cli_path: str | None) -> VendorCli:
+def vendor_cli(ssacli: SsacliConfig) -> VendorCli:
     """:func:`resolve_vendor_cli`, or exit with its message."""
     try:
-        return resolve_vendor_cli(simulate, cli_path)
+        return resolve_vendor_cli(ssacli)
     except CliUnavailable as error:
         raise fail(str(error), error.code) from None

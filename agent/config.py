@@ -6,6 +6,7 @@ their defaults. Relative paths in the file are relative to the file's own direct
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import (
@@ -18,6 +19,7 @@ from pydantic import (
 )
 
 from smartarray_agent.audit import default_audit_file
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.lock import default_lock_path
 
 from .configfile import ConfigError, read_document, validate
@@ -103,6 +105,14 @@ class AuditConfig(_Section):
         return self.file if self.file is not None else default_audit_file()
 
 
+class CheckConfig(_Section):
+    """Thresholds of ``smartarray-agent check`` (the flags win)."""
+
+    charge_warning_percent: float = Field(default=90.0, ge=0, le=100)
+    # default: [policy] battery_threshold_percent, what the interlock calls protected
+    charge_critical_percent: float | None = Field(default=None, ge=0, le=100)
+
+
 class Config(_Section):
     ssacli: SsacliConfig = Field(default_factory=SsacliConfig)
     collect: CollectConfig = Field(default_factory=CollectConfig)
@@ -110,6 +120,8 @@ class Config(_Section):
     sysfs: SysfsConfig = Field(default_factory=SysfsConfig)
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
     audit: AuditConfig = Field(default_factory=AuditConfig)
+    check: CheckConfig = Field(default_factory=CheckConfig)
+    redfish: RedfishSettings | None = None  # the iLO's battery charge; off without the table
 
     @property
     def stale_after(self) -> float:
@@ -120,6 +132,27 @@ class Config(_Section):
         if collect.stale_after_s is not None:
             return collect.stale_after_s
         return 3 * collect.interval_s + self.ssacli.timeout_s
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line options that win over the configuration file, on reloads too."""
+
+    simulate: str | None = None
+    cli_path: Path | None = None
+    listen_address: str | None = None
+
+    def apply(self, config: Config) -> Config:
+        ssacli = config.ssacli
+        if self.simulate is not None:
+            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
+        if self.cli_path is not None:
+            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+        web = config.web
+        if self.listen_address is not None:
+            parse_listen_address(self.listen_address)
+            web = web.model_copy(update={"listen_address": self.listen_address})
+        return config.model_copy(update={"ssacli": ssacli, "web": web})
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:
@@ -139,9 +172,10 @@ def parse_listen_address(text: str) -> tuple[str, int]:
 def load_config(path: Path) -> Config:
     """The validated configuration in ``path``; ConfigError lists ``file:line: key: problem``."""
     document = read_document(path)
+    _resolve_paths(document.data, path.parent)
     config = validate(document, Config)
     assert isinstance(config, Config)
-    return _relative_to(config, path.parent)
+    return config
 
 
 def load_or_default(path: Path | None) -> Config:
@@ -153,27 +187,24 @@ def load_or_default(path: Path | None) -> Config:
     return Config()
 
 
-def _relative_to(config: Config, base: Path) -> Config:
-    def resolve(path: Path | None) -> Path | None:
-        return path if path is None or path.is_absolute() else base / path
-
-    ssacli = config.ssacli
-    simulate = ssacli.simulate
-    if simulate is not None and (base / simulate).is_file():
-        simulate = str(base / simulate)
-    return config.model_copy(
-        update={
-            "ssacli": ssacli.model_copy(
-                update={
-                    "path": resolve(ssacli.path),
-                    "lock_file": resolve(ssacli.lock_file),
-                    "simulate": simulate,
-                }
-            ),
-            "web": config.web.model_copy(update={"config_file": resolve(config.web.config_file)}),
-            "audit": config.audit.model_copy(update={"file": resolve(config.audit.file)}),
-        }
-    )
+# Keys holding a path; a relative one is relative to the configuration file's directory.
+_PATH_KEYS = (("ssacli", "path"), ("ssacli", "lock_file"), ("web", "config_file"),
+              ("audit", "file"), ("redfish", "credentials_file"), ("redfish", "ca_file"))
 
 
-__all__ = ["Config", "ConfigError", "DEFAULT_PATH", "load_config", "load_or_default"]
+def _resolve_paths(data: dict, base: Path) -> None:
+    """Make the relative paths of the raw document absolute, before validation (which may
+    check that a file exists). A ``simulate`` naming a file beside the config is one too."""
+    for section, key in _PATH_KEYS:
+        table = data.get(section)
+        value = table.get(key) if isinstance(table, dict) else None
+        if isinstance(value, str) and not Path(value).is_absolute():
+            table[key] = str(base / value)
+    ssacli = data.get("ssacli")
+    simulate = ssacli.get("simulate") if isinstance(ssacli, dict) else None
+    if isinstance(simulate, str) and (base / simulate).is_file():
+        ssacli["simulate"] = str(base / simulate)
+
+
+__all__ = ["Config", "ConfigError", "DEFAULT_PATH", "Overrides", "load_config",
+           "load_or_default"]

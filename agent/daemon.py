@@ -13,7 +13,6 @@ import logging
 import os
 import select
 import signal
-from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.collectors.sysfs import (
@@ -24,7 +23,7 @@ from smartarray_agent.collectors.sysfs import (
 )
 
 from . import children
-from .config import Config, load_or_default, parse_listen_address
+from .config import Config, Overrides, load_or_default
 from .configfile import ConfigError
 from .exporter import ExporterServer
 from .loop import CollectionLoop
@@ -45,30 +44,12 @@ class StartError(RuntimeError):
     """The agent cannot start serving (address in use, permission denied)."""
 
 
-@dataclass(frozen=True)
-class Overrides:
-    """Command-line options that win over the configuration file, on reloads too."""
-
-    simulate: str | None = None
-    cli_path: Path | None = None
-    listen_address: str | None = None
-
-    def apply(self, config: Config) -> Config:
-        ssacli = config.ssacli
-        if self.simulate is not None:
-            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
-        if self.cli_path is not None:
-            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
-        web = config.web
-        if self.listen_address is not None:
-            parse_listen_address(self.listen_address)
-            web = web.model_copy(update={"listen_address": self.listen_address})
-        return config.model_copy(update={"ssacli": ssacli, "web": web})
-
-
-def metric_settings(config: Config) -> MetricSettings:
+def metric_settings(config: Config, *, drop_stale: bool = True) -> MetricSettings:
+    """What the exposition needs of ``config``; ``drop_stale`` False (one-off collections)
+    keeps every value whatever its age."""
     return MetricSettings(
-        stale_after_s=config.stale_after,
+        stale_after_s=config.stale_after if drop_stale else None,
+        charge_max_age_s=config.redfish.max_age_s if config.redfish else None,
         battery_threshold_percent=config.policy.battery_threshold_percent,
     )
 
@@ -112,8 +93,6 @@ class Agent:
             ) from None
         self.server.start()
         log.info("listening on %s", self.server.url)
-        if self.config.policy.disable_unprotected_write_cache:
-            log.warning("policy.disable_unprotected_write_cache is not acted on by this version")
         self.loop.start()
         self._watch_udev(self.config.sysfs.enabled)
         self.notifier.status(f"serving on {self.server.url}, first collection running")

@@ -15,7 +15,8 @@ from smartarray_agent.collectors.sysfs import (
     read_host,
     udev_host_dirs,
 )
-from smartarray_agent.daemon import Agent, Overrides
+from smartarray_agent.config import Overrides
+from smartarray_agent.daemon import Agent
 from smartarray_agent.metrics import MetricSettings, render
 from smartarray_agent.notify import Notifier
 
