@@ -95,19 +95,19 @@ class ChangeRequest:
 
 class ChangeRunner:
     def __init__(self, runner: VendorRunner, audit: AuditLog, threshold_percent: float,
-                 confirm: Callable[[str], bool]) -> None:
+                 confirm: Callable[[str], bool],
+                 enrich: Callable[[Snapshot], Snapshot] = lambda snapshot: snapshot) -> None:
+        """``enrich`` adds what the CLI cannot tell to every snapshot read (the iLO's
+        battery charge) before the interlock judges it."""
         self.runner = runner
         self.audit = audit
         self.threshold_percent = threshold_percent
         self.confirm = confirm
+        self.enrich = enrich
 
     def apply(self, request: ChangeRequest) -> Outcome:
         with self.runner.hold():
-            ctrl = self._controller(request.target)
-            verdict = judge(ctrl, request.change, self.threshold_percent)
-            outcome = self._outcome(ctrl, request.change, verdict)
-            if not verdict.allowed:
-                raise self._refused(outcome, verdict)
+            ctrl, verdict, outcome = self._judged(request)
             if shows(ctrl, request.change):
                 return self._record(outcome, "unchanged", "already set: nothing sent")
             outcome.command = self._command(ctrl, request.change)
@@ -127,11 +127,7 @@ class ChangeRunner:
     # -- the write, under the lock --------------------------------------------------
     def _write(self, request: ChangeRequest, planned: Outcome) -> Outcome:
         with self.runner.hold():
-            ctrl = self._controller(request.target)
-            verdict = judge(ctrl, request.change, self.threshold_percent)
-            outcome = self._outcome(ctrl, request.change, verdict)
-            if not verdict.allowed:
-                raise self._refused(outcome, verdict)
+            ctrl, verdict, outcome = self._judged(request)
             if outcome.before != planned.before:
                 outcome.message = ("refused: the controller changed since it was checked "
                                    f"(was {planned.before}, now {outcome.before}); run again")
@@ -162,12 +158,22 @@ class ChangeRunner:
         return self._record(outcome, "changed", done)
 
     # -- helpers ------------------------------------------------------------------------
+    def _judged(self, request: ChangeRequest) -> tuple[Controller, Verdict, Outcome]:
+        """Read the controller and judge the change; a refusal is audited and raised."""
+        ctrl = self._controller(request.target)
+        verdict = judge(ctrl, request.change, self.threshold_percent)
+        outcome = self._outcome(ctrl, request.change, verdict)
+        if not verdict.allowed:
+            self._record(outcome, "refused", verdict.message)
+            raise ChangeRefused(verdict.message, outcome)
+        return ctrl, verdict, outcome
+
     def _controller(self, target: Target) -> Controller:
         try:
             snapshot = parse(self.runner.run(READ_COMMAND))
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
-        return select(snapshot, target)
+        return select(self.enrich(snapshot), target)
 
     def _outcome(self, ctrl: Controller, change: Change, verdict: Verdict) -> Outcome:
         return Outcome(
@@ -176,10 +182,6 @@ class ChangeRunner:
             requested=requested(change), before=settings(ctrl),
             backup_power=verdict.backup.summary, threshold_percent=verdict.threshold_percent,
         )
-
-    def _refused(self, outcome: Outcome, verdict: Verdict) -> ChangeRefused:
-        self._record(outcome, "refused", verdict.message)
-        return ChangeRefused(verdict.message, outcome)
 
     def _record(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
         outcome.verdict, outcome.message = verdict, message

@@ -3,35 +3,33 @@
 from __future__ import annotations
 
 import sys
-import time
 from importlib.metadata import version
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from smartarray_agent import cli_change, cli_check, cli_simulate, exitcodes, status_view
+from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli_common import (
     CliPathOption,
+    ConfigOption,
     SimulateOption,
     TimeoutOption,
+    command_config,
     fail,
     vendor_cli,
 )
 from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
-from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT, ParseError
-from smartarray_agent.collectors.ssacli.lock import default_lock_path
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.config import SsacliConfig
 from smartarray_agent.inputs import InputError, read_capture
 from smartarray_agent.model import Snapshot
-
-if TYPE_CHECKING:
-    from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is plain: "[redfish]" is a config table, not markup
     help="Smart Array write cache and backup power: status, metrics and safe changes.",
 )
 
@@ -44,15 +42,6 @@ InputOption = Annotated[
         help="Parse saved CLI output ('-' for standard input) instead of running the CLI.",
     ),
 ]
-RedfishConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--redfish-config", metavar="FILE",
-        help="Add the battery charge from the iLO (Redfish): a TOML file with a [redfish] table.",
-    ),
-]
-
-
 def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"smartarray-agent {version('smartarray-agent')}")
@@ -75,21 +64,21 @@ def _main(
 def status(
     as_json: JsonOption = False,
     input_file: InputOption = None,
+    config: ConfigOption = None,
     simulate: SimulateOption = None,
     cli_path: CliPathOption = None,
-    timeout: TimeoutOption = 120.0,
-    redfish_config: RedfishConfigOption = None,
+    timeout: TimeoutOption = None,
 ) -> None:
-    """Show each controller's cache, write-cache switches and backup power."""
+    """Show each controller's cache, write-cache switches and backup power (with the iLO's
+    battery charge when [redfish] is configured)."""
     if input_file is not None and simulate is not None:
         raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
-    redfish = _redfish_settings(redfish_config) if redfish_config is not None else None
+    settings = command_config(config, simulate, cli_path, timeout)
     if input_file is not None:
         snapshot = _snapshot_from_file(input_file)
     else:
-        snapshot = _snapshot_from_cli(vendor_cli(simulate, cli_path), timeout)
-    if redfish is not None and snapshot.controllers:
-        snapshot = _with_redfish_charge(snapshot, redfish)
+        snapshot = _snapshot_from_cli(settings.ssacli)
+    snapshot = ChargeSource(settings.redfish, warn).apply(snapshot)
     if as_json:
         typer.echo(snapshot.model_dump_json(indent=2))
     else:
@@ -105,10 +94,10 @@ def _snapshot_from_file(path: str) -> Snapshot:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
 
 
-def _snapshot_from_cli(cli: VendorCli, timeout: float) -> Snapshot:
+def _snapshot_from_cli(ssacli: SsacliConfig) -> Snapshot:
     collector = SsacliCollector(
-        cli, timeout_s=timeout, lock_path=default_lock_path(), lock_wait_s=timeout,
-        console=False,
+        vendor_cli(ssacli), timeout_s=ssacli.timeout_s, lock_path=ssacli.lock_path,
+        lock_wait_s=ssacli.lock_wait_s, console=False,
     )
     try:
         return collector.collect()
@@ -118,28 +107,8 @@ def _snapshot_from_cli(cli: VendorCli, timeout: float) -> Snapshot:
         collector.close()
 
 
-def _redfish_settings(path: Path) -> RedfishSettings:
-    from smartarray_agent.collectors.redfish.settings import SettingsError, load_settings
-
-    try:
-        return load_settings(path)
-    except SettingsError as error:
-        raise fail(str(error), exitcodes.BAD_INPUT) from None
-
-
-def _with_redfish_charge(snapshot: Snapshot, settings: RedfishSettings) -> Snapshot:
-    """The snapshot with the iLO's battery charge; a Redfish failure is only a warning."""
-    from smartarray_agent.collectors.redfish.collector import RedfishCollector
-    from smartarray_agent.collectors.redfish.errors import RedfishError
-    from smartarray_agent.collectors.redfish.merge import merge_charge
-
-    try:
-        reading = RedfishCollector(settings).collect()
-    except RedfishError as error:
-        typer.echo(f"smartarray-agent: warning: no battery charge from the iLO: {error}",
-                   err=True)
-        return snapshot
-    return merge_charge(snapshot, reading, time.time(), settings.max_age_s)
+def warn(message: str) -> None:
+    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def _vendor_error(snapshot: Snapshot) -> typer.Exit:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from smartarray_agent import exitcodes
-from smartarray_agent.audit import AuditLog, default_audit_file
+from smartarray_agent.audit import AuditLog
 from smartarray_agent.change import (
     BadRequest,
     ChangeDeclined,
@@ -24,19 +24,23 @@ from smartarray_agent.change import (
     Outcome,
     Target,
 )
+from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli_common import (
     CliPathOption,
+    ConfigOption,
     SimulateOption,
     TimeoutOption,
+    command_config,
     fail,
     vendor_cli,
 )
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout, default_lock_path
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.policy import DEFAULT_THRESHOLD_PERCENT, Change, Kind
+from smartarray_agent.config import Config
+from smartarray_agent.policy import Change, Kind
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 
@@ -57,17 +61,19 @@ YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")
 ]
 ThresholdOption = Annotated[
-    float,
+    float | None,
     typer.Option("--threshold", min=0, max=100,
-                 help="Backup power charge (%) below which write cache may not be forced on."),
+                 help="Backup power charge (%) below which write cache may not be forced on "
+                      "(default: [policy] battery_threshold_percent, 80)."),
 ]
 AuditFileOption = Annotated[
     Path | None,
-    typer.Option("--audit-file", help="Append-only JSON-lines audit log (default: "
-                                      "/var/lib/smartarray-agent/audit.jsonl for root)."),
+    typer.Option("--audit-file", help="Append-only JSON-lines audit log (default: [audit] "
+                                      "file, /var/lib/smartarray-agent/audit.jsonl for root)."),
 ]
 LockFileOption = Annotated[
-    Path | None, typer.Option("--lock-file", help="The host-wide vendor CLI lock.")
+    Path | None, typer.Option("--lock-file", help="The host-wide vendor CLI lock (default: "
+                                                  "[ssacli] lock_file).")
 ]
 
 
@@ -94,12 +100,13 @@ def set_cache_ratio(
     serial: SerialOption = None,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
-    threshold: ThresholdOption = DEFAULT_THRESHOLD_PERCENT,
+    threshold: ThresholdOption = None,
     audit_file: AuditFileOption = None,
     lock_file: LockFileOption = None,
     simulate: SimulateOption = None,
     cli_path: CliPathOption = None,
-    timeout: TimeoutOption = 120.0,
+    timeout: TimeoutOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Set a controller's read/write cache ratio (idempotent: nothing is sent when set)."""
     match = _RATIO.match(ratio.strip())
@@ -109,8 +116,8 @@ def set_cache_ratio(
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
     _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=True, as_json=as_json,
-         threshold=threshold, audit_file=audit_file, lock_file=lock_file, simulate=simulate,
-         cli_path=cli_path, timeout=timeout)
+         threshold=threshold, audit_file=audit_file, lock_file=lock_file,
+         settings=command_config(config, simulate, cli_path, timeout))
 
 
 def write_cache(
@@ -128,17 +135,18 @@ def write_cache(
     yes: YesOption = False,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
-    threshold: ThresholdOption = DEFAULT_THRESHOLD_PERCENT,
+    threshold: ThresholdOption = None,
     audit_file: AuditFileOption = None,
     lock_file: LockFileOption = None,
     simulate: SimulateOption = None,
     cli_path: CliPathOption = None,
-    timeout: TimeoutOption = 120.0,
+    timeout: TimeoutOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Turn no-battery write cache, drive write cache or a logical drive's caching on or off.
 
-    Turning write cache on asks for confirmation (unless --yes) and is refused while backup power is below the threshold.
-    """  # noqa: E501 (typer shows each docstring line as a line)
+    Turning write cache on asks for confirmation (unless --yes) and is refused while backup
+    power is below the threshold."""
     if (what is What.logical_drive) != (logical_drive is not None):
         raise fail("give the logical drive number with --what logical-drive, and only then",
                    exitcodes.BAD_INPUT)
@@ -149,8 +157,8 @@ def write_cache(
     change = Change(kind, enable=switch is Switch.enable,
                     usage=str(usage) if usage else None, logical_drive=logical_drive)
     _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=yes, as_json=as_json,
-         threshold=threshold, audit_file=audit_file, lock_file=lock_file, simulate=simulate,
-         cli_path=cli_path, timeout=timeout)
+         threshold=threshold, audit_file=audit_file, lock_file=lock_file,
+         settings=command_config(config, simulate, cli_path, timeout))
 
 
 def _target(slot: str | None, serial: str | None) -> Target:
@@ -168,13 +176,18 @@ def _ask(question: str) -> bool:
 
 
 def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_json: bool,
-         threshold: float, audit_file: Path | None, lock_file: Path | None,
-         simulate: str | None, cli_path: str | None, timeout: float) -> None:
-    cli = vendor_cli(simulate, cli_path)
-    lock = HostLock(lock_file or default_lock_path(), wait_s=timeout)
-    runner = VendorRunner(cli, lock, timeout_s=timeout, console=False)
-    changer = ChangeRunner(runner, AuditLog(audit_file or default_audit_file()), threshold,
-                           confirm=_ask)
+         threshold: float | None, audit_file: Path | None, lock_file: Path | None,
+         settings: Config) -> None:
+    ssacli = settings.ssacli
+    lock = HostLock(lock_file or ssacli.lock_path, wait_s=ssacli.lock_wait_s)
+    runner = VendorRunner(vendor_cli(ssacli), lock, timeout_s=ssacli.timeout_s, console=False)
+    charge = ChargeSource(settings.redfish, _warn)
+    charge.prefetch()  # the iLO is slow: never read it while holding the CLI lock
+    changer = ChangeRunner(
+        runner, AuditLog(audit_file or settings.audit.path),
+        threshold if threshold is not None else settings.policy.battery_threshold_percent,
+        confirm=_ask, enrich=charge.apply,
+    )
     request = ChangeRequest(target, change, dry_run=dry_run, assume_yes=assume_yes)
     try:
         outcome = changer.apply(request)
@@ -189,6 +202,10 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
     finally:
         runner.close()
     _report(outcome, as_json, err=False)
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def _exit_code(error: ChangeFailed) -> int:

@@ -7,63 +7,83 @@ from typing import Annotated
 import typer
 
 from smartarray_agent import check
+from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli_common import (
     CliPathOption,
     CliUnavailable,
+    ConfigOption,
     SimulateOption,
     TimeoutOption,
+    command_config,
     resolve_vendor_cli,
 )
 from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
 from smartarray_agent.collectors.ssacli.errors import ParseError
-from smartarray_agent.collectors.ssacli.lock import default_lock_path
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.config import Config
 from smartarray_agent.inputs import InputError, read_capture
 from smartarray_agent.model import Snapshot
 
 
 def check_command(
     charge_warning: Annotated[
-        float, typer.Option("--charge-warning", min=0, max=100,
-                            help="Warn below this backup power charge (%), where known.")
-    ] = check.Thresholds.charge_warning,
+        float | None, typer.Option("--charge-warning", min=0, max=100,
+                                   help="Warn below this backup power charge (%), where known "
+                                        "(default: [check] charge_warning_percent, 90).")
+    ] = None,
     charge_critical: Annotated[
-        float, typer.Option("--charge-critical", min=0, max=100,
-                            help="Critical below this charge (%); also what counts as "
-                                 "protected write cache.")
-    ] = check.Thresholds.charge_critical,
+        float | None, typer.Option("--charge-critical", min=0, max=100,
+                                   help="Critical below this charge (%); also what counts as "
+                                        "protected write cache (default: the interlock's "
+                                        "threshold, 80).")
+    ] = None,
     input_file: Annotated[
         str | None, typer.Option("--input", "-i", metavar="FILE",
                                  help="Judge saved CLI output instead of running the CLI.")
     ] = None,
+    config: ConfigOption = None,
     simulate: SimulateOption = None,
     cli_path: CliPathOption = None,
-    timeout: TimeoutOption = 60.0,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, one status line
     with perfdata."""
-    thresholds = check.Thresholds(charge_warning, charge_critical)
+    settings = command_config(config, simulate, cli_path, timeout)
+    thresholds = check.Thresholds(
+        charge_warning if charge_warning is not None
+        else settings.check.charge_warning_percent,
+        charge_critical if charge_critical is not None
+        else settings.check.charge_critical_percent
+        if settings.check.charge_critical_percent is not None
+        else settings.policy.battery_threshold_percent,
+    )
     try:
-        snapshot = _snapshot(input_file, simulate, cli_path, timeout)
+        snapshot = _snapshot(input_file, settings)
     except (CollectionError, InputError, ParseError, CliUnavailable) as error:
         typer.echo(f"SMARTARRAY UNKNOWN - {error}")
         raise typer.Exit(check.UNKNOWN) from None
+    snapshot = ChargeSource(settings.redfish, _note).apply(snapshot)
     result = check.judge(snapshot, thresholds)
     typer.echo(result.line(check.summary(snapshot)))
     raise typer.Exit(result.code)
 
 
-def _snapshot(input_file: str | None, simulate: str | None, cli_path: str | None,
-              timeout: float) -> Snapshot:
+def _note(message: str) -> None:
+    typer.echo(f"smartarray-agent: warning: {message}", err=True)
+
+
+def _snapshot(input_file: str | None, settings: Config) -> Snapshot:
     if input_file is not None:
         snapshot = parse(read_capture(input_file))
         if snapshot.error is not None:
             raise InputError(f"the saved output is a vendor error: {snapshot.error.message}")
         return snapshot
-    collector = SsacliCollector(resolve_vendor_cli(simulate, cli_path), timeout_s=timeout,
-                                lock_path=default_lock_path(), lock_wait_s=timeout,
+    ssacli = settings.ssacli
+    collector = SsacliCollector(resolve_vendor_cli(ssacli), timeout_s=ssacli.timeout_s,
+                                lock_path=ssacli.lock_path, lock_wait_s=ssacli.lock_wait_s,
                                 console=False)
     try:
         return collector.collect()
     finally:
         collector.close()
+

@@ -26,6 +26,7 @@ from .view import MetricsView
 log = logging.getLogger(__name__)
 
 MAX_DEBOUNCE_FACTOR = 5  # a burst of events delays the collection at most 5 debounce delays
+SCHEDULE_SLACK_S = 1.0  # a round this much early still runs a collector of its own interval
 
 
 class CollectionLoop:
@@ -50,6 +51,7 @@ class CollectionLoop:
         self._stop = threading.Event()
         self._pending: tuple[list[Collector] | None, float, float] | None = None
         self._last: dict[str, CollectorResult] = {}
+        self._attempted_at: dict[str, float] = {}  # monotonic start of each last attempt
         self._round_started: float | None = None
         self.rounds = 0  # completed rounds of collection
         self._thread = threading.Thread(target=self._run, name="collect", daemon=True)
@@ -98,6 +100,9 @@ class CollectionLoop:
         for collector in list(self._collectors):
             if self._stop.is_set():
                 return
+            if not self._due(collector):
+                continue
+            self._attempted_at[collector.name] = self._monotonic()
             previous = self._last.get(collector.name)
             result = collect_once(collector, previous)
             self._last[collector.name] = result
@@ -110,6 +115,15 @@ class CollectionLoop:
         else:
             self._notifier.status(status)
         self._notifier.watchdog()
+
+    def _due(self, collector: Collector) -> bool:
+        """A collector with an ``interval_s`` of its own (Redfish: the iLO is slow) runs in
+        the first round at least that long after its last attempt."""
+        interval = getattr(collector, "interval_s", None)
+        last = self._attempted_at.get(collector.name)
+        if interval is None or last is None:
+            return True
+        return self._monotonic() - last >= interval - SCHEDULE_SLACK_S
 
     def _wait_for_next_round(self) -> None:
         while not self._stop.is_set():
@@ -144,6 +158,7 @@ class CollectionLoop:
                 self._last.pop(old.name, None)
                 self._view.forget(old.name)
         self._collectors = list(collectors)
+        self._attempted_at.clear()
         self._round_started = self._monotonic() - self._interval_s  # collect now
 
 

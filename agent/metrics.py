@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 
+from smartarray_agent.collectors.redfish.merge import merge_charge
+from smartarray_agent.collectors.redfish.metrics import battery_families
+from smartarray_agent.collectors.redfish.resources import Reading
 from smartarray_agent.collectors.sysfs import SmartArrayHost
 from smartarray_agent.model import Controller, Snapshot
 
@@ -64,8 +67,9 @@ HELP = {
     "smartarray_backup_power_units": "Number of batteries or capacitors (Battery/Capacitor Count).",
     "smartarray_backup_power_status":
         "Battery/Capacitor Status, one series per known state.",
-    "smartarray_battery_charge_ratio":
-        "Backup power charge (0-1), only from a source that reports it (Redfish).",
+    "smartarray_backup_power_charge_ratio":
+        "Backup power charge (0-1) the interlock uses for this controller: the iLO's battery "
+        "charge (Redfish) mapped to it, while fresh.",
     "smartarray_logical_drive_info": "Logical drive identity; always 1.",
     "smartarray_logical_drive_status": "Logical drive status, one series per known state.",
     "smartarray_logical_drive_size_bytes": "Logical drive size.",
@@ -86,6 +90,7 @@ HELP = {
 class MetricSettings:
     stale_after_s: float | None  # None: never drop the last good values
     battery_threshold_percent: float = 80.0
+    charge_max_age_s: float | None = None  # how old a Redfish charge may be and still count
 
 
 def is_fresh(result: CollectorResult, now: float, settings: MetricSettings) -> bool:
@@ -125,14 +130,20 @@ def families(
                 "smartarray_collector_last_success_timestamp_seconds", labels,
                 result.last_success_at,
             )
-    for result in results:
-        if not is_fresh(result, now, settings):
-            continue
+    fresh = [result for result in results if is_fresh(result, now, settings)]
+    reading = next((r.data for r in fresh if isinstance(r.data, Reading)), None)
+    batteries: list[Metric] = []
+    for result in fresh:
         if isinstance(result.data, Snapshot):
-            _snapshot(out, result.data, settings.battery_threshold_percent)
+            snapshot = result.data
+            if reading is not None and settings.charge_max_age_s is not None:
+                snapshot = merge_charge(snapshot, reading, now, settings.charge_max_age_s)
+            _snapshot(out, snapshot, settings.battery_threshold_percent)
         elif isinstance(result.data, tuple):
             _hosts(out, result.data)
-    return out.metrics()
+        elif isinstance(result.data, Reading):
+            batteries = battery_families(result.data)
+    return out.metrics() + batteries
 
 
 class _Families:
@@ -233,7 +244,7 @@ def _controller(out: _Families, ident: str, ctrl: Controller, threshold: float) 
     out.gauge("smartarray_backup_power_units", c, power.count)
     out.state("smartarray_backup_power_status", c, BACKUP_STATES, power.status)
     if power.charge_percent is not None:
-        out.gauge("smartarray_battery_charge_ratio", c, power.charge_percent / 100)
+        out.gauge("smartarray_backup_power_charge_ratio", c, power.charge_percent / 100)
 
     for ld in ctrl.logical_drives:
         d = {**c, "logical_drive": ld.drive_id}

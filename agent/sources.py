@@ -1,20 +1,46 @@
-"""The collectors a configuration asks for: ssacli always, sysfs when enabled."""
+"""The collectors a configuration asks for: ssacli always, Redfish when a ``[redfish]``
+table is there, sysfs when enabled."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
+from smartarray_agent.collectors.redfish.collector import RedfishCollector
+from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
 from smartarray_agent.collectors.sysfs import SysfsCollector
+from smartarray_agent.model import Snapshot
 
 from .collection import Collector
 from .config import Config, SsacliConfig
+from .guard import Guard
 
 
 def build_collectors(config: Config) -> list[Collector]:
-    collectors: list[Collector] = [SsacliSource(config.ssacli)]
+    redfish = RedfishCollector(config.redfish) if config.redfish is not None else None
+    guard = None
+    if config.policy.disable_unprotected_write_cache:
+        guard = Guard(config.audit.path, config.policy.battery_threshold_percent,
+                      enrich=_with_charge(redfish))
+    collectors: list[Collector] = [SsacliSource(config.ssacli, guard)]
+    if redfish is not None:
+        collectors.append(redfish)
     if config.sysfs.enabled:
         collectors.append(SysfsCollector())
     return collectors
+
+
+def _with_charge(redfish: RedfishCollector | None) -> Callable[[Snapshot], Snapshot]:
+    """The guard judges with the last fresh iLO charge, as the exposition does."""
+
+    def enrich(snapshot: Snapshot) -> Snapshot:
+        if redfish is None or redfish.last is None:
+            return snapshot
+        return merge_charge(snapshot, redfish.last, time.time(), redfish.settings.max_age_s)
+
+    return enrich
 
 
 def vendor_cli(config: SsacliConfig) -> VendorCli:
@@ -42,8 +68,9 @@ class SsacliSource:
 
     name = "ssacli"
 
-    def __init__(self, config: SsacliConfig) -> None:
+    def __init__(self, config: SsacliConfig, guard: Guard | None = None) -> None:
         self.config = config
+        self.guard = guard
         self._collector: SsacliCollector | None = None
 
     def collect(self):
@@ -62,7 +89,10 @@ class SsacliSource:
                 lock_wait_s=self.config.lock_wait_s,
                 console=self.config.console,
             )
-        return self._collector.collect()
+        snapshot = self._collector.collect()
+        if self.guard is not None and self.guard.enforce(snapshot, self._collector.runner):
+            snapshot = self._collector.collect()  # what the controllers show now
+        return snapshot
 
     def close(self) -> None:
         if self._collector is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collection import CollectorResult, collect_once
+from smartarray_agent.collectors.redfish.metrics import HELP as REDFISH_HELP
 from smartarray_agent.collectors.ssacli.collector import CollectionError
 from smartarray_agent.metrics import HELP, MetricSettings, controller_ids, render, stale_at
 from smartarray_agent.model import (
@@ -90,7 +91,7 @@ def test_unknown_values_are_left_out_not_guessed():
     samples = parse_samples(exposition(ok(snapshot)))
     for name in ("smartarray_cache_size_bytes", "smartarray_cache_ratio",
                  "smartarray_cache_present", "smartarray_drive_write_cache_enabled",
-                 "smartarray_battery_charge_ratio"):
+                 "smartarray_backup_power_charge_ratio"):
         assert not any(n == name for n, _ in samples), name
 
 
@@ -124,7 +125,7 @@ def test_the_threshold_comes_from_the_settings():
     strict = MetricSettings(stale_after_s=180, battery_threshold_percent=90)
     samples = parse_samples(exposition(ok(snapshot), settings=strict))
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 1
-    assert value(samples, "smartarray_battery_charge_ratio", controller="0") == 0.85
+    assert value(samples, "smartarray_backup_power_charge_ratio", controller="0") == 0.85
 
 
 def test_controller_labels_are_unique():
@@ -193,4 +194,4 @@ def test_the_view_renders_once_and_again_only_when_data_goes_stale():
 
 def test_docs_list_every_metric_and_only_those():
     documented = set(re.findall(r"^### `(smartarray_[a-z_]+)`", DOCS.read_text(), re.M))
-    assert documented == set(HELP)
+    assert documented == set(HELP) | set(REDFISH_HELP)

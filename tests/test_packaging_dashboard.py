@@ -19,7 +19,7 @@ DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 # The per-controller panels, by the metric that shows each.
 REQUIRED_IN_ROW = {
     "backup power state": "smartarray_backup_power_status",
-    "backup power charge": "smartarray_battery_charge_ratio",
+    "backup power charge": "smartarray_backup_power_charge_ratio",
     "cache status": "smartarray_cache_status",
     "cache ratio": "smartarray_cache_ratio",
     "write cache active": "smartarray_write_cache_active",

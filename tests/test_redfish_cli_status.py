@@ -1,4 +1,5 @@
-"""``status --redfish-config`` as a user runs it: a real process, a fake iLO on loopback."""
+"""``status`` with a ``[redfish]`` table in its configuration, as a user runs it: a real
+process, a fake iLO on loopback."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def agent(*args: str) -> subprocess.CompletedProcess:
 
 
 def config(tmp_path, address: str, extra: str = "") -> str:
-    path = tmp_path / "redfish.toml"
+    path = tmp_path / "config.toml"
     path.write_text(
         f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials_file(tmp_path)}"\n'
         f'ca_file = "{certificate()[0]}"\nconnect_timeout_s = 2\nread_timeout_s = 2\n{extra}'
@@ -35,8 +36,8 @@ def config(tmp_path, address: str, extra: str = "") -> str:
 def test_status_shows_the_ilo_charge_in_table_and_json(tmp_path):
     with serve(Ilo(ilo5(batteries=[battery_ilo5(charge=87)]))) as ilo:
         cfg = config(tmp_path, ilo.address)
-        table = agent("status", "--simulate", "gen10", "--redfish-config", cfg)
-        as_json = agent("status", "--json", "--simulate", "gen10", "--redfish-config", cfg)
+        table = agent("status", "--simulate", "gen10", "--config", cfg)
+        as_json = agent("status", "--json", "--simulate", "gen10", "--config", cfg)
     assert table.returncode == 0, table.stderr
     assert "batteries x1, OK, charge 87%" in table.stdout
     assert as_json.returncode == 0, as_json.stderr
@@ -46,7 +47,7 @@ def test_status_shows_the_ilo_charge_in_table_and_json(tmp_path):
 
 
 def test_an_unreachable_ilo_is_a_warning_and_status_still_works(tmp_path):
-    result = agent("status", "--simulate", "gen10", "--redfish-config",
+    result = agent("status", "--simulate", "gen10", "--config",
                    config(tmp_path, closed_port()))
     assert result.returncode == 0
     assert "batteries x1, OK\n" in result.stdout
@@ -56,8 +57,8 @@ def test_an_unreachable_ilo_is_a_warning_and_status_still_works(tmp_path):
 
 
 def test_a_bad_redfish_config_is_bad_input(tmp_path):
-    result = agent("status", "--simulate", "gen10", "--redfish-config",
+    result = agent("status", "--simulate", "gen10", "--config",
                    config(tmp_path, "ilo", extra="colour = 'blue'\n"))
     assert result.returncode == 2
-    assert "[redfish]: colour: Extra inputs are not permitted" in result.stderr
+    assert "config.toml:7: redfish.colour:" in result.stderr
     assert result.stdout == ""

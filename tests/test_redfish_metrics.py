@@ -1,25 +1,19 @@
-"""Redfish metric families: names, units, state series, labels, and the collector metrics."""
+"""Redfish metrics as the agent exports them: names, units, state series, labels, and the
+collector metrics, through the agent's own renderer."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, generate_latest
-
-from smartarray_agent.collectors.redfish.metrics import families
+from smartarray_agent.collection import CollectorResult
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
+from smartarray_agent.metrics import MetricSettings, render
 
 
-class _Fixed:
-    def __init__(self, metrics) -> None:
-        self.metrics = metrics
-
-    def collect(self):
-        return self.metrics
-
-
-def exposition(reading, **collector) -> str:
-    registry = CollectorRegistry()
-    registry.register(_Fixed(families(reading, **collector)))
-    return generate_latest(registry).decode()
+def exposition(reading, *, success: bool, duration_s: float,
+               last_success_at: float | None) -> str:
+    result = CollectorResult(name="redfish", success=success, duration_s=duration_s,
+                             last_success_at=last_success_at, data=reading)
+    return render([result], now=1_700_000_100.0,
+                  settings=MetricSettings(stale_after_s=None)).decode()
 
 
 def lines(text: str, name: str) -> list[str]:

@@ -6,12 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
-from smartarray_agent.collectors.redfish.settings import (
-    RedfishSettings,
-    SettingsError,
-    describe,
-    load_settings,
-)
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.config import ConfigError, load_config
 
 from .redfish_ilo import PASSWORD, USER, credentials_file
 
@@ -23,9 +19,18 @@ def make(tmp_path, **values) -> RedfishSettings:
 
 
 def problems(tmp_path, **values) -> str:
-    with pytest.raises(ValidationError) as caught:
-        make(tmp_path, **values)
-    return describe(caught.value)
+    """What the agent's configuration loader says of a [redfish] table with ``values``."""
+    values = {"address": "ilo.example.net", "credentials_file": credentials_file(tmp_path),
+              **values}
+    path = tmp_path / "agent.toml"
+    path.write_text("[redfish]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in values.items()))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+def _toml(value) -> str:
+    return str(value) if isinstance(value, int | float) else f'"{value}"'
 
 
 def test_defaults(tmp_path):
@@ -56,7 +61,7 @@ def test_bad_addresses(tmp_path, address, message):
 
 
 def test_unknown_keys_are_rejected(tmp_path):
-    assert "passwd: Extra inputs are not permitted" in problems(tmp_path, passwd="x")
+    assert "agent.toml:4: redfish.passwd: unknown key" in problems(tmp_path, passwd="x")
 
 
 def test_a_charge_must_live_longer_than_the_interval(tmp_path):
@@ -69,10 +74,10 @@ def test_credentials_file_open_to_group_is_refused(tmp_path):
     path = tmp_path / "ilo-credentials.toml"
     with pytest.raises(ValidationError) as caught:
         RedfishSettings(address="ilo", credentials_file=path)
-    assert describe(caught.value) == (
-        f"credentials_file: credentials file {path} has mode 0640: group or others may access "
-        f"it; it must be readable only by root (chmod 600 {path})"
-    )
+    assert (
+        f"credentials file {path} has mode 0640: group or others may access it; it must be "
+        f"readable only by root (chmod 600 {path})"
+    ) in str(caught.value)
 
 
 def test_missing_credentials_file_and_ca_file(tmp_path):
@@ -103,23 +108,24 @@ def test_bad_credentials_files(tmp_path, text, message):
     assert message in str(caught.value) and PASSWORD not in str(caught.value)
 
 
-def test_load_settings_from_a_toml_file(tmp_path):
-    creds = credentials_file(tmp_path)
+def test_the_agent_configuration_carries_the_redfish_table(tmp_path):
+    credentials_file(tmp_path)
     path = tmp_path / "agent.toml"
-    path.write_text(f'[redfish]\naddress = "16.1.15.1"\ncredentials_file = "{creds}"\n'
-                    f"interval_s = 60\nmax_age_s = 180\n")
-    settings = load_settings(path)
+    path.write_text('[redfish]\naddress = "16.1.15.1"\ncredentials_file = "ilo-credentials.toml"\n'
+                    "interval_s = 60\nmax_age_s = 180\n")
+    settings = load_config(path).redfish
     assert (settings.address, settings.interval_s, settings.max_age_s) == ("16.1.15.1", 60, 180)
+    assert settings.credentials_file == tmp_path / "ilo-credentials.toml"  # relative to the file
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [("[ssacli]\n", "has no [redfish] table"), ("[redfish\n", "is not valid TOML"),
-     ('[redfish]\naddress = "ilo"\n', "[redfish]: credentials_file: Field required")],
-)
-def test_load_settings_errors_are_one_line(tmp_path, text, message):
+def test_without_the_table_nothing_reads_the_ilo(tmp_path):
     path = tmp_path / "agent.toml"
-    path.write_text(text)
-    with pytest.raises(SettingsError) as caught:
-        load_settings(path)
-    assert message in str(caught.value) and "\n" not in str(caught.value)
+    path.write_text("[ssacli]\n")
+    assert load_config(path).redfish is None
+
+
+def test_a_missing_key_names_its_table(tmp_path):
+    path = tmp_path / "agent.toml"
+    path.write_text('[redfish]\naddress = "ilo"\n')
+    with pytest.raises(ConfigError, match="redfish.credentials_file: Field required"):
+        load_config(path)

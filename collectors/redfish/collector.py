@@ -37,6 +37,12 @@ class RedfishCollector:
     ) -> None:
         self.settings = settings
         self.clock = clock
+        self.last: Reading | None = None  # the last successful reading, for the guard
+
+    @property
+    def interval_s(self) -> float:
+        """The agent's loop runs this collector on its own, slower schedule."""
+        return self.settings.interval_s
 
     def collect(self) -> Reading:
         """Raises :class:`RedfishError` (one line, never a password) on any failure."""
@@ -48,9 +54,10 @@ class RedfishCollector:
         with RedfishClient(self.settings, credentials) as client:
             batteries = _batteries(client, notices)
             controllers = _controllers(client, notices)
-        return Reading(
+        self.last = Reading(
             taken_at=self.clock(), batteries=batteries, controllers=controllers, notices=notices
         )
+        return self.last
 
     def close(self) -> None:
         """Nothing stays open between collections."""

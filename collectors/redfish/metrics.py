@@ -1,4 +1,5 @@
-"""A Redfish reading, or the last failure, -> Prometheus metric families. Pure: no I/O.
+"""A Redfish reading -> Prometheus metric families. Pure: no I/O. The agent's exporter
+(agent/metrics.py) adds the collector's ``smartarray_collector_*`` series.
 
 Conventions of DESIGN.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
 ``_info`` metric, the battery's status as one series per known state (``ok``, ``warning``,
@@ -31,16 +32,11 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from .merge import backed_controllers
 from .resources import Battery, Reading
 
-COLLECTOR = "redfish"
 BATTERY_STATES = ("ok", "warning", "critical")
 OTHER, ABSENT = "other", "absent"
 _LABELS = ["battery", "model", "controller"]
 
 HELP = {
-    "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
-    "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
-    "smartarray_collector_last_success_timestamp_seconds":
-        "Unix time the collector last succeeded; its data is that old.",
     "smartarray_battery_info": "Smart Storage Battery identity from the iLO; always 1.",
     "smartarray_battery_charge_ratio": "Battery charge (0-1), from the iLO (Redfish).",
     "smartarray_battery_wear_ratio": "Battery wear (0-1); at 1 the battery is worn out.",
@@ -51,26 +47,8 @@ HELP = {
 }
 
 
-def families(
-    reading: Reading | None, *, success: bool, duration_s: float, last_success_at: float | None
-) -> list[Metric]:
-    """The collector's own three metrics, plus the battery metrics of ``reading`` (the last
-    successful one; None when there has been none)."""
-    out = [
-        _gauge("smartarray_collector_success", ["collector"], [([COLLECTOR], float(success))]),
-        _gauge("smartarray_collector_duration_seconds", ["collector"],
-               [([COLLECTOR], duration_s)]),
-    ]
-    if last_success_at is not None:
-        out.append(_gauge("smartarray_collector_last_success_timestamp_seconds", ["collector"],
-                          [([COLLECTOR], last_success_at)]))
-    if reading is not None:
-        out += battery_families(reading)
-    return out
-
-
 def battery_families(reading: Reading) -> list[Metric]:
-    """The battery metrics alone (for an agent that already exports the collector metrics)."""
+    """The battery metrics of ``reading``; the agent adds the collector's own three."""
     backed = backed_controllers(reading)
     controller = backed[0].slot or "" if len(backed) == 1 else ""
     info, values, states = [], {name: [] for name in _VALUES}, []

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .credentials import check_private
 
 DEFAULT_PORT = 443
-
-
-class SettingsError(ValueError):
-    """A Redfish settings file that cannot be used; the message is one line."""
 
 
 class RedfishSettings(BaseModel):
@@ -88,30 +83,3 @@ def _split(address: str) -> tuple[str, int]:
     if not parts.hostname:
         raise ValueError(f"address {address!r}: no host name")
     return parts.hostname, port
-
-
-def describe(error: ValidationError) -> str:
-    """A one-line account of every problem in ``error``, without the offending values."""
-    problems = []
-    for item in error.errors(include_url=False, include_input=False, include_context=False):
-        where = ".".join(str(part) for part in item["loc"])
-        message = item["msg"].removeprefix("Value error, ")
-        problems.append(f"{where}: {message}" if where else message)
-    return "; ".join(problems)
-
-
-def load_settings(path: Path) -> RedfishSettings:
-    """The ``[redfish]`` table of the TOML file ``path``."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SettingsError(f"cannot read {path}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise SettingsError(f"{path} is not valid TOML: {error}") from None
-    table = data.get("redfish")
-    if not isinstance(table, dict):
-        raise SettingsError(f"{path} has no [redfish] table")
-    try:
-        return RedfishSettings.model_validate(table)
-    except ValidationError as error:
-        raise SettingsError(f"{path} [redfish]: {describe(error)}") from None
