@@ -32,16 +32,18 @@ def current_user() -> str:
 
 
 class AuditLog:
-    def __init__(self, path: Path, *, to_syslog: bool = True) -> None:
+    def __init__(self, path: Path, *, to_syslog: bool = True, user: str | None = None) -> None:
+        """``user`` names who acts when it is not the process's user (the daemon's guard)."""
         self.path = Path(path)
         self.to_syslog = to_syslog
+        self.user = user
 
     def record(self, entry: dict) -> dict:
         """Write ``entry`` with time, user and host added; raise OSError when the file
         cannot be written (a change must not go unrecorded)."""
         full = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "user": current_user(),
+            "user": self.user or current_user(),
             "host": socket.gethostname(),
             **entry,
         }

@@ -1,0 +1,54 @@
+"""The guard: the daemon turns unprotected no-battery write cache off, only when told to."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .agent_process import AgentProcess, value
+
+
+def config(tmp_path, guard: bool) -> str:
+    return (
+        '[ssacli]\nsimulate = "unsafe-nbwc"\n'
+        f'lock_file = "{tmp_path / "cli.lock"}"\n'
+        "[collect]\ninterval_s = 1\n[sysfs]\nenabled = false\n"
+        f"[policy]\ndisable_unprotected_write_cache = {str(guard).lower()}\n"
+        f'[audit]\nfile = "{tmp_path / "audit.jsonl"}"\n'
+    )
+
+
+@pytest.mark.parametrize("console", [True, False])
+def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path, console):
+    text = config(tmp_path, guard=True).replace("[ssacli]\n", f"[ssacli]\nconsole = "
+                                                 f"{str(console).lower()}\n")
+    agent = AgentProcess(tmp_path, text).start()
+    try:
+        samples = agent.wait_for(lambda s: value(
+            s, "smartarray_no_battery_write_cache_enabled", controller="0") == 0)
+    finally:
+        agent.stop()
+    assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 0
+    [entry] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert entry["user"] == "smartarray-agent (guard)"
+    assert entry["verdict"] == "changed"
+    assert entry["before"]["no_battery_write_cache"] is True
+    assert entry["after"]["no_battery_write_cache"] is False
+    assert "guard: " in agent.logs
+
+
+def test_without_the_setting_the_daemon_only_reports(tmp_path):
+    agent = AgentProcess(tmp_path, config(tmp_path, guard=False)).start()
+    try:
+        samples = agent.wait_for(lambda s: value(
+            s, "smartarray_collector_success", collector="ssacli") == 1)
+        samples = agent.wait_for(lambda s: value(
+            s, "smartarray_collector_last_success_timestamp_seconds", collector="ssacli")
+            > value(samples, "smartarray_collector_last_success_timestamp_seconds",
+                    collector="ssacli"))
+    finally:
+        agent.stop()
+    assert value(samples, "smartarray_no_battery_write_cache_enabled", controller="0") == 1
+    assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 1
+    assert not (tmp_path / "audit.jsonl").exists()
