@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import Config, load_config
 
@@ -41,7 +43,7 @@ def test_every_commented_key_is_real_and_shows_its_default(tmp_path):
     text = uncommented()
     # `path` and `simulate` exclude each other; both are shown as examples, not defaults.
     examples = {("ssacli", "path"), ("ssacli", "simulate"), ("web", "config_file")}
-    lines = [line for line in text.splitlines()
+    lines = [line for line in _without_redfish(text).splitlines()
              if not re.match(r"(simulate|path|config_file) = ", line)]
     live = tmp_path / "config.toml"
     live.write_text("\n".join(lines), encoding="utf-8")
@@ -55,7 +57,7 @@ def test_every_commented_key_is_real_and_shows_its_default(tmp_path):
             section = header.group(1)
             continue
         key = re.match(r"([a-z_]+) = ", line)
-        if not key or section == "audit" or (section, key.group(1)) in examples:
+        if not key or section in ("audit", "redfish") or (section, key.group(1)) in examples:
             continue
         shown += 1
         name = key.group(1)
@@ -67,3 +69,24 @@ def test_every_commented_key_is_real_and_shows_its_default(tmp_path):
             default = DEFAULT_SYSTEM_PATH
         assert value == default, f"[{section}] {name}: shown {value!r}, default {default!r}"
     assert shown >= 10
+
+
+def _without_redfish(text: str) -> str:
+    """The [redfish] table needs files that exist (credentials, CA): checked on its own."""
+    kept, section = [], None
+    for line in text.splitlines():
+        header = re.fullmatch(r"\[([a-z_]+)\]", line)
+        section = header.group(1) if header else section
+        if section != "redfish":
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def test_the_redfish_example_shows_the_defaults_of_its_optional_keys():
+    text = uncommented()
+    table = text[text.index("[redfish]"):]
+    shown = dict(re.findall(r"^([a-z_]+) = ([^#\n]+?)\s*(?:#.*)?$", table, re.M))
+    assert {"address", "credentials_file"} <= set(shown)
+    fields = RedfishSettings.model_fields
+    for name in ("verify_tls", "connect_timeout_s", "read_timeout_s", "interval_s", "max_age_s"):
+        assert tomllib.loads(f"v = {shown[name]}")["v"] == fields[name].default, name
