@@ -46,6 +46,7 @@ HELP = {
     "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
     "smartarray_collector_last_success_timestamp_seconds":
         "Unix time the collector last succeeded; its data is that old.",
+    "smartarray_cli_info": "The vendor CLI's version (hpacucli, hpssacli or ssacli); always 1.",
     "smartarray_controller_info": "Controller identity; always 1.",
     "smartarray_controller_status": "Controller Status, one series per known state.",
     "smartarray_controller_mode": "Controller mode (RAID, HBA, mixed), one series per mode.",
@@ -202,6 +203,8 @@ def controller_ids(controllers: Sequence[Controller]) -> list[str]:
 
 
 def _snapshot(out: _Families, snapshot: Snapshot, threshold: float) -> None:
+    if snapshot.cli_version:
+        out.gauge("smartarray_cli_info", {"version": snapshot.cli_version}, 1.0)
     for ident, ctrl in zip(controller_ids(snapshot.controllers), snapshot.controllers,
                            strict=True):
         _controller(out, ident, ctrl, threshold)

@@ -81,8 +81,10 @@ def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, c
     console.close()  # its session holds the host lock; one-shot runs would wait for it
     by_oneshot = [oneshot.collect() for _ in range(3)]
     assert by_console == by_oneshot
+    assert by_console[0].cli_version == "3.10.3.0"  # the console's banner says it
     assert (console.runner.stats.process_starts, console.runner.stats.commands) == (1, 3)
-    assert (oneshot.runner.stats.process_starts, oneshot.runner.stats.commands) == (3, 3)
+    # one-shot: one call per collection, plus one 'version' call in the collector's life
+    assert (oneshot.runner.stats.process_starts, oneshot.runner.stats.commands) == (4, 4)
 
 
 @pytest.mark.parametrize("console", MODES)

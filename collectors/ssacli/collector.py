@@ -1,6 +1,8 @@
 """The ssacli collector: one ``ctrl all show config detail`` per collection, whatever the
 number of controllers, plus ``ctrl all show detail`` only when a controller's block came
-back without its own fields (some firmware prints a short config section)."""
+back without its own fields (some firmware prints a short config section). The CLI's
+version comes from the console banner, or from one ``version`` call in the collector's
+life when it runs one-shot."""
 
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ class SsacliCollector:
                 snapshot = self._read(CONFIG_DETAIL)
                 if any(not c.raw for c in snapshot.controllers):
                     _fill_from(snapshot, self._read(DETAIL))
+                snapshot.cli_version = snapshot.cli_version or self.runner.version()
         except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError) as error:
             raise CollectionError(str(error)) from error
         except OSError as error:

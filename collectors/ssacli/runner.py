@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .discover import VendorCli
-from .errors import VendorCommandError
+from .errors import ParseError, VendorCommandError
 from .lock import HostLock
-from .parser import find_error
+from .parser import find_error, parse
 from .run import CliFailed, CliTimeout, run_once
 from .session import ConsoleSession, SessionDied, SessionError, SessionTimeout
 
@@ -62,6 +62,7 @@ class VendorRunner:
         self._session: ConsoleSession | None = None
         self._cooldown = 0
         self._holds = 0
+        self._version: str | None = None  # "" once asked and not found
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
@@ -98,6 +99,20 @@ class VendorRunner:
                     self.lock.release()
                 elif self._holds == 0:
                     self._ensure_watcher()
+
+    def version(self) -> str | None:
+        """The CLI's version, read once: from the console's banner, else from its
+        ``version`` command. None when it cannot tell (never raises)."""
+        if self._version is None:
+            with self.hold():
+                session = self._session
+                banner = session.banner if session is not None and session.alive else ""
+                try:
+                    text = banner or self._run_held(["version"], confirm=False)
+                    self._version = parse(text).cli_version or ""
+                except (ParseError, CliTimeout, CliFailed, SessionError, OSError):
+                    self._version = ""
+        return self._version or None
 
     def close(self) -> None:
         self._stop.set()

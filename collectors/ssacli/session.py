@@ -47,6 +47,7 @@ class ConsoleSession:
         self.command_timeout_s = command_timeout_s
         self._child: pexpect.spawn | None = None
         self.started_at: float | None = None
+        self.banner = ""  # what the console printed before its first prompt
 
     @property
     def alive(self) -> bool:
@@ -64,7 +65,8 @@ class ConsoleSession:
             maxread=READ_CHUNK, searchwindowsize=SEARCH_WINDOW,
         )
         self.started_at = time.monotonic()
-        self._read_to_prompt(self.start_timeout_s, confirm=False, what="the console banner")
+        self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
+                                           what="the console banner")
 
     def run(self, command: str, *, confirm: bool = False) -> str:
         """The output of ``command``, CRLF made LF and the echo of the command dropped."""
