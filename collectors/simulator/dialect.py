@@ -6,7 +6,7 @@ closest analogue and are named as guesses where they are defined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MIB = 2**20
 GIB = 2**30
@@ -86,6 +86,31 @@ class Dialect:
         return f"{size_bytes // MIB} MB"
 
 
+_SSACLI3 = Dialect(
+    generation="ssacli3",
+    banner="Smart Storage Administrator CLI {version}",
+    default_version="3.10.3.0",
+    version_lines=("   SSACLI Version: {version}", "   SOULAPI Version: {version}"),
+    ratio_label="Cache Ratio",
+    ratio_step=5,
+    size_style="bare-gib",
+    modes=True,
+    gen10=False,
+    array_word="Array",
+    unassigned_word="Unassigned",
+    raid_prefix="",
+    ld_caching_label="Caching:  ",
+    ld_caching_params=("caching", "arrayaccelerator"),
+    mirror_group_base=1,
+    new_drive_words=True,
+    cages=True,
+    dwc_warning=_DWC_WARNING_NEW + _DWC_WARNING_TAIL,
+    no_controllers=_NO_CONTROLLERS_LONG,
+    monitor_delay="60  min",
+    unused_space="0 MB (0.00%)",
+)
+
+
 DIALECTS: dict[str, Dialect] = {
     "hpacucli9": Dialect(
         generation="hpacucli9",
@@ -134,50 +159,8 @@ DIALECTS: dict[str, Dialect] = {
         monitor_delay="60  min",
         unused_space="0  MB",
     ),
-    "ssacli3": Dialect(
-        generation="ssacli3",
-        banner="Smart Storage Administrator CLI {version}",
-        default_version="3.10.3.0",
-        version_lines=("   SSACLI Version: {version}", "   SOULAPI Version: {version}"),
-        ratio_label="Cache Ratio",
-        ratio_step=5,
-        size_style="bare-gib",
-        modes=True,
-        gen10=False,
-        array_word="Array",
-        unassigned_word="Unassigned",
-        raid_prefix="",
-        ld_caching_label="Caching:  ",
-        ld_caching_params=("caching", "arrayaccelerator"),
-        mirror_group_base=1,
-        new_drive_words=True,
-        cages=True,
-        dwc_warning=_DWC_WARNING_NEW + _DWC_WARNING_TAIL,
-        no_controllers=_NO_CONTROLLERS_LONG,
-        monitor_delay="60  min",
-        unused_space="0 MB (0.00%)",
-    ),
-    "ssacli-gen10": Dialect(
-        generation="ssacli-gen10",
-        banner="Smart Storage Administrator CLI {version}",
-        default_version="3.30.13.0",
-        version_lines=("   SSACLI Version: {version}", "   SOULAPI Version: {version}"),
-        ratio_label="Cache Ratio",
-        ratio_step=5,
-        size_style="bare-gib",
-        modes=True,
-        gen10=True,
-        array_word="Array",
-        unassigned_word="Unassigned",
-        raid_prefix="",
-        ld_caching_label="Caching:  ",
-        ld_caching_params=("caching", "arrayaccelerator"),
-        mirror_group_base=1,
-        new_drive_words=True,
-        cages=True,
-        dwc_warning=_DWC_WARNING_NEW + _DWC_WARNING_TAIL,
-        no_controllers=_NO_CONTROLLERS_LONG,
-        monitor_delay="60  min",
-        unused_space="0 MB (0.00%)",
+    "ssacli3": _SSACLI3,
+    "ssacli-gen10": replace(
+        _SSACLI3, generation="ssacli-gen10", default_version="3.30.13.0", gen10=True
     ),
 }
