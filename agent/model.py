@@ -127,6 +127,7 @@ class Component(_Model):
 
 class Controller(_Model):
     slot: str | None = None
+    location: str | None = None  # an external array's place instead of a slot ("MY STORAGE")
     model: str
     embedded: bool | None = None
     serial: str | None = None
@@ -157,7 +158,7 @@ class VendorError(_Model):
 
     message: str
     detail: list[str] = Field(default_factory=list)
-    kind: str  # see collectors.ssacli.errors.classify
+    kind: str  # see collectors.ssacli.errors.classify_error
 
 
 class Snapshot(_Model):

@@ -31,7 +31,6 @@ from enum import StrEnum
 
 from smartarray_agent.model import Controller
 
-DEFAULT_THRESHOLD_PERCENT = 80.0
 _BATTERY_REASON = re.compile(r"batter|capacitor|backup power|charge", re.I)
 
 

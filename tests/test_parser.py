@@ -189,6 +189,7 @@ Smart HBA H240ar in Slot 0 (Embedded) (RAID Mode)
         ("Smart Array P840", "1", "hba"),
         ("Smart HBA H240ar", "0", "raid"),
     ]
+    assert [c.location for c in ctrls] == [None, "MY STORAGE", None, None]
 
 
 def test_notice_after_header_is_kept_and_fields_still_read():

@@ -28,14 +28,14 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def classify_error(message: str) -> str:
-    """The kind of a vendor error message: one of the names in ``ERROR_KINDS``."""
+    """The kind of a vendor error message: ``no_controllers``, ``lock_conflict``,
+    ``syntax_error``, ``invalid_target``, ``invalid_option``, ``missing_parameter``,
+    ``no_logical_drives``, ``cli_not_installed`` or ``other``."""
     for kind, pattern in _KINDS:
         if pattern.search(message):
             return kind
     return "other"
 
-
-ERROR_KINDS = tuple(kind for kind, _ in _KINDS) + ("other",)
 
 
 NO_CONTROLLERS_HINT = (
@@ -45,13 +45,12 @@ NO_CONTROLLERS_HINT = (
 
 
 class VendorCommandError(RuntimeError):
-    """The vendor CLI answered a command with ``Error: ...``. ``kind`` is one of
-    :data:`ERROR_KINDS`; the message is the CLI's own first line (plus a hint where one
-    helps)."""
+    """The vendor CLI answered a command with ``Error: ...``. ``kind`` is as
+    :func:`classify_error` says; the message is the CLI's own first line (plus a hint where
+    one helps)."""
 
     def __init__(self, command: str, message: str, kind: str, detail: list[str]) -> None:
         self.command = command
-        self.vendor_message = message
         self.kind = kind
         self.detail = detail
         text = f"{command!r}: Error: {message}"

@@ -58,6 +58,7 @@ def controller(text: ControllerText) -> Controller:
     pairs = _Pairs(text.pairs)
     ctrl = Controller(
         slot=text.slot,
+        location=text.place,
         model=text.model,
         embedded=True if "Embedded" in text.tags else None,
         serial=text.serial or values.text_or_none(pairs.get("Serial Number")),

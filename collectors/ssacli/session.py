@@ -46,7 +46,6 @@ class ConsoleSession:
         self.start_timeout_s = start_timeout_s
         self.command_timeout_s = command_timeout_s
         self._child: pexpect.spawn | None = None
-        self.started_at: float | None = None
         self.banner = ""  # what the console printed before its first prompt
 
     @property
@@ -64,7 +63,6 @@ class ConsoleSession:
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
             maxread=READ_CHUNK, searchwindowsize=SEARCH_WINDOW,
         )
-        self.started_at = time.monotonic()
         self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
                                            what="the console banner")
 
