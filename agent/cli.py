@@ -12,14 +12,16 @@ from smartarray_agent import cli_change, cli_check, cli_simulate, exitcodes, sta
 from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli_common import (
     CliPathOption,
+    CliUnavailable,
     ConfigOption,
     SimulateOption,
     TimeoutOption,
     command_config,
     fail,
-    vendor_cli,
+    read_controllers,
+    warn,
 )
-from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import CollectionError
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT, ParseError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.config import SsacliConfig
@@ -95,20 +97,12 @@ def _snapshot_from_file(path: str) -> Snapshot:
 
 
 def _snapshot_from_cli(ssacli: SsacliConfig) -> Snapshot:
-    collector = SsacliCollector(
-        vendor_cli(ssacli), timeout_s=ssacli.timeout_s, lock_path=ssacli.lock_path,
-        lock_wait_s=ssacli.lock_wait_s, console=False,
-    )
     try:
-        return collector.collect()
+        return read_controllers(ssacli)
+    except CliUnavailable as error:
+        raise fail(str(error), error.code) from None
     except CollectionError as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
-    finally:
-        collector.close()
-
-
-def warn(message: str) -> None:
-    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def _vendor_error(snapshot: Snapshot) -> typer.Exit:

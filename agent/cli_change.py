@@ -33,6 +33,7 @@ from smartarray_agent.cli_common import (
     command_config,
     fail,
     vendor_cli,
+    warn,
 )
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
@@ -181,7 +182,7 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
     ssacli = settings.ssacli
     lock = HostLock(lock_file or ssacli.lock_path, wait_s=ssacli.lock_wait_s)
     runner = VendorRunner(vendor_cli(ssacli), lock, timeout_s=ssacli.timeout_s, console=False)
-    charge = ChargeSource(settings.redfish, _warn)
+    charge = ChargeSource(settings.redfish, warn)
     charge.prefetch()  # the iLO is slow: never read it while holding the CLI lock
     changer = ChangeRunner(
         runner, AuditLog(audit_file or settings.audit.path),
@@ -202,10 +203,6 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
     finally:
         runner.close()
     _report(outcome, as_json, err=False)
-
-
-def _warn(message: str) -> None:
-    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def _exit_code(error: ChangeFailed) -> int:

@@ -15,9 +15,10 @@ from smartarray_agent.cli_common import (
     SimulateOption,
     TimeoutOption,
     command_config,
-    resolve_vendor_cli,
+    read_controllers,
+    warn,
 )
-from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import CollectionError
 from smartarray_agent.collectors.ssacli.errors import ParseError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.config import Config
@@ -62,14 +63,10 @@ def check_command(
     except (CollectionError, InputError, ParseError, CliUnavailable) as error:
         typer.echo(f"SMARTARRAY UNKNOWN - {error}")
         raise typer.Exit(check.UNKNOWN) from None
-    snapshot = ChargeSource(settings.redfish, _note).apply(snapshot)
+    snapshot = ChargeSource(settings.redfish, warn).apply(snapshot)
     result = check.judge(snapshot, thresholds)
     typer.echo(result.line(check.summary(snapshot)))
     raise typer.Exit(result.code)
-
-
-def _note(message: str) -> None:
-    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def _snapshot(input_file: str | None, settings: Config) -> Snapshot:
@@ -78,12 +75,5 @@ def _snapshot(input_file: str | None, settings: Config) -> Snapshot:
         if snapshot.error is not None:
             raise InputError(f"the saved output is a vendor error: {snapshot.error.message}")
         return snapshot
-    ssacli = settings.ssacli
-    collector = SsacliCollector(resolve_vendor_cli(ssacli), timeout_s=ssacli.timeout_s,
-                                lock_path=ssacli.lock_path, lock_wait_s=ssacli.lock_wait_s,
-                                console=False)
-    try:
-        return collector.collect()
-    finally:
-        collector.close()
+    return read_controllers(settings.ssacli)
 

@@ -9,7 +9,9 @@ from typing import Annotated
 import typer
 
 from smartarray_agent import exitcodes
+from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli
+from smartarray_agent.model import Snapshot
 
 from .config import DEFAULT_PATH, Config, Overrides, SsacliConfig, load_or_default
 from .configfile import ConfigError
@@ -39,6 +41,11 @@ TimeoutOption = Annotated[
                  help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, "
                       "120)."),
 ]
+
+
+def warn(message: str) -> None:
+    """One warning line on standard error; the command goes on."""
+    typer.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
 def fail(message: str, code: int) -> typer.Exit:
@@ -86,3 +93,16 @@ def vendor_cli(ssacli: SsacliConfig) -> VendorCli:
         return resolve_vendor_cli(ssacli)
     except CliUnavailable as error:
         raise fail(str(error), error.code) from None
+
+
+def read_controllers(ssacli: SsacliConfig) -> Snapshot:
+    """One one-shot ``ctrl all show config detail`` under the host lock, for the commands
+    that read once (status, check). Raises CliUnavailable or CollectionError."""
+    collector = SsacliCollector(
+        resolve_vendor_cli(ssacli), timeout_s=ssacli.timeout_s, lock_path=ssacli.lock_path,
+        lock_wait_s=ssacli.lock_wait_s, console=False,
+    )
+    try:
+        return collector.collect()
+    finally:
+        collector.close()
