@@ -18,11 +18,10 @@ from pydantic import (
     model_validator,
 )
 
-from smartarray_agent.audit import default_audit_file
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.lock import default_lock_path
-
-from .configfile import ConfigError, read_document, validate
+from smartarray_agent.configfile import ConfigError, read_document, validate
+from smartarray_agent.write.audit import default_audit_file
 
 DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so

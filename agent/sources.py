@@ -6,16 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from smartarray_agent.collectors.base import Collector
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
 from smartarray_agent.collectors.sysfs import SysfsCollector
+from smartarray_agent.config import Config, SsacliConfig
 from smartarray_agent.model import Snapshot
-
-from .collection import Collector
-from .config import Config, SsacliConfig
-from .guard import Guard
+from smartarray_agent.write.guard import Guard
 
 
 def build_collectors(config: Config) -> list[Collector]:

@@ -148,11 +148,11 @@ def rss_kib() -> int:
 def collections(directory: Path, count: int) -> None:
     os.environ["SMARTARRAY_SIM_STATE_DIR"] = str(directory / "sim-loop")
     from smartarray_agent.config import Config
-    from smartarray_agent.daemon import metric_settings
-    from smartarray_agent.loop import CollectionLoop
-    from smartarray_agent.notify import Notifier
+    from smartarray_agent.daemon.agent import metric_settings
+    from smartarray_agent.daemon.loop import CollectionLoop
+    from smartarray_agent.daemon.notify import Notifier
+    from smartarray_agent.exporter.view import MetricsView
     from smartarray_agent.sources import build_collectors
-    from smartarray_agent.view import MetricsView
 
     config = Config.model_validate(
         {"ssacli": {"simulate": "large", "lock_file": str(directory / "loop.lock")}})

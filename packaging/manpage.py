@@ -19,7 +19,8 @@ from pathlib import Path
 
 import typer
 
-from smartarray_agent import cli, exitcodes
+from smartarray_agent import cli
+from smartarray_agent.cli import exitcodes
 
 TEMPLATE = Path(__file__).with_name("smartarray-agent.8.in")
 

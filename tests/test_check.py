@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from smartarray_agent import check
+from smartarray_agent.cli import plugin as check
 from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
 
 

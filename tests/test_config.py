@@ -17,7 +17,7 @@ from smartarray_agent.config import (
     load_config,
     parse_listen_address,
 )
-from smartarray_agent.webconfig import BasicAuth, load_web_config
+from smartarray_agent.exporter.webconfig import BasicAuth, load_web_config
 
 TLS = Path(__file__).with_name("tls")
 

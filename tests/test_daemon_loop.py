@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 
-from smartarray_agent.collection import CollectorResult
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.sysfs import SysfsCollector
-from smartarray_agent.debounce import Debounce
-from smartarray_agent.loop import CollectionLoop, status_line
-from smartarray_agent.metrics import MetricSettings
+from smartarray_agent.daemon.debounce import Debounce
+from smartarray_agent.daemon.loop import CollectionLoop, status_line
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.render import MetricSettings
+from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.notify import Notifier
-from smartarray_agent.view import MetricsView
 
 from . import fake_sysfs
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collection import CollectorResult, collect_once
+from smartarray_agent.collectors.base import CollectorResult, collect_once
 from smartarray_agent.collectors.redfish.metrics import HELP as REDFISH_HELP
 from smartarray_agent.collectors.ssacli.collector import CollectionError
-from smartarray_agent.metrics import HELP, MetricSettings, controller_ids, render, stale_at
+from smartarray_agent.exporter.render import HELP, MetricSettings, controller_ids, render, stale_at
+from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.model import (
     BackupPower,
     Cache,
@@ -21,7 +22,6 @@ from smartarray_agent.model import (
     LogicalDrive,
     Snapshot,
 )
-from smartarray_agent.view import MetricsView
 
 from .agent_process import parse_samples, value
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collection import CollectorResult
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.simulator import list_scenarios, vendor_argv
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.metrics import MetricSettings, render
+from smartarray_agent.exporter.render import MetricSettings, render
 
 from .promtool import check_metrics, needs_promtool
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from smartarray_agent.notify import Notifier
+from smartarray_agent.daemon.notify import Notifier
 
 from .agent_process import AgentProcess, scenario_file
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from smartarray_agent.metrics import HELP
+from smartarray_agent.exporter.render import HELP
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(

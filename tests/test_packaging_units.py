@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import typer
 
-from smartarray_agent import audit, cli
+from smartarray_agent import cli
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
+from smartarray_agent.write import audit
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMD = ROOT / "systemd"

@@ -3,9 +3,9 @@ collector metrics, through the agent's own renderer."""
 
 from __future__ import annotations
 
-from smartarray_agent.collection import CollectorResult
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
-from smartarray_agent.metrics import MetricSettings, render
+from smartarray_agent.exporter.render import MetricSettings, render
 
 
 def exposition(reading, *, success: bool, duration_s: float,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collection import CollectorResult
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.sysfs import (
     SysfsCollector,
     UdevEvent,
@@ -16,9 +16,9 @@ from smartarray_agent.collectors.sysfs import (
     udev_host_dirs,
 )
 from smartarray_agent.config import Overrides
-from smartarray_agent.daemon import Agent
-from smartarray_agent.metrics import MetricSettings, render
-from smartarray_agent.notify import Notifier
+from smartarray_agent.daemon.agent import Agent
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.render import MetricSettings, render
 
 from . import fake_sysfs
 from .agent_process import parse_samples, value
@@ -131,7 +131,7 @@ def test_a_disk_gone_from_an_unknown_function_is_ignored(sysfs):
 def test_udev_events_ask_for_one_debounced_early_collection(
     sysfs, tmp_path, caplog, monkeypatch
 ):
-    caplog.set_level("INFO", logger="smartarray_agent.daemon")
+    caplog.set_level("INFO", logger="smartarray_agent.daemon.agent")
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim-state"))
     config = tmp_path / "agent.toml"
     config.write_text(f"""

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
 
-from .credentials import Credentials
-from .errors import RedfishError
-from .settings import RedfishSettings
+from smartarray_agent.collectors.redfish.credentials import Credentials
+from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 log = logging.getLogger(__name__)
 

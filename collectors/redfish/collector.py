@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .client import RedfishClient
-from .credentials import CredentialsError, load_credentials
-from .errors import RedfishError
-from .resources import (
+from smartarray_agent.collectors.redfish.client import RedfishClient
+from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
+from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.resources import (
     ArrayController,
     Battery,
     Reading,
@@ -22,7 +22,7 @@ from .resources import (
     members,
     system_batteries,
 )
-from .settings import RedfishSettings
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"

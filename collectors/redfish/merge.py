@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.model import Controller, Snapshot
-
-from .resources import ArrayController, Battery, Reading
 
 NOTICE = "redfish: "
 

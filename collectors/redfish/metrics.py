@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from .merge import backed_controllers
-from .resources import Battery, Reading
+from smartarray_agent.collectors.redfish.merge import backed_controllers
+from smartarray_agent.collectors.redfish.resources import Battery, Reading
 
 BATTERY_STATES = ("ok", "warning", "critical")
 OTHER, ABSENT = "other", "absent"

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import RedfishError
+from smartarray_agent.collectors.redfish.errors import RedfishError
 
 _SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .credentials import check_private
+from smartarray_agent.collectors.redfish.credentials import check_private
 
 DEFAULT_PORT = 443
 

@@ -13,7 +13,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .scenario import ScenarioError
+from smartarray_agent.collectors.simulator.scenario import ScenarioError
 
 BUNDLED = Path(__file__).with_name("scenarios")
 

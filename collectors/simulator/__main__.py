@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from smartarray_agent.collectors.simulator.cli import main
 
 sys.exit(main())

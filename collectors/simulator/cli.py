@@ -16,12 +16,12 @@ import time
 import uuid
 from pathlib import Path
 
-from . import list_scenarios, render, resolve_scenario
-from .dialect import DIALECTS, LOCK_CONFLICT
-from .faults import effective_faults
-from .scenario import Faults, ScenarioError, load_scenario
-from .session import Crashed, Session
-from .state import StateStore, default_state_dir
+from smartarray_agent.collectors.simulator import list_scenarios, render, resolve_scenario
+from smartarray_agent.collectors.simulator.dialect import DIALECTS, LOCK_CONFLICT
+from smartarray_agent.collectors.simulator.faults import effective_faults
+from smartarray_agent.collectors.simulator.scenario import Faults, ScenarioError, load_scenario
+from smartarray_agent.collectors.simulator.session import Crashed, Session
+from smartarray_agent.collectors.simulator.state import StateStore, default_state_dir
 
 SCENARIO_ENV = "SMARTARRAY_SIM_SCENARIO"
 

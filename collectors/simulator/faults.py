@@ -12,7 +12,7 @@ import random
 
 from pydantic import ValidationError
 
-from .scenario import Faults, Scenario, ScenarioError
+from smartarray_agent.collectors.simulator.scenario import Faults, Scenario, ScenarioError
 
 FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 

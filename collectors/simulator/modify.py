@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import render
-from .commands import CommandError, Modify, Target, invalid_target, syntax_error
-from .dialect import Dialect
-from .scenario import Controller, Scenario
+from smartarray_agent.collectors.simulator import render
+from smartarray_agent.collectors.simulator.commands import (
+    CommandError,
+    Modify,
+    Target,
+    invalid_target,
+    syntax_error,
+)
+from smartarray_agent.collectors.simulator.dialect import Dialect
+from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")

@@ -10,8 +10,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from .dialect import Dialect
-from .scenario import Controller, LogicalDrive, PhysicalDrive, Scenario
+from smartarray_agent.collectors.simulator.dialect import Dialect
+from smartarray_agent.collectors.simulator.scenario import (
+    Controller,
+    LogicalDrive,
+    PhysicalDrive,
+    Scenario,
+)
 
 Lines = list[str]
 _MODE_WORDS = {"raid": "RAID", "hba": "HBA", "mixed": "Mixed"}

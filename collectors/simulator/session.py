@@ -9,8 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
-from . import render
-from .commands import (
+from smartarray_agent.collectors.simulator import render
+from smartarray_agent.collectors.simulator.commands import (
     Action,
     CommandError,
     Modify,
@@ -23,11 +23,17 @@ from .commands import (
     parse,
     syntax_error,
 )
-from .dialect import CONTINUE_PROMPT, Dialect
-from .faults import at_time, garbage, matches
-from .modify import apply, invalid_ld, plan
-from .scenario import Controller, Faults, LogicalDrive, PhysicalDrive, Scenario
-from .state import StateStore
+from smartarray_agent.collectors.simulator.dialect import CONTINUE_PROMPT, Dialect
+from smartarray_agent.collectors.simulator.faults import at_time, garbage, matches
+from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
+from smartarray_agent.collectors.simulator.scenario import (
+    Controller,
+    Faults,
+    LogicalDrive,
+    PhysicalDrive,
+    Scenario,
+)
+from smartarray_agent.collectors.simulator.state import StateStore
 
 _HELP = [
     "",

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .scenario import Scenario, load_scenario
+from smartarray_agent.collectors.simulator.scenario import Scenario, load_scenario
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.model import Controller, Snapshot
-
-from .discover import VendorCli
-from .errors import ParseError, VendorCommandError
-from .lock import HostLock, LockTimeout
-from .parser import parse
-from .run import CliFailed, CliTimeout
-from .runner import VendorRunner
-from .session import SessionError
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from smartarray_agent.collectors.ssacli import values
+from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
 from smartarray_agent.model import (
     Array,
     BackupPower,
@@ -21,9 +23,6 @@ from smartarray_agent.model import (
     TemperatureSensor,
     normalise_status,
 )
-
-from . import values
-from .scan import Block, ControllerText
 
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import re
 
+from smartarray_agent.collectors.ssacli import interpret
+from smartarray_agent.collectors.ssacli.cleanup import clean
+from smartarray_agent.collectors.ssacli.errors import ParseError, classify_error
+from smartarray_agent.collectors.ssacli.scan import ScanResult, scan
 from smartarray_agent.model import Snapshot, VendorError
-
-from . import interpret
-from .cleanup import clean
-from .errors import ParseError, classify_error
-from .scan import ScanResult, scan
 
 __all__ = ["ParseError", "find_error", "parse"]
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from .discover import VendorCli
+from smartarray_agent.collectors.ssacli.discover import VendorCli
 
 TERM_GRACE_S = 2.0
 

@@ -23,12 +23,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .discover import VendorCli
-from .errors import ParseError, VendorCommandError
-from .lock import HostLock
-from .parser import find_error, parse
-from .run import CliFailed, CliTimeout, run_once
-from .session import ConsoleSession, SessionDied, SessionError, SessionTimeout
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.parser import find_error, parse
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout, run_once
+from smartarray_agent.collectors.ssacli.session import (
+    ConsoleSession,
+    SessionDied,
+    SessionError,
+    SessionTimeout,
+)
 
 LOCK_CONFLICT_BACKOFF_S = (0.5, 1.0, 2.0, 4.0)
 CONSOLE_COOLDOWN_CALLS = 5  # one-shot calls after the console failed, before trying again

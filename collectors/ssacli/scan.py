@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cleanup import indent_of
+from smartarray_agent.collectors.ssacli.cleanup import indent_of
 
 HEADER = re.compile(
     r"^(?P<model>[^:\s][^:]*?) in (?:Slot (?P<slot>\S+)|(?P<place>[A-Z0-9][A-Z0-9 _./-]*?))"

@@ -16,8 +16,8 @@ import time
 
 import pexpect
 
-from .discover import VendorCli
-from .run import vendor_env
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.run import vendor_env
 
 PROMPT = re.compile(r"(?:^|\n)=> ")
 CONFIRM = re.compile(r"\(y/n\)\s*$")

@@ -8,14 +8,13 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import exitcodes
+from smartarray_agent.cli import exitcodes
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli
+from smartarray_agent.config import DEFAULT_PATH, Config, Overrides, SsacliConfig, load_or_default
+from smartarray_agent.configfile import ConfigError
 from smartarray_agent.model import Snapshot
-
-from .config import DEFAULT_PATH, Config, Overrides, SsacliConfig, load_or_default
-from .configfile import ConfigError
-from .sources import vendor_cli as configured_vendor_cli
+from smartarray_agent.sources import vendor_cli as configured_vendor_cli
 
 ConfigOption = Annotated[
     Path | None,

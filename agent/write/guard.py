@@ -8,11 +8,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from smartarray_agent.audit import AuditLog
-from smartarray_agent.change import ChangeFailed, ChangeRequest, ChangeRunner, Target
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.policy import Change, Kind, backup_power_state
+from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.write.change import ChangeFailed, ChangeRequest, ChangeRunner, Target
 
 log = logging.getLogger(__name__)
 

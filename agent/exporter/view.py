@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .collection import CollectorResult
-from .metrics import MetricSettings, render, stale_at
+from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.exporter.render import MetricSettings, render, stale_at
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,16 @@ from smartarray_agent.collectors.sysfs import (
     UdevWatch,
     concerns_smart_array,
 )
-
-from . import children
-from .config import Config, Overrides, load_or_default
-from .configfile import ConfigError
-from .exporter import ExporterServer
-from .loop import CollectionLoop
-from .metrics import MetricSettings
-from .notify import Notifier
-from .sources import build_collectors
-from .view import MetricsView
-from .webconfig import WebSecurity, load_web_config
+from smartarray_agent.config import Config, Overrides, load_or_default
+from smartarray_agent.configfile import ConfigError
+from smartarray_agent.daemon import children
+from smartarray_agent.daemon.loop import CollectionLoop
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.render import MetricSettings
+from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
+from smartarray_agent.sources import build_collectors
 
 log = logging.getLogger(__name__)
 

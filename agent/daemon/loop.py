@@ -16,12 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from smartarray_agent.collectors.base import Collector, CollectorResult, collect_once
+from smartarray_agent.daemon.debounce import Debounce
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.model import Snapshot
-
-from .collection import Collector, CollectorResult, collect_once
-from .debounce import Debounce
-from .notify import Notifier
-from .view import MetricsView
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from smartarray_agent.audit import AuditLog
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.policy import Change, Kind, Verdict, judge
+from smartarray_agent.write.audit import AuditLog
 
 READ_COMMAND = ["ctrl", "all", "show", "config", "detail"]
 # Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.metadata import version
 
-from .metrics import CONTENT_TYPE
-from .webconfig import WebSecurity
+from smartarray_agent.exporter.render import CONTENT_TYPE
+from smartarray_agent.exporter.webconfig import WebSecurity
 
 log = logging.getLogger(__name__)
 

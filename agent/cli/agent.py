@@ -16,29 +16,28 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import exitcodes
-from smartarray_agent.cli_common import (
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.common import (
     CliPathOption,
     ConfigOption,
     SimulateOption,
     command_config,
     fail,
 )
-
-from .collection import collect_once
-from .config import (
+from smartarray_agent.collectors.base import collect_once
+from smartarray_agent.config import (
     DEFAULT_PATH,
     Config,
     Overrides,
     load_config,
     parse_listen_address,
 )
-from .configfile import ConfigError
-from .daemon import Agent, StartError, metric_settings, web_security
-from .logs import setup_logging
-from .metrics import render
-from .notify import Notifier
-from .sources import build_collectors
+from smartarray_agent.configfile import ConfigError
+from smartarray_agent.daemon.agent import Agent, StartError, metric_settings, web_security
+from smartarray_agent.daemon.logs import setup_logging
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.render import render
+from smartarray_agent.sources import build_collectors
 
 TEXTFILE_NAME = "smartarray.prom"
 # The collection thread parses and renders in long CPU stretches; a short GIL switch

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import check
 from smartarray_agent.charge import ChargeSource
-from smartarray_agent.cli_common import (
+from smartarray_agent.cli import plugin as check
+from smartarray_agent.cli.common import (
     CliPathOption,
     CliUnavailable,
     ConfigOption,
@@ -18,11 +18,11 @@ from smartarray_agent.cli_common import (
     read_controllers,
     warn,
 )
+from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.collectors.ssacli.collector import CollectionError
 from smartarray_agent.collectors.ssacli.errors import ParseError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.config import Config
-from smartarray_agent.inputs import InputError, read_capture
 from smartarray_agent.model import Snapshot
 
 

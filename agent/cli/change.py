@@ -11,21 +11,9 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import exitcodes
-from smartarray_agent.audit import AuditLog
-from smartarray_agent.change import (
-    BadRequest,
-    ChangeDeclined,
-    ChangeFailed,
-    ChangeRefused,
-    ChangeRequest,
-    ChangeRunner,
-    NotApplied,
-    Outcome,
-    Target,
-)
 from smartarray_agent.charge import ChargeSource
-from smartarray_agent.cli_common import (
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.common import (
     CliPathOption,
     ConfigOption,
     SimulateOption,
@@ -42,6 +30,18 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.config import Config
 from smartarray_agent.policy import Change, Kind
+from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.write.change import (
+    BadRequest,
+    ChangeDeclined,
+    ChangeFailed,
+    ChangeRefused,
+    ChangeRequest,
+    ChangeRunner,
+    NotApplied,
+    Outcome,
+    Target,
+)
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 

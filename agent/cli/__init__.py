@@ -8,9 +8,13 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent import cli_change, cli_check, cli_simulate, exitcodes, status_view
 from smartarray_agent.charge import ChargeSource
-from smartarray_agent.cli_common import (
+from smartarray_agent.cli import change as cli_change
+from smartarray_agent.cli import check as cli_check
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli import simulate as cli_simulate
+from smartarray_agent.cli import table as status_view
+from smartarray_agent.cli.common import (
     CliPathOption,
     CliUnavailable,
     ConfigOption,
@@ -21,11 +25,11 @@ from smartarray_agent.cli_common import (
     read_controllers,
     warn,
 )
+from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.collectors.ssacli.collector import CollectionError
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT, ParseError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.config import SsacliConfig
-from smartarray_agent.inputs import InputError, read_capture
 from smartarray_agent.model import Snapshot
 
 app = typer.Typer(
@@ -119,7 +123,7 @@ app.command("write-cache")(cli_change.write_cache)
 app.command("check")(cli_check.check_command)
 app.add_typer(cli_simulate.app, name="simulate")
 
-from smartarray_agent import cli_agent  # noqa: E402 (the agent's commands: run, config, metrics)
+from smartarray_agent.cli import agent as cli_agent  # noqa: E402 (the agent's commands: run, config, metrics)
 
 cli_agent.register(app)
 

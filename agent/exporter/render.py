@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 
+from smartarray_agent import policy
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.redfish.metrics import battery_families
 from smartarray_agent.collectors.redfish.resources import Reading
 from smartarray_agent.collectors.sysfs import SmartArrayHost
 from smartarray_agent.model import Controller, Snapshot
-
-from . import policy
-from .collection import CollectorResult
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 import bcrypt
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
-from .configfile import ConfigError, read_document, validate
+from smartarray_agent.configfile import ConfigError, read_document, validate
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
 # Checked against when the user is unknown, so a wrong name costs as long as a wrong password.
