@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli import change as cli_change
 from smartarray_agent.cli import check as cli_check
 from smartarray_agent.cli import exitcodes
@@ -22,8 +21,8 @@ from smartarray_agent.cli.common import (
     TimeoutOption,
     command_config,
     fail,
+    read_charge,
     read_controllers,
-    warn,
 )
 from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.collectors.ssacli.collector import CollectionError
@@ -84,7 +83,7 @@ def status(
         snapshot = _snapshot_from_file(input_file)
     else:
         snapshot = _snapshot_from_cli(settings.ssacli)
-    snapshot = ChargeSource(settings.redfish, warn).apply(snapshot)
+    snapshot = read_charge(settings).overlay(snapshot)
     if as_json:
         typer.echo(snapshot.model_dump_json(indent=2))
     else:

@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.common import (
     CliPathOption,
@@ -20,8 +19,8 @@ from smartarray_agent.cli.common import (
     TimeoutOption,
     command_config,
     fail,
+    read_charge,
     vendor_cli,
-    warn,
 )
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
@@ -182,12 +181,11 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
     ssacli = settings.ssacli
     lock = HostLock(lock_file or ssacli.lock_path, wait_s=ssacli.lock_wait_s)
     runner = VendorRunner(vendor_cli(ssacli), lock, timeout_s=ssacli.timeout_s, console=False)
-    charge = ChargeSource(settings.redfish, warn)
-    charge.prefetch()  # the iLO is slow: never read it while holding the CLI lock
+    charge = read_charge(settings)  # the iLO is slow: never read it while holding the CLI lock
     changer = ChangeRunner(
         runner, AuditLog(audit_file or settings.audit.path),
         threshold if threshold is not None else settings.policy.battery_threshold_percent,
-        confirm=_ask, enrich=charge.apply,
+        confirm=_ask, enrich=charge.overlay,
     )
     request = ChangeRequest(target, change, dry_run=dry_run, assume_yes=assume_yes)
     try:

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli import plugin as check
 from smartarray_agent.cli.common import (
     CliPathOption,
@@ -15,8 +14,8 @@ from smartarray_agent.cli.common import (
     SimulateOption,
     TimeoutOption,
     command_config,
+    read_charge,
     read_controllers,
-    warn,
 )
 from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.collectors.ssacli.collector import CollectionError
@@ -63,7 +62,7 @@ def check_command(
     except (CollectionError, InputError, ParseError, CliUnavailable) as error:
         typer.echo(f"SMARTARRAY UNKNOWN - {error}")
         raise typer.Exit(check.UNKNOWN) from None
-    snapshot = ChargeSource(settings.redfish, warn).apply(snapshot)
+    snapshot = read_charge(settings).overlay(snapshot)
     result = check.judge(snapshot, thresholds)
     typer.echo(result.line(check.summary(snapshot)))
     raise typer.Exit(result.code)

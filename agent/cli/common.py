@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from smartarray_agent.charge import Charge
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli
@@ -45,6 +46,15 @@ TimeoutOption = Annotated[
 def warn(message: str) -> None:
     """One warning line on standard error; the command goes on."""
     typer.echo(f"smartarray-agent: warning: {message}", err=True)
+
+
+def read_charge(settings: Config) -> Charge:
+    """The iLO's battery charge for a one-off command, read now, before the CLI lock is
+    taken (the iLO is slow); a failure is a warning and the command goes on without it."""
+    charge = Charge(settings.redfish)
+    if charge.configured and charge.read() is None:
+        warn(f"no battery charge from the iLO: {charge.error}")
+    return charge
 
 
 def fail(message: str, code: int) -> typer.Exit:
