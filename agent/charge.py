@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from smartarray_agent.collectors.redfish.collector import read_reading
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.redfish.resources import Reading
@@ -59,10 +60,8 @@ class Charge:
         returns None; the last good reading stays until it expires."""
         if self.settings is None:
             return None
-        from smartarray_agent.collectors.redfish.collector import RedfishCollector
-
         try:
-            reading = RedfishCollector(self.settings, clock=self._clock).collect()
+            reading = read_reading(self.settings, self._clock)
         except RedfishError as error:
             self.failed(str(error))
             return None

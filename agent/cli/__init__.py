@@ -1,35 +1,15 @@
-"""The ``smartarray-agent`` command line."""
+"""The ``smartarray-agent`` command line: every command is a function in its own module of
+this package, registered here, in one table."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from importlib.metadata import version
 from typing import Annotated
 
 import typer
 
-from smartarray_agent.cli import change as cli_change
-from smartarray_agent.cli import check as cli_check
-from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli import simulate as cli_simulate
-from smartarray_agent.cli import table as status_view
-from smartarray_agent.cli.common import (
-    CliPathOption,
-    CliUnavailable,
-    ConfigOption,
-    SimulateOption,
-    TimeoutOption,
-    command_config,
-    fail,
-    read_charge,
-    read_controllers,
-)
-from smartarray_agent.cli.inputs import InputError, read_capture
-from smartarray_agent.collectors.ssacli.collector import CollectionError
-from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT, ParseError
-from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.config import SsacliConfig
-from smartarray_agent.model import Snapshot
+from smartarray_agent.cli import agent, change, check, simulate, status
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -39,14 +19,6 @@ app = typer.Typer(
 )
 
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the status JSON contract.")]
-InputOption = Annotated[
-    str | None,
-    typer.Option(
-        "--input", "-i", metavar="FILE",
-        help="Parse saved CLI output ('-' for standard input) instead of running the CLI.",
-    ),
-]
 def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"smartarray-agent {version('smartarray-agent')}")
@@ -65,71 +37,23 @@ def _main(
     """Smart Array write cache and backup power: status, metrics and safe changes."""
 
 
-@app.command()
-def status(
-    as_json: JsonOption = False,
-    input_file: InputOption = None,
-    config: ConfigOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
-    timeout: TimeoutOption = None,
-) -> None:
-    """Show each controller's cache, write-cache switches and backup power (with the iLO's
-    battery charge when [redfish] is configured)."""
-    if input_file is not None and simulate is not None:
-        raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
-    settings = command_config(config, simulate, cli_path, timeout)
-    if input_file is not None:
-        snapshot = _snapshot_from_file(input_file)
-    else:
-        snapshot = _snapshot_from_cli(settings.ssacli)
-    snapshot = read_charge(settings).overlay(snapshot)
-    if as_json:
-        typer.echo(snapshot.model_dump_json(indent=2))
-    else:
-        typer.echo(status_view.render(snapshot), nl=False)
-    if snapshot.error is not None:
-        raise _vendor_error(snapshot)
-
-
-def _snapshot_from_file(path: str) -> Snapshot:
-    try:
-        return parse(read_capture(path))
-    except (InputError, ParseError) as error:
-        raise fail(str(error), exitcodes.BAD_INPUT) from None
-
-
-def _snapshot_from_cli(ssacli: SsacliConfig) -> Snapshot:
-    try:
-        return read_controllers(ssacli)
-    except CliUnavailable as error:
-        raise fail(str(error), error.code) from None
-    except CollectionError as error:
-        raise fail(str(error), exitcodes.VENDOR_ERROR) from None
-
-
-def _vendor_error(snapshot: Snapshot) -> typer.Exit:
-    error = snapshot.error
-    assert error is not None
-    message = f"the saved output is a vendor error: Error: {error.message}"
-    if error.kind == "no_controllers":
-        message += f"\nhint: {NO_CONTROLLERS_HINT}"
-    return fail(message, exitcodes.VENDOR_ERROR)
-
-
-app.command("set-cache-ratio")(cli_change.set_cache_ratio)
-app.command("write-cache")(cli_change.write_cache)
-app.command("check")(cli_check.check_command)
-app.add_typer(cli_simulate.app, name="simulate")
-
-from smartarray_agent.cli import agent as cli_agent  # noqa: E402 (the agent's commands: run, config, metrics)
-
-cli_agent.register(app)
+COMMANDS: dict[str, Callable[..., None]] = {
+    "status": status.status,
+    "check": check.check,
+    "set-cache-ratio": change.set_cache_ratio,
+    "write-cache": change.write_cache,
+    "run": agent.run,
+    "metrics": agent.metrics,
+}
+GROUPS = {
+    "config": agent.config_app,
+    "simulate": simulate.app,
+}
+for _name, _command in COMMANDS.items():
+    app.command(_name)(_command)
+for _name, _group in GROUPS.items():
+    app.add_typer(_group, name=_name)
 
 
 def main() -> None:
     app(prog_name="smartarray-agent")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
