@@ -8,11 +8,13 @@ from importlib.metadata import version
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from smartarray_agent.cli import agent, change, check, simulate, status
 
 app = typer.Typer(
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # help text is plain: "[redfish]" is a config table, not markup
     help="Smart Array write cache and backup power: status, metrics and safe changes.",
@@ -37,20 +39,21 @@ def _main(
     """Smart Array write cache and backup power: status, metrics and safe changes."""
 
 
-COMMANDS: dict[str, Callable[..., None]] = {
-    "status": status.status,
-    "check": check.check,
-    "set-cache-ratio": change.set_cache_ratio,
-    "write-cache": change.write_cache,
-    "run": agent.run,
-    "metrics": agent.metrics,
+# name: (the command, its click class)
+COMMANDS: dict[str, tuple[Callable[..., None], type[TyperCommand]]] = {
+    "status": (status.status, TyperCommand),
+    "check": (check.check, check.PluginCommand),
+    "set-cache-ratio": (change.set_cache_ratio, TyperCommand),
+    "write-cache": (change.write_cache, TyperCommand),
+    "run": (agent.run, TyperCommand),
+    "metrics": (agent.metrics, TyperCommand),
 }
 GROUPS = {
     "config": agent.config_app,
     "simulate": simulate.app,
 }
-for _name, _command in COMMANDS.items():
-    app.command(_name)(_command)
+for _name, (_command, _class) in COMMANDS.items():
+    app.command(_name, cls=_class)(_command)
 for _name, _group in GROUPS.items():
     app.add_typer(_group, name=_name)
 

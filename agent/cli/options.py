@@ -14,7 +14,7 @@ from smartarray_agent.config import DEFAULT_PATH
 ConfigOption = Annotated[
     Path | None,
     typer.Option(
-        "--config", "-c", metavar="FILE",
+        "--config", metavar="FILE",
         help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
     ),
 ]
@@ -31,7 +31,7 @@ CliPathOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float | None,
-    typer.Option("--timeout", min=1.0,
+    typer.Option("-t", "--timeout", min=1.0, metavar="SECONDS",
                  help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, "
                       "120)."),
 ]
