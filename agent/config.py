@@ -48,6 +48,18 @@ class SsacliConfig(_Section):
             raise ValueError("path and simulate exclude each other")
         return self
 
+    @field_validator("simulate")
+    @classmethod
+    def _known_scenario(cls, value: str | None) -> str | None:
+        if value is not None:
+            from smartarray_agent.collectors.simulator import ScenarioError, resolve_scenario
+
+            try:
+                resolve_scenario(value)
+            except ScenarioError as error:
+                raise ValueError(str(error).splitlines()[0]) from None
+        return value
+
     @property
     def lock_path(self) -> Path:
         return self.lock_file if self.lock_file is not None else default_lock_path()

@@ -67,12 +67,15 @@ def validate(document: Document, model: type[BaseModel]) -> BaseModel:
     try:
         return model.model_validate(document.data)
     except ValidationError as error:
-        problems = []
+        found = []
         for item in error.errors():
             location = tuple(str(part) for part in item["loc"])
             message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
-            problems.append(document.problem(location, message.removeprefix("Value error, ")))
-        raise ConfigError(problems) from None
+            found.append((document.line_of(location),
+                          document.problem(location, message.removeprefix("Value error, "))))
+        # In the file's order, as an editor shows it (pydantic reports by field).
+        raise ConfigError([problem for _, problem in sorted(found, key=lambda f: f[0])]) \
+            from None
 
 
 def _toml_document(path: Path, text: str) -> Document:

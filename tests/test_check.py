@@ -42,7 +42,8 @@ def test_a_cli_that_cannot_run_is_unknown(tmp_path):
                              str(tmp_path / "ssacli")], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 3
-    assert result.stdout.startswith("SMARTARRAY UNKNOWN - no Smart Array CLI found")
+    assert result.stdout.startswith(f"SMARTARRAY UNKNOWN - the vendor CLI {tmp_path}/ssacli "
+                                    "does not exist")
 
 
 def ctrl(**fields) -> Controller:

@@ -87,7 +87,31 @@ def test_no_vendor_cli_names_what_was_looked_for(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))
     result = agent("status", "--cli", str(tmp_path / "ssacli"), env=env)
     assert result.returncode == 3
-    assert "no Smart Array CLI found" in result.stderr.decode()
+    err = result.stderr.decode()
+    assert f"the vendor CLI {tmp_path / 'ssacli'} does not exist" in err
+    assert "--simulate SCENARIO" in err  # where to go without hardware
+
+
+def test_a_cli_path_that_is_not_a_program_says_so(tmp_path):
+    result = agent("status", "--cli", "/etc/passwd")
+    assert result.returncode == 3
+    err = result.stderr.decode()
+    assert "/etc/passwd is not an executable file" in err and "name it with" not in err
+
+
+def test_status_json_says_why_it_cannot_read_in_json(tmp_path):
+    result = agent("status", "--json", "--cli", str(tmp_path / "ssacli"))
+    assert result.returncode == 3
+    error = json.loads(result.stdout)["error"]
+    assert error["exit_code"] == 3 and "does not exist" in error["message"]
+
+
+def test_a_truncated_input_is_read_with_a_warning(tmp_path):
+    capture = tmp_path / "cut.txt"
+    capture.write_text("Smart Array P440ar in Slot 0 (Embedded)\n   Controller Status: O")
+    result = agent("status", "--input", str(capture))
+    assert result.returncode == 0
+    assert "may be truncated" in result.stderr.decode()
 
 
 @needs_captures

@@ -220,3 +220,13 @@ def test_config_check_command(tmp_path):
 
     result = agent("config", "check", str(tmp_path / "absent.toml"))
     assert (result.returncode, result.stdout) == (2, f"{tmp_path}/absent.toml: no such file\n")
+
+
+def test_config_check_lists_problems_in_line_order_and_knows_the_scenarios(tmp_path):
+    bad = write(tmp_path, "bad.toml", '[ssacli]\nsimulate = "nonexistent-scenario"\n'
+                                      '[collect]\ninterval_s = "often"\n[sysfs]\nwat = 1\n')
+    result = agent("config", "check", str(bad))
+    assert result.returncode == 2
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[1] for line in lines] == ["2", "4", "6"]
+    assert "ssacli.simulate: unknown scenario 'nonexistent-scenario'" in lines[0]

@@ -11,6 +11,10 @@ import time
 
 import pytest
 
+from smartarray_agent.config import Overrides
+from smartarray_agent.daemon.agent import Agent, StartError
+from smartarray_agent.daemon.notify import Notifier
+
 from .agent_process import (
     AgentProcess,
     names,
@@ -147,7 +151,7 @@ def test_a_missing_vendor_cli_is_a_failed_collection_not_a_dead_agent(tmp_path):
     text = config(tmp_path, "x").replace('simulate = "x"', f'path = "{tmp_path}/no-ssacli"')
     agent = AgentProcess(tmp_path, text).start()
     try:
-        _wait_until(lambda: "no Smart Array CLI found" in agent.logs, what="the failure")
+        _wait_until(lambda: "no-ssacli does not exist" in agent.logs, what="the failure")
         samples = agent.samples()
         assert value(samples, "smartarray_collector_success", collector="ssacli") == 0
         assert "smartarray_controller_info" not in names(samples)
@@ -228,3 +232,21 @@ def test_metrics_answer_before_the_first_collection_ends(tmp_path):
                      collector="ssacli") is None
     finally:
         agent.kill()
+
+
+@pytest.mark.parametrize(("address", "warned"), [("0.0.0.0:0", True), ("127.0.0.1:0", False),
+                                                 ("[::1]:0", False)])
+def test_listening_beyond_loopback_without_tls_and_auth_warns(tmp_path, caplog, address,
+                                                               warned):
+    caplog.set_level("WARNING", logger="smartarray_agent.daemon.agent")
+    config_path = tmp_path / "agent.toml"
+    config_path.write_text(config(tmp_path, "gen9-battery"))
+    agent = Agent(config_path, Overrides(listen_address=address), Notifier(None))
+    try:
+        agent.start()
+    except StartError:
+        pytest.skip(f"cannot listen on {address} here")
+    try:
+        assert ("listening beyond loopback" in caplog.text) is warned
+    finally:
+        agent.stop()

@@ -61,3 +61,9 @@ def test_bad_usage(tmp_path):
     assert metrics(tmp_path, "--once", "--textfile", str(tmp_path)).returncode == 2
     result = metrics(tmp_path, "--textfile", str(tmp_path / "missing"))
     assert result.returncode == 2 and b"not a directory" in result.stderr
+
+
+def test_an_unknown_scenario_is_bad_usage_exit_2(tmp_path):
+    result = metrics(tmp_path, "--once", "--simulate", "no-such-scenario")
+    assert result.returncode == 2
+    assert b"unknown scenario 'no-such-scenario'" in result.stderr

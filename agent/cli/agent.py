@@ -32,6 +32,7 @@ from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import Entry, MetricSettings, render
 from smartarray_agent.sources import build_collectors
+from smartarray_agent.vendor import CliUnavailable, vendor_cli
 
 TEXTFILE_NAME = "smartarray.prom"
 # The collection thread parses and renders in long CPU stretches; a short GIL switch
@@ -80,7 +81,7 @@ def run(
 
 @config_app.command("check")
 def config_check(
-    file: Annotated[Path, typer.Argument(metavar="[FILE]", help="Default: the system file.")]
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Default: the system file.")]
     = DEFAULT_PATH,
 ) -> None:
     """Validate a configuration file (and the web config it names): print
@@ -113,6 +114,11 @@ def metrics(
     if textfile is not None and not textfile.is_dir():
         raise fail(f"--textfile {textfile}: not a directory", exitcodes.BAD_INPUT)
     setup_logging(logging.WARNING)
+    try:
+        vendor_cli(context.config.ssacli)
+    except CliUnavailable as error:
+        if error.reason == "bad_scenario":  # a usage error; a missing CLI is a failed collector
+            raise fail(str(error), exitcodes.BAD_INPUT) from None
     body, failed = _collect_and_render(context.config)
     if textfile is not None:
         write_atomically(textfile / TEXTFILE_NAME, body)

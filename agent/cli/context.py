@@ -92,9 +92,15 @@ class CommandContext:
         standard input), else one read of the CLI. Raises CommandError."""
         if input_file is not None:
             try:
-                return parse(read_capture(input_file))
+                text = read_capture(input_file)
+                snapshot = parse(text)
             except (InputError, ParseError) as error:
                 raise CommandError(str(error), exitcodes.BAD_INPUT) from None
+            if not text.endswith(("\n", "\r")):  # the CLI ends every line; a cut file does not
+                name = "standard input" if input_file == "-" else input_file
+                warn(f"{name} ends in the middle of a line: it may be truncated, and what it "
+                     "does not show is unknown")
+            return snapshot
         runner = self.runner()
         try:
             return read_snapshot(runner)

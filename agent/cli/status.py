@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 
 from smartarray_agent.cli import exitcodes, table
@@ -21,6 +23,9 @@ def status(context: CommandContext, as_json: JsonOption = False,
     try:
         snapshot = context.read_snapshot(input_file)
     except CommandError as error:
+        if as_json:  # a consumer of the JSON reads why from the JSON too
+            typer.echo(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
+                                  indent=2))
         raise fail(str(error), error.code) from None
     snapshot = context.read_charge().overlay(snapshot)
     if as_json:

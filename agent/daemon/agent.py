@@ -9,6 +9,7 @@ finish, then the vendor processes are ended with their process groups.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import select
@@ -80,6 +81,12 @@ class Agent:
             ) from None
         self.server.start()
         log.info("listening on %s", self.server.url)
+        if not _loopback(address[0]) and (self.security.tls is None
+                                          or self.security.auth is None):
+            log.warning("listening beyond loopback (%s) without TLS and basic auth: anyone "
+                        "who reaches it reads every controller, drive serial and firmware; "
+                        "set [web] config_file (docs/agent.md, Web config)",
+                        self.config.web.listen_address)
         # Before the loop starts: its first round sends READY with the real status, which
         # nothing older may overwrite.
         self.notifier.status(f"serving on {self.server.url}, first collection running")
@@ -153,6 +160,13 @@ class Agent:
         self.config = config
         log.info("configuration reloaded")
         self.notifier.ready("configuration reloaded")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _collector_inputs(config: Config) -> tuple[object, ...]:
