@@ -16,13 +16,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from smartarray_agent.collectors.redfish.collector import read_reading
-from smartarray_agent.collectors.redfish.errors import RedfishError
-from smartarray_agent.collectors.redfish.merge import merge_charge
-from smartarray_agent.collectors.redfish.resources import Reading
-from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.model import Snapshot
+if TYPE_CHECKING:  # the iLO client and its models load with the first reading
+    from smartarray_agent.collectors.redfish.resources import Reading
+    from smartarray_agent.collectors.redfish.settings import RedfishSettings
+    from smartarray_agent.model import Snapshot
 
 
 class Charge:
@@ -60,6 +59,9 @@ class Charge:
         returns None; the last good reading stays until it expires."""
         if self.settings is None:
             return None
+        from smartarray_agent.collectors.redfish.collector import read_reading
+        from smartarray_agent.collectors.redfish.errors import RedfishError
+
         try:
             reading = read_reading(self.settings, self._clock)
         except RedfishError as error:
@@ -81,6 +83,8 @@ class Charge:
             merged = snapshot.model_copy(deep=True)
             merged.notices.append(f"redfish: no battery charge from the iLO: {error}")
             return merged
+        from smartarray_agent.collectors.redfish.merge import merge_charge
+
         when = self._clock() if now is None else now
         return merge_charge(snapshot, reading, when, self.settings.max_age_s)
 

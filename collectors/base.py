@@ -16,9 +16,10 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from prometheus_client.core import Metric
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,6 @@ this package, registered here, in one table."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import version
 from typing import Annotated
 
 import typer
@@ -23,6 +22,8 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
+        from importlib.metadata import version
+
         typer.echo(f"smartarray-agent {version('smartarray-agent')}")
         raise typer.Exit()
 

@@ -19,20 +19,11 @@ import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, fail, with_context
-from smartarray_agent.collectors.base import collect_once
-from smartarray_agent.config import (
-    DEFAULT_PATH,
-    Config,
-    load_config,
-    parse_listen_address,
-)
+from smartarray_agent.config import DEFAULT_PATH, Config, load_config, parse_listen_address
 from smartarray_agent.configfile import ConfigError
-from smartarray_agent.daemon.agent import Agent, StartError, web_security
-from smartarray_agent.daemon.logs import setup_logging
-from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.render import Entry, MetricSettings, render
-from smartarray_agent.sources import build_collectors
-from smartarray_agent.vendor import CliUnavailable, vendor_cli
+
+# The daemon, the exposition and the collectors are imported by the command that runs them,
+# so that the other commands do not pay for them at start.
 
 TEXTFILE_NAME = "smartarray.prom"
 # The collection thread parses and renders in long CPU stretches; a short GIL switch
@@ -58,6 +49,10 @@ def run(
     log_level: LogLevelOption = "info",
 ) -> None:
     """Collect in the background and serve Prometheus metrics until SIGTERM."""
+    from smartarray_agent.daemon.agent import Agent, StartError
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.daemon.notify import Notifier
+
     level = _level(log_level)
     if listen is not None:
         try:
@@ -86,6 +81,8 @@ def config_check(
 ) -> None:
     """Validate a configuration file (and the web config it names): print
     'file:line: key: problem' for each mistake and exit 2, or 'FILE: OK'."""
+    from smartarray_agent.daemon.agent import web_security
+
     try:
         loaded = load_config(file)
         web_security(loaded)
@@ -109,6 +106,9 @@ def metrics(
 ) -> None:
     """Collect once and print or write the metrics. Exit 1 when a collector failed (the
     metrics are still written, with smartarray_collector_success 0)."""
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.vendor import CliUnavailable, vendor_cli
+
     if once == (textfile is not None):
         raise fail("give exactly one of --once and --textfile DIR", exitcodes.BAD_INPUT)
     if textfile is not None and not textfile.is_dir():
@@ -132,6 +132,10 @@ def metrics(
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:
+    from smartarray_agent.collectors.base import collect_once
+    from smartarray_agent.exporter.render import Entry, MetricSettings, render
+    from smartarray_agent.sources import build_collectors
+
     entries: list[Entry] = []
     for collector in build_collectors(config):
         try:

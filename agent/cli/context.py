@@ -1,6 +1,9 @@
 """What a command is given once: the configuration with its command-line options laid over
 it, and the ways to reach the vendor CLI, the iLO and saved captures from there. Messages go
-to standard error as ``smartarray-agent: ...`` lines."""
+to standard error as ``smartarray-agent: ...`` lines.
+
+The vendor CLI's runner, the iLO client and the parser are imported where a command first
+needs them, so a command pays at start only for what it uses (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,11 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.cli.options import (
     CliPathOption,
     ConfigOption,
@@ -23,15 +24,13 @@ from smartarray_agent.cli.options import (
     SimulateOption,
     TimeoutOption,
 )
-from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.ssacli.collector import read_snapshot
-from smartarray_agent.collectors.ssacli.errors import ParseError
-from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
-from smartarray_agent.model import Snapshot
-from smartarray_agent.vendor import CliUnavailable, open_runner
+
+if TYPE_CHECKING:
+    from smartarray_agent.charge import Charge
+    from smartarray_agent.collectors.ssacli.runner import VendorRunner
+    from smartarray_agent.model import Snapshot
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
 
@@ -74,6 +73,8 @@ class CommandContext:
     def runner(self) -> VendorRunner:
         """One-shot runs of the configured CLI under the host lock; raises CommandError
         when there is no CLI to run."""
+        from smartarray_agent.vendor import CliUnavailable, open_runner
+
         try:
             return open_runner(self.config.ssacli, console=False)
         except CliUnavailable as error:
@@ -82,6 +83,8 @@ class CommandContext:
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is
         slow); a failure is a warning and the command goes on without it."""
+        from smartarray_agent.charge import Charge
+
         charge = Charge(self.config.redfish)
         if charge.configured and charge.read() is None:
             warn(f"no battery charge from the iLO: {charge.error}")
@@ -91,6 +94,10 @@ class CommandContext:
         """Every controller: from saved CLI output when ``input_file`` is given (``-``:
         standard input), else one read of the CLI. Raises CommandError."""
         if input_file is not None:
+            from smartarray_agent.cli.inputs import InputError, read_capture
+            from smartarray_agent.collectors.ssacli.errors import ParseError
+            from smartarray_agent.collectors.ssacli.parser import parse
+
             try:
                 text = read_capture(input_file)
                 snapshot = parse(text)
@@ -101,6 +108,9 @@ class CommandContext:
                 warn(f"{name} ends in the middle of a line: it may be truncated, and what it "
                      "does not show is unknown")
             return snapshot
+        from smartarray_agent.collectors.base import CollectionError
+        from smartarray_agent.collectors.ssacli.collector import read_snapshot
+
         runner = self.runner()
         try:
             return read_snapshot(runner)

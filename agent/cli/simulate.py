@@ -7,15 +7,14 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.collectors import simulator
-from smartarray_agent.collectors.simulator import cli as simulator_cli
-
 app = typer.Typer(no_args_is_help=True, help="The bundled Smart Array CLI simulator.")
 
 
 @app.command("list")
 def list_command() -> None:
     """One bundled scenario per line: name, a tab, its description."""
+    from smartarray_agent.collectors import simulator
+
     for name, description in simulator.list_scenarios():
         typer.echo(f"{name}\t{description}")
 
@@ -33,6 +32,8 @@ def run_command(
 ) -> None:
     """Answer like ssacli for SCENARIO: `simulate run gen9-battery -- ctrl all show status`;
     with no command words, the interactive console."""
+    from smartarray_agent.collectors.simulator import cli as simulator_cli
+
     argv = ["--scenario", scenario]
     if state_dir is not None:
         argv += ["--state-dir", str(state_dir)]
