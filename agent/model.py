@@ -86,7 +86,9 @@ class LogicalDrive(_Model):
     size_bytes: int | None = None
     size_text: str | None = None
     raid: str | None = None
-    status: str | None = None
+    status: str | None = None  # the state word: "ok", "recovering", "ready_for_rebuild", ...
+    status_text: str | None = None  # the status as printed, progress and tails kept
+    progress_percent: float | None = None  # "Recovering, 55.73% complete" -> 55.73
     caching: bool | None = None  # "Caching" (hpssacli/ssacli) or "Array Accelerator" (hpacucli)
     disk_name: str | None = None
     raw: RawPairs = Field(default_factory=list)
@@ -101,12 +103,19 @@ class PhysicalDrive(_Model):
     interface: str | None = None  # "SAS", "SATA SSD", "Solid State SATA", ...
     size_bytes: int | None = None
     size_text: str | None = None
-    status: str | None = None
+    status: str | None = None  # the state word: "ok", "failed", "erase_in_progress", ...
     status_text: str | None = None
+    progress_percent: float | None = None  # "Erase Percent Complete: 66%" -> 66.0
+    failure_reason: str | None = None  # "Last Failure Reason: Timeout"
     model: str | None = None
     serial: str | None = None
     firmware: str | None = None
     temperature_c: float | None = None
+    max_temperature_c: float | None = None  # "Maximum Temperature (C)"
+    usage_remaining_percent: float | None = None  # SSD wear; negative past rated endurance
+    power_on_hours: int | None = None
+    estimated_life_remaining_days: int | None = None
+    ssd_smart_trip_wearout: bool | None = None
     raw: RawPairs = Field(default_factory=list)
 
 
@@ -134,6 +143,7 @@ class Controller(_Model):
     firmware: str | None = None
     status: str | None = None
     mode: str | None = None  # "raid" | "hba" | "mixed"
+    pci_address: str | None = None  # "0000:0b:00.0" (lower-case, as sysfs names it); not unique
     cache: Cache = Field(default_factory=Cache)
     backup_power: BackupPower = Field(default_factory=BackupPower)
     temperatures: Temperatures = Field(default_factory=Temperatures)

@@ -12,6 +12,11 @@ from .captures import REAL, expected_files, needs_captures
 
 CONTRACT_BLOCKS = ("cache", "backup_power")
 CONTRACT_SCALARS = ("slot", "model", "serial", "firmware", "status", "mode")
+# the drive lists some expected files carry: (list, the expected file's id key, compared fields)
+DRIVE_LISTS = (
+    ("logical_drives", "number", ("status", "progress_percent")),
+    ("physical_drives", "id", ("status", "usage_remaining_percent", "power_on_hours")),
+)
 
 
 def _actual(controller) -> dict:
@@ -35,6 +40,27 @@ def _differences(expected: dict, actual: dict) -> list[str]:
         # the expected files say a count of 0 and null mean the same
         if (expected[key] or 0) != actual[key]:
             found.append(f"{key}: expected {expected[key]!r}, got {actual[key]!r}")
+    for name, id_key, fields in DRIVE_LISTS:
+        if name in expected:
+            found += _drive_differences(name, id_key, fields, expected[name], actual[name])
+    return found
+
+
+def _drive_differences(
+    name: str, id_key: str, fields: tuple[str, ...], expected: list[dict], actual: list[dict]
+) -> list[str]:
+    got = {drive["drive_id"]: drive for drive in actual}
+    found = []
+    # a config detail lists drives in parity/mirror group order first: compare as sets
+    if sorted(d[id_key] for d in expected) != sorted(got):
+        found.append(f"{name}: expected {sorted(d[id_key] for d in expected)}, "
+                     f"got {sorted(got)}")
+    for want in expected:
+        drive = got.get(want[id_key], {})
+        for key in fields:
+            if want[key] != drive.get(key):
+                found.append(f"{name} {want[id_key]}.{key}: expected {want[key]!r}, "
+                             f"got {drive.get(key)!r}")
     return found
 
 
