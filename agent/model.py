@@ -177,3 +177,47 @@ class Snapshot(_Model):
     cli_version: str | None = None
     notices: list[str] = Field(default_factory=list)
     unparsed_lines: list[str] = Field(default_factory=list)
+
+
+# What each drive state word means, for every consumer: the `check` plugin, the alert rules
+# (packaging/prometheus/alerts.yml) and the dashboards select these same words, and the
+# metrics list them as known states. A word not listed is unknown: a warning, never "ok".
+#   progressing: work under way, redundancy intact (a layout change, an erase, a drive
+#                being rebuilt onto)
+#   rebuilding:  redundancy lost and being restored (or queued to be)
+#   degraded:    redundancy lost (logical) or failure predicted (physical); nothing restores it
+#   failed:      data or drive lost
+DRIVE_CLASSES = ("ok", "progressing", "rebuilding", "degraded", "failed")
+LOGICAL_DRIVE_STATES: dict[str, str] = {
+    "ok": "ok",
+    "transforming": "progressing",
+    "expanding": "progressing",
+    "queued_for_expansion": "progressing",
+    "erasing": "progressing",
+    "recovering": "rebuilding",
+    "rebuilding": "rebuilding",
+    "ready_for_rebuild": "rebuilding",
+    "regenerating": "rebuilding",
+    "interim_recovery_mode": "degraded",
+    "needs_rebuild_permission": "degraded",
+    "wrong_drive_replaced": "degraded",
+    "bad_drive_connection": "degraded",
+    "failed": "failed",
+}
+PHYSICAL_DRIVE_STATES: dict[str, str] = {
+    "ok": "ok",
+    "rebuilding": "progressing",
+    "erase_in_progress": "progressing",
+    "erasing": "progressing",
+    "erase_complete": "progressing",
+    "predictive_failure": "degraded",
+    "failed": "failed",
+}
+
+
+def drive_class(states: dict[str, str], word: str | None) -> str | None:
+    """The class of a drive state word in ``states``; ``'unknown'`` for a word not listed,
+    ``None`` when no status was printed."""
+    if word is None:
+        return None
+    return states.get(word, "unknown")

@@ -22,6 +22,8 @@ needs_promtool = pytest.mark.skipif(
 AGENT_METRICS = frozenset(HELP)
 # node_exporter's textfile collector, for the textfile-mode alert.
 NODE_EXPORTER_METRICS = frozenset({"node_textfile_mtime_seconds", "node_textfile_scrape_error"})
+# Prometheus' own series of each scrape target, for the agent-down alerts.
+PROMETHEUS_METRICS = frozenset({"up"})
 
 _KEYWORDS = frozenset({
     "and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right",
