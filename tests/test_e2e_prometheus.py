@@ -27,7 +27,7 @@ import yaml
 from smartarray_agent.collectors.simulator import BUNDLED
 
 from .agent_process import AgentProcess
-from .test_packaging_dashboard import concrete, queries
+from .test_packaging_dashboard import all_queries, concrete, queries
 
 ROOT = Path(__file__).resolve().parent.parent
 ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
@@ -168,14 +168,18 @@ def test_a_failed_battery_fires_the_alert_through_prometheus(stack):
     assert prometheus.alerts("SmartArrayBackupPowerFailed") == []
     assert prometheus.alerts("SmartArrayCollectorFailing") == []
 
-    # The dashboard's queries run against this Prometheus (variables set as Grafana would).
-    for expr in queries().values():
+    # Both dashboards' queries run against this Prometheus (variables set as Grafana would).
+    for expr in all_queries().values():
         query = concrete(expr).replace("db1:9712", instance)
         prometheus.api("query", query=query)  # asserts status "success"
     for where in ("Backup power/A", "Cache status/A", "Cache ratio/A", "Write cache active/A",
                   "Unprotected write cache/A", "Collector success/A", "$controller"):
         query = concrete(queries()[where]).replace("db1:9712", instance)
         assert prometheus.api("query", query=query)["result"], f"{where} shows no data"
+    fleet = {where: expr for where, expr in all_queries().items() if where.startswith("fleet:")}
+    for where in ("fleet:Backup power failed/A", "fleet:Agents down/A",
+                  "fleet:Vendor CLI versions/A", "fleet:Controller models and firmware/A"):
+        assert prometheus.api("query", query=concrete(fleet[where]))["result"], where
 
     # The battery fails.
     swap = scenario.with_suffix(".new")
