@@ -1,4 +1,5 @@
-"""Every ../shared/captures/expected/*.json against the parse of its real capture."""
+"""Every ../shared/captures/expected/*.json against the parse of its real capture, and the
+drive lists some of them carry against the metrics of that parse."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 
 import pytest
 
+from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.exporter.render import MetricSettings, render
 
 from .captures import REAL, expected_files, needs_captures
 
@@ -86,3 +89,51 @@ def test_every_expected_file_names_an_existing_capture():
     assert len(files) >= 60
     missing = [p.name for p in files if not (REAL / json.loads(p.read_text())["file"]).is_file()]
     assert not missing
+
+
+def _metric_lines(snapshot) -> list[str]:
+    result = CollectorResult("ssacli", True, 1.0, 1_700_000_000.0, snapshot)
+    text = render([result], now=1_700_000_001.0, settings=MetricSettings(None)).decode()
+    return text.splitlines()
+
+
+def _sample(lines: list[str], name: str, **labels: str) -> float | None:
+    """The value of the one series of ``name`` whose labels include ``labels``."""
+    found = [float(line.rsplit(" ", 1)[1]) for line in lines
+             if line.startswith(name + "{")
+             and all(f'{k}="{v}"' in line for k, v in labels.items())]
+    assert len(found) <= 1, (name, labels, found)
+    return found[0] if found else None
+
+
+@needs_captures
+@pytest.mark.parametrize(
+    "expected_path",
+    [p for p in expected_files()
+     if any(DRIVE_LISTS[0][0] in c or DRIVE_LISTS[1][0] in c
+            for c in json.loads(p.read_text())["controllers"])],
+    ids=lambda p: p.stem,
+)
+def test_the_metrics_of_a_capture_say_what_its_expected_drive_lists_say(expected_path):
+    """The drive state, progress and wear of each expected file, as metric series: the state
+    is a known one (never "other"), the percentages are ratios, negative wear kept."""
+    expected = json.loads(expected_path.read_text())
+    lines = _metric_lines(parse((REAL / expected["file"]).read_bytes()))
+    for want in expected["controllers"]:
+        slot = want["slot"]
+        for drive in want.get("logical_drives", []):
+            d = {"controller": slot, "logical_drive": drive["number"]}
+            assert _sample(lines, "smartarray_logical_drive_status",
+                           state=drive["status"], **d) == 1.0, drive
+            progress = drive["progress_percent"]
+            assert _sample(lines, "smartarray_logical_drive_progress_ratio", **d) == (
+                None if progress is None else pytest.approx(progress / 100))
+        for drive in want.get("physical_drives", []):
+            d = {"controller": slot, "drive": drive["id"]}
+            assert _sample(lines, "smartarray_physical_drive_status",
+                           state=drive["status"], **d) == 1.0, drive
+            usage, hours = drive["usage_remaining_percent"], drive["power_on_hours"]
+            assert _sample(lines, "smartarray_physical_drive_usage_remaining_ratio", **d) == (
+                None if usage is None else pytest.approx(usage / 100))
+            assert _sample(lines, "smartarray_physical_drive_power_on_seconds", **d) == (
+                None if hours is None else hours * 3600.0)

@@ -237,7 +237,7 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
     drive.progress_percent = _first(progress, erase, drive.progress_percent)
     drive.failure_reason = (values.text_or_none(pairs.get("Last Failure Reason"))
                             or drive.failure_reason)
-    drive.model = values.text_or_none(pairs.get("Model")) or drive.model
+    drive.model = values.spaced(pairs.get("Model")) or drive.model
     drive.serial = values.text_or_none(pairs.get("Serial Number")) or drive.serial
     drive.firmware = values.text_or_none(pairs.get("Firmware Revision")) or drive.firmware
     drive.temperature_c = _first(values.number(pairs.get("Current Temperature (C)")),

@@ -90,6 +90,11 @@ def number(text: str | None) -> float | None:
     return value if value == value and abs(value) != float("inf") else None
 
 
+def spaced(text: str | None) -> str | None:
+    """Runs of spaces made one: the INQUIRY padding of ``'HP      EG0300FBDSP'`` goes."""
+    return text_or_none(" ".join(text.split())) if text is not None else None
+
+
 def text_or_none(text: str | None) -> str | None:
     if text is None:
         return None
