@@ -44,6 +44,23 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until(what: str, predicate, timeout_s: float, process: subprocess.Popen,
+               log: Path):
+    """Ask ``predicate`` (a server's HTTP API) until it answers something true; fail with the
+    end of the server's log if it does not within ``timeout_s`` or the server exits."""
+    deadline, last = time.monotonic() + timeout_s, None
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            last = predicate()
+        except OSError:  # not listening yet
+            last = None
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"{what}: not seen in {timeout_s} s (last: {last})\n"
+                         + log.read_text()[-3000:])
+
+
 def rules_for_the_test(directory: Path) -> Path:
     """alerts.yml as shipped, but SmartArrayAgentDown waits 5s instead of 5 minutes."""
     text = ALERTS.read_text(encoding="utf-8")
@@ -84,18 +101,8 @@ class Prometheus:
         return body["data"]
 
     def wait(self, what: str, predicate, timeout_s: float):
-        deadline = time.monotonic() + timeout_s
-        last = None
-        while time.monotonic() < deadline:
-            try:
-                last = predicate()
-            except OSError:  # not listening yet
-                last = None
-            if last:
-                return last
-            time.sleep(0.5)
-        logs = (self.directory / "prometheus.log").read_text()[-3000:]
-        raise AssertionError(f"{what}: not seen in {timeout_s} s (last: {last})\n{logs}")
+        return wait_until(what, predicate, timeout_s, self.process,
+                          self.directory / "prometheus.log")
 
     def now(self) -> float:
         """Prometheus' clock."""

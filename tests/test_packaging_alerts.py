@@ -11,7 +11,6 @@ import json
 import re
 import shutil
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import yaml
 from smartarray_agent.cli import plugin
 from smartarray_agent.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
 
+from .test_e2e_prometheus import free_port, wait_until
 from .test_packaging_promql import (
     AGENT_METRICS,
     NODE_EXPORTER_METRICS,
@@ -271,8 +271,6 @@ class _Alertmanager:
     """Debian's prometheus-alertmanager on loopback with the shipped configuration."""
 
     def __init__(self, directory: Path) -> None:
-        from .test_e2e_prometheus import free_port
-
         self.port = free_port()
         self.log_path = directory / "alertmanager.log"
         self.log = self.log_path.open("w")
@@ -294,20 +292,7 @@ class _Alertmanager:
         return json.loads(text) if text else None
 
     def wait_for(self, what: str, predicate, timeout_s: float = 30.0):
-        """Poll the API until ``predicate`` answers (the Alertmanager's state is the event)."""
-        deadline, last = time.monotonic() + timeout_s, None
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                last = predicate()
-            except OSError:  # not listening yet
-                last = None
-            if last:
-                return last
-            time.sleep(0.2)
-        raise AssertionError(f"{what}: not seen (last: {last})\n"
-                             + self.log_path.read_text()[-2000:])
+        return wait_until(what, predicate, timeout_s, self.process, self.log_path)
 
     def stop(self) -> None:
         self.process.terminate()
