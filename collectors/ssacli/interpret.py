@@ -157,11 +157,10 @@ def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
         if block.kind == "array":
             _merge_array(arrays, block)
         elif block.kind in ("ld_line", "ld_detail"):
-            drive = lds.setdefault(block.ident, LogicalDrive(drive_id=block.ident))
-            _fill_logical(drive, block)
+            _fill_logical(lds.setdefault(block.ident, LogicalDrive(drive_id=block.ident)), block)
         elif block.kind in ("pd_line", "pd_detail"):
-            drive = pds.setdefault(block.ident, PhysicalDrive(drive_id=block.ident))
-            _fill_physical(drive, block)
+            _fill_physical(pds.setdefault(block.ident, PhysicalDrive(drive_id=block.ident)),
+                           block)
         elif block.kind == "component":
             ctrl.components.append(Component(title=block.ident, raw=block.pairs))
     ctrl.arrays = list(arrays.values())
