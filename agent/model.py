@@ -86,7 +86,9 @@ class LogicalDrive(_Model):
     size_bytes: int | None = None
     size_text: str | None = None
     raid: str | None = None
-    status: str | None = None
+    status: str | None = None  # the state word: "ok", "recovering", "ready_for_rebuild", ...
+    status_text: str | None = None  # the status as printed, progress and tails kept
+    progress_percent: float | None = None  # "Recovering, 55.73% complete" -> 55.73
     caching: bool | None = None  # "Caching" (hpssacli/ssacli) or "Array Accelerator" (hpacucli)
     disk_name: str | None = None
     raw: RawPairs = Field(default_factory=list)
@@ -101,12 +103,19 @@ class PhysicalDrive(_Model):
     interface: str | None = None  # "SAS", "SATA SSD", "Solid State SATA", ...
     size_bytes: int | None = None
     size_text: str | None = None
-    status: str | None = None
+    status: str | None = None  # the state word: "ok", "failed", "erase_in_progress", ...
     status_text: str | None = None
+    progress_percent: float | None = None  # "Erase Percent Complete: 66%" -> 66.0
+    failure_reason: str | None = None  # "Last Failure Reason: Timeout"
     model: str | None = None
     serial: str | None = None
     firmware: str | None = None
     temperature_c: float | None = None
+    max_temperature_c: float | None = None  # "Maximum Temperature (C)"
+    usage_remaining_percent: float | None = None  # SSD wear; negative past rated endurance
+    power_on_hours: int | None = None
+    estimated_life_remaining_days: int | None = None
+    ssd_smart_trip_wearout: bool | None = None
     raw: RawPairs = Field(default_factory=list)
 
 
@@ -134,6 +143,7 @@ class Controller(_Model):
     firmware: str | None = None
     status: str | None = None
     mode: str | None = None  # "raid" | "hba" | "mixed"
+    pci_address: str | None = None  # "0000:0b:00.0" (lower-case, as sysfs names it); not unique
     cache: Cache = Field(default_factory=Cache)
     backup_power: BackupPower = Field(default_factory=BackupPower)
     temperatures: Temperatures = Field(default_factory=Temperatures)
@@ -167,3 +177,47 @@ class Snapshot(_Model):
     cli_version: str | None = None
     notices: list[str] = Field(default_factory=list)
     unparsed_lines: list[str] = Field(default_factory=list)
+
+
+# What each drive state word means, for every consumer: the `check` plugin, the alert rules
+# (packaging/prometheus/alerts.yml) and the dashboards select these same words, and the
+# metrics list them as known states. A word not listed is unknown: a warning, never "ok".
+#   progressing: work under way, redundancy intact (a layout change, an erase, a drive
+#                being rebuilt onto)
+#   rebuilding:  redundancy lost and being restored (or queued to be)
+#   degraded:    redundancy lost (logical) or failure predicted (physical); nothing restores it
+#   failed:      data or drive lost
+DRIVE_CLASSES = ("ok", "progressing", "rebuilding", "degraded", "failed")
+LOGICAL_DRIVE_STATES: dict[str, str] = {
+    "ok": "ok",
+    "transforming": "progressing",
+    "expanding": "progressing",
+    "queued_for_expansion": "progressing",
+    "erasing": "progressing",
+    "recovering": "rebuilding",
+    "rebuilding": "rebuilding",
+    "ready_for_rebuild": "rebuilding",
+    "regenerating": "rebuilding",
+    "interim_recovery_mode": "degraded",
+    "needs_rebuild_permission": "degraded",
+    "wrong_drive_replaced": "degraded",
+    "bad_drive_connection": "degraded",
+    "failed": "failed",
+}
+PHYSICAL_DRIVE_STATES: dict[str, str] = {
+    "ok": "ok",
+    "rebuilding": "progressing",
+    "erase_in_progress": "progressing",
+    "erasing": "progressing",
+    "erase_complete": "progressing",
+    "predictive_failure": "degraded",
+    "failed": "failed",
+}
+
+
+def drive_class(states: dict[str, str], word: str | None) -> str | None:
+    """The class of a drive state word in ``states``; ``'unknown'`` for a word not listed,
+    ``None`` when no status was printed."""
+    if word is None:
+        return None
+    return states.get(word, "unknown")

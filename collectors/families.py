@@ -43,6 +43,15 @@ class Families:
         for state in (*known, OTHER, ABSENT):
             self.gauge(name, {**labels, "state": state}, float(state == current))
 
+    def unknown_word(
+        self, name: str, labels: Mapping[str, str], known: Sequence[str], word: str | None
+    ) -> None:
+        """The status word itself, only when it is outside ``known`` (alerts on
+        ``state="other"`` quote it from here); no series otherwise, so known states do not
+        churn."""
+        if word is not None and word not in known:
+            self.gauge(name, {**labels, "word": word}, 1.0)
+
     def metrics(self) -> list[Metric]:
         return list(self._by_name.values())
 

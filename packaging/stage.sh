@@ -96,7 +96,7 @@ doc="$stage/usr/share/doc/smartarray-agent"
 install -d "$doc/prometheus" "$doc/grafana"
 install -m 0644 "$repo/README.md" "$doc/"
 for f in "$repo"/docs/*.md; do install -m 0644 "$f" "$doc/"; done
-install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$doc/prometheus/"
-install -m 0644 "$repo/packaging/grafana/dashboard.json" "$doc/grafana/"
+install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$doc/prometheus/"
+install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$doc/grafana/"
 
 echo "$stage"

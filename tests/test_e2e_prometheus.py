@@ -2,19 +2,23 @@
 ``smartarray-agent run`` on the simulator, with packaging/prometheus/alerts.yml loaded as
 shipped. The simulated battery is switched to failed (the scenario file is swapped for the
 failed-battery one) and SmartArrayBackupPowerFailed must go pending, then firing, through
-Prometheus' HTTP API. The dashboard's queries run against the same Prometheus.
+Prometheus' HTTP API. Then the agent is killed: SmartArrayAgentDown must fire while the battery
+alert keeps firing. The dashboards' queries run against the same Prometheus.
 
-About 80 s: the alert's `for: 1m` is kept as shipped."""
+About 100 s: the battery alert's `for: 1m` is kept as shipped; SmartArrayAgentDown's `for: 5m`
+is shortened to 5s in the copy of the rules Prometheus loads, its expression kept as shipped."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
 import time
 import urllib.parse
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -23,7 +27,7 @@ import yaml
 from smartarray_agent.collectors.simulator import BUNDLED
 
 from .agent_process import AgentProcess
-from .test_packaging_dashboard import concrete, queries
+from .test_packaging_dashboard import all_queries, concrete, queries
 
 ROOT = Path(__file__).resolve().parent.parent
 ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
@@ -40,13 +44,40 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until(what: str, predicate, timeout_s: float, process: subprocess.Popen,
+               log: Path):
+    """Ask ``predicate`` (a server's HTTP API) until it answers something true; fail with the
+    end of the server's log if it does not within ``timeout_s`` or the server exits."""
+    deadline, last = time.monotonic() + timeout_s, None
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            last = predicate()
+        except OSError:  # not listening yet
+            last = None
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"{what}: not seen in {timeout_s} s (last: {last})\n"
+                         + log.read_text()[-3000:])
+
+
+def rules_for_the_test(directory: Path) -> Path:
+    """alerts.yml as shipped, but SmartArrayAgentDown waits 5s instead of 5 minutes."""
+    text = ALERTS.read_text(encoding="utf-8")
+    shortened = re.sub(r'(expr: up\{job="smartarray"\} == 0\n\s+for: )5m', r"\g<1>5s", text)
+    assert shortened != text, "SmartArrayAgentDown's `for: 5m` not found"
+    path = directory / "alerts.yml"
+    path.write_text(shortened, encoding="utf-8")
+    return path
+
+
 class Prometheus:
     def __init__(self, directory: Path, target: str) -> None:
         self.directory = directory
         self.port = free_port()
         config = {
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-            "rule_files": [str(ALERTS)],
+            "rule_files": [str(rules_for_the_test(directory))],
             "scrape_configs": [{"job_name": "smartarray",
                                 "static_configs": [{"targets": [target]}]}],
         }
@@ -70,18 +101,17 @@ class Prometheus:
         return body["data"]
 
     def wait(self, what: str, predicate, timeout_s: float):
-        deadline = time.monotonic() + timeout_s
-        last = None
-        while time.monotonic() < deadline:
-            try:
-                last = predicate()
-            except OSError:  # not listening yet
-                last = None
-            if last:
-                return last
-            time.sleep(0.5)
-        logs = (self.directory / "prometheus.log").read_text()[-3000:]
-        raise AssertionError(f"{what}: not seen in {timeout_s} s (last: {last})\n{logs}")
+        return wait_until(what, predicate, timeout_s, self.process,
+                          self.directory / "prometheus.log")
+
+    def now(self) -> float:
+        """Prometheus' clock."""
+        return float(self.api("query", query="time()")["result"][1])
+
+    def evaluated_after(self, moment: float) -> bool:
+        """Every rule group has been evaluated since ``moment`` (Prometheus' clock)."""
+        groups = self.api("rules")["groups"]
+        return bool(groups) and all(_epoch(g["lastEvaluation"]) > moment for g in groups)
 
     def alerts(self, name: str) -> list[dict]:
         return [a for a in self.api("alerts")["alerts"] if a["labels"]["alertname"] == name]
@@ -95,6 +125,12 @@ class Prometheus:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+
+def _epoch(rfc3339: str) -> float:
+    """``2026-11-22T18:40:01.123456789Z`` -> Unix time (the nanoseconds cut to microseconds)."""
+    trimmed = re.sub(r"(\.\d{6})\d*", r"\1", rfc3339).replace("Z", "+00:00")
+    return datetime.fromisoformat(trimmed).timestamp()
 
 
 @pytest.fixture
@@ -133,18 +169,24 @@ def test_a_failed_battery_fires_the_alert_through_prometheus(stack):
     rules = prometheus.api("rules")["groups"]
     assert sum(len(group["rules"]) for group in rules) == sum(
         len(group["rules"]) for group in yaml.safe_load(ALERTS.read_text())["groups"])
-    time.sleep(3)  # a few evaluations of the healthy state
+    healthy_at = prometheus.now()
+    prometheus.wait("two rule evaluations of the healthy state", lambda: (
+        prometheus.evaluated_after(healthy_at + 1.0)), 30)
     assert prometheus.alerts("SmartArrayBackupPowerFailed") == []
     assert prometheus.alerts("SmartArrayCollectorFailing") == []
 
-    # The dashboard's queries run against this Prometheus (variables set as Grafana would).
-    for expr in queries().values():
+    # Both dashboards' queries run against this Prometheus (variables set as Grafana would).
+    for expr in all_queries().values():
         query = concrete(expr).replace("db1:9712", instance)
         prometheus.api("query", query=query)  # asserts status "success"
     for where in ("Backup power/A", "Cache status/A", "Cache ratio/A", "Write cache active/A",
                   "Unprotected write cache/A", "Collector success/A", "$controller"):
         query = concrete(queries()[where]).replace("db1:9712", instance)
         assert prometheus.api("query", query=query)["result"], f"{where} shows no data"
+    fleet = {where: expr for where, expr in all_queries().items() if where.startswith("fleet:")}
+    for where in ("fleet:Backup power failed/A", "fleet:Agents down/A",
+                  "fleet:Vendor CLI versions/A", "fleet:Controller models and firmware/A"):
+        assert prometheus.api("query", query=concrete(fleet[where]))["result"], where
 
     # The battery fails.
     swap = scenario.with_suffix(".new")
@@ -170,5 +212,21 @@ def test_a_failed_battery_fires_the_alert_through_prometheus(stack):
     assert waited >= 60, "fired before its `for: 1m`"
     # No write cache is forced on: the data is not at risk, so the critical alert stays quiet.
     assert prometheus.alerts("SmartArrayUnprotectedWriteCache") == []
-    print(f"firing {waited:.0f} s after the battery failed; test took "
+
+    # The agent dies: the agent-down alert fires, and the battery alert does not resolve.
+    agent.kill()
+    killed_at = time.monotonic()
+    down = prometheus.wait("SmartArrayAgentDown firing", lambda: [
+        a for a in prometheus.alerts("SmartArrayAgentDown") if a["state"] == "firing"
+    ], 60)
+    assert down[0]["labels"]["instance"] == instance
+    assert prometheus.api("query", query=f'up{{instance="{instance}"}}')["result"][0]["value"][
+        1] == "0"
+    after_kill = prometheus.now()
+    prometheus.wait("the rules evaluated with the agent gone", lambda: (
+        prometheus.evaluated_after(after_kill + 1.0)), 30)
+    still = [a for a in prometheus.alerts("SmartArrayBackupPowerFailed") if a["state"] == "firing"]
+    assert [a["labels"]["instance"] for a in still] == [instance]
+    print(f"firing {waited:.0f} s after the battery failed; agent down firing "
+          f"{time.monotonic() - killed_at:.0f} s after the kill; test took "
           f"{time.monotonic() - started:.0f} s")

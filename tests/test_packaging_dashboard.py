@@ -1,6 +1,9 @@
-"""packaging/grafana/dashboard.json: ready for Grafana's file provisioning (a data source
-variable, no ``__inputs``), one row per controller, the panels the issue lists, and every
-query parses (promtool) and names only metrics the agent exports."""
+"""packaging/grafana/dashboard.json (one host) and fleet.json (every host): ready for
+Grafana's file provisioning (a data source variable, no ``__inputs``), one row per controller
+on the host dashboard, the panels the issues list, every query parses (promtool) and names only
+metrics the agent, node_exporter or Prometheus (``up``) export, the drive states they select
+are those of the model's classes, and both survive a round trip through Grafana's dashboard
+model (grafana-foundation-sdk)."""
 
 from __future__ import annotations
 
@@ -10,10 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from .test_packaging_promql import AGENT_METRICS, metric_names, needs_promtool, promtool_parses
+from smartarray_agent.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
+
+from .test_packaging_promql import (
+    AGENT_METRICS,
+    NODE_EXPORTER_METRICS,
+    PROMETHEUS_METRICS,
+    metric_names,
+    needs_promtool,
+    promtool_parses,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DASHBOARD = ROOT / "packaging" / "grafana" / "dashboard.json"
+FLEET = ROOT / "packaging" / "grafana" / "fleet.json"
+BOARDS = {"host": DASHBOARD, "fleet": FLEET}
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 
 # The issue's per-controller panels, by the metric that shows each.
@@ -26,6 +40,8 @@ REQUIRED_IN_ROW = {
     "unprotected write cache": "smartarray_unprotected_write_cache",
     "logical drive health": "smartarray_logical_drive_status",
     "physical drive health": "smartarray_physical_drive_status",
+    "write latency per logical drive": "node_disk_write_time_seconds_total",
+    "write cache per logical drive": "smartarray_logical_drive_caching_enabled",
 }
 REQUIRED_COLLECTOR = {
     "collector success": "smartarray_collector_success",
@@ -33,8 +49,8 @@ REQUIRED_COLLECTOR = {
 }
 
 
-def dashboard() -> dict:
-    return json.loads(DASHBOARD.read_text(encoding="utf-8"))
+def dashboard(path: Path = DASHBOARD) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def panels(board: dict | None = None) -> list[dict]:
@@ -66,7 +82,7 @@ def concrete(expr: str) -> str:
     """A query with Grafana's variables replaced by values, as Grafana sends it."""
     for variable, value in (("$__rate_interval", "1m"), ("$__interval", "1m"),
                             ("$__range", "1h"), ("$instance", "db1:9712"),
-                            ("$controller", "0")):
+                            ("$controller", "0"), ("$host", "db1"), ("$job", "smartarray")):
         expr = expr.replace(variable, value)
     assert "$" not in expr, expr
     return expr
@@ -84,8 +100,9 @@ def rows(board: dict) -> list[tuple[dict, list[dict]]]:
     return grouped
 
 
-def test_ready_for_file_provisioning():
-    board = dashboard()
+@pytest.mark.parametrize("path", BOARDS.values(), ids=BOARDS.keys())
+def test_ready_for_file_provisioning(path):
+    board = dashboard(path)
     assert "__inputs" not in board and "__requires" not in board
     assert board["uid"] and board["title"]
     assert board.get("id") is None, "a provisioned dashboard gets its id from Grafana"
@@ -100,7 +117,7 @@ def test_ready_for_file_provisioning():
     for variable in variables.values():
         if variable["type"] == "query":
             assert variable["datasource"] == DATASOURCE
-    assert "${DS_" not in DASHBOARD.read_text(encoding="utf-8"), "an export placeholder is left"
+    assert "${DS_" not in path.read_text(encoding="utf-8"), "an export placeholder is left"
 
 
 def test_one_row_per_controller():
@@ -135,8 +152,16 @@ def test_the_issue_panels_are_there():
     assert not missing
 
 
-def test_panels_do_not_overlap():
-    board = dashboard()
+@pytest.mark.parametrize("path", BOARDS.values(), ids=BOARDS.keys())
+def test_panel_titles_are_unique(path):
+    """Titles name the queries in these tests (and the panels for the on-call)."""
+    titles = [p["title"] for p in panels(dashboard(path))]
+    assert len(titles) == len(set(titles))
+
+
+@pytest.mark.parametrize("path", BOARDS.values(), ids=BOARDS.keys())
+def test_panels_do_not_overlap(path):
+    board = dashboard(path)
     taken: set[tuple[int, int]] = set()
     for panel in board["panels"]:
         pos = panel["gridPos"]
@@ -148,11 +173,18 @@ def test_panels_do_not_overlap():
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("where", sorted(queries()))
+def all_queries() -> dict[str, str]:
+    """``"board:panel/refId" -> expr`` for both dashboards."""
+    return {f"{name}:{where}": expr for name, path in BOARDS.items()
+            for where, expr in queries(dashboard(path)).items()}
+
+
+@pytest.mark.parametrize("where", sorted(all_queries()))
 def test_each_query_names_only_exported_metrics(where):
-    names = metric_names(queries()[where])
+    names = metric_names(all_queries()[where])
     assert names, f"{where} selects no metric"
-    assert names <= AGENT_METRICS, names - AGENT_METRICS
+    allowed = AGENT_METRICS | NODE_EXPORTER_METRICS | PROMETHEUS_METRICS
+    assert names <= allowed, names - allowed
 
 
 def test_the_exported_metrics_are_the_documented_ones():
@@ -167,4 +199,120 @@ def test_the_exported_metrics_are_the_documented_ones():
 
 @needs_promtool
 def test_every_query_parses(tmp_path):
-    promtool_parses({where: concrete(expr) for where, expr in queries().items()}, tmp_path)
+    promtool_parses({where: concrete(expr) for where, expr in all_queries().items()}, tmp_path)
+
+
+def _panel(board: dict, title: str) -> dict:
+    return next(p for p in panels(board) if p["title"] == title)
+
+
+def test_no_empty_charge_gauge_without_an_ilo():
+    charge = _panel(dashboard(), "Backup power charge")
+    assert charge["type"] == "stat", "an empty gauge says nothing; a stat says why"
+    assert "no iLO configured" in charge["fieldConfig"]["defaults"]["noValue"]
+
+
+def test_write_latency_sits_beside_the_write_cache_of_the_same_drives():
+    board = dashboard()
+    latency = _panel(board, "Write latency per logical drive (node_exporter)")
+    cached = _panel(board, "Write cache per logical drive")
+    (expr,) = [t["expr"] for t in latency["targets"]]
+    assert "node_disk_write_time_seconds_total" in expr
+    assert "node_disk_writes_completed_total" in expr
+    assert "on (device)" in expr and "smartarray_logical_drive_info" in expr
+    assert latency["fieldConfig"]["defaults"]["unit"] == "s"
+    left, right = latency["gridPos"], cached["gridPos"]
+    assert left["y"] == right["y"] and left["x"] + left["w"] == right["x"]
+    assert "{{logical_drive}}" in latency["targets"][0]["legendFormat"]
+    assert "{{logical_drive}}" in cached["targets"][0]["legendFormat"]
+
+
+# What the issue's fleet overview shows, by a metric (or selection) of its panels.
+FLEET_PANELS = {
+    "Backup power failed": 'state="failed"',
+    "Backup power recharging": 'state="recharging"',
+    "Unprotected write cache": "smartarray_unprotected_write_cache",
+    "Write cache inactive": "smartarray_write_cache_active == 0",
+    "Agents down": 'up{job="$job"} == 0',
+    "Drives rebuilding": "smartarray_logical_drive_status",
+    "Vendor CLI versions": "smartarray_cli_info",
+    "Controller models and firmware": "smartarray_controller_info",
+}
+
+
+def test_the_fleet_overview_has_the_issue_panels():
+    board = dashboard(FLEET)
+    for title, selection in FLEET_PANELS.items():
+        assert selection in " ".join(t["expr"] for t in _panel(board, title)["targets"]), title
+    assert not any(p.get("repeat") for p in panels(board))
+    assert all("$instance" not in expr for expr in queries(board).values()), "every host"
+
+
+def _selected(expr: str, metric: str) -> set[str]:
+    match = re.search(metric + r'\{state=~"([^"]+)"\}', expr)
+    assert match, (metric, expr)
+    return set(match.group(1).split("|"))
+
+
+def _words(states: dict[str, str], *classes: str) -> set[str]:
+    return {word for word, kind in states.items() if kind in classes}
+
+
+def test_the_fleet_overview_agrees_with_check_and_the_alerts_on_drive_states():
+    board = dashboard(FLEET)
+    rebuilding = " ".join(t["expr"] for t in _panel(board, "Drives rebuilding")["targets"])
+    assert _selected(rebuilding, "smartarray_logical_drive_status") == _words(
+        LOGICAL_DRIVE_STATES, "rebuilding")
+    bad = " ".join(
+        t["expr"] for t in _panel(board, "Drives failed, degraded or unknown")["targets"])
+    assert _selected(bad, "smartarray_logical_drive_status") == _words(
+        LOGICAL_DRIVE_STATES, "degraded", "failed") | {"other"}
+    assert _selected(bad, "smartarray_physical_drive_status") == _words(
+        PHYSICAL_DRIVE_STATES, "degraded", "failed") | {"other"}
+
+
+def test_fleet_tables_link_to_the_host_dashboard():
+    host_uid = dashboard()["uid"]
+    linked = [p for p in panels(dashboard(FLEET))
+              if p["type"] == "table" and p["fieldConfig"]["defaults"].get("links")]
+    assert len(linked) >= 4
+    for panel in linked:
+        (link,) = panel["fieldConfig"]["defaults"]["links"]
+        assert link["url"].startswith(f"/d/{host_uid}?var-instance=${{__data.fields.instance}}")
+
+
+# Fields Grafana reads that the schema of grafana-foundation-sdk 10.1 does not carry: the
+# query variables' `definition` (the editor's text of the query) and the built-in annotation's
+# `builtIn` marker.
+_OUTSIDE_THE_SCHEMA = {"definition", "builtIn"}
+
+
+@pytest.mark.parametrize("path", BOARDS.values(), ids=BOARDS.keys())
+def test_the_dashboard_round_trips_through_grafanas_model(path):
+    sdk = pytest.importorskip("grafana_foundation_sdk.models.dashboard")
+    encoder = pytest.importorskip("grafana_foundation_sdk.cog.encoder")
+    board = dashboard(path)
+    model = sdk.Dashboard.from_json(board)
+    back = json.loads(json.dumps(model, cls=encoder.JSONEncoder))
+    lost = _lost(board, back, "")
+    assert all(where.rsplit("/", 1)[1] in _OUTSIDE_THE_SCHEMA for where in lost), lost
+    assert queries(back) == queries(board)
+    assert [(p["id"], p["type"], p["gridPos"]) for p in panels(back)] == [
+        (p["id"], p["type"], p["gridPos"]) for p in panels(board)]
+
+
+def _lost(before: object, after: object, where: str) -> list[str]:
+    """Paths present in ``before`` and missing or changed in ``after`` (defaults the model adds
+    are not losses)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        found = []
+        for key, value in before.items():
+            if key not in after:
+                found.append(f"{where}/{key}")
+            else:
+                found += _lost(value, after[key], f"{where}/{key}")
+        return found
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [w for i, (b, a) in enumerate(zip(before, after, strict=True))
+                for w in _lost(b, a, f"{where}[{i}]")]
+    return [] if before == after else [f"{where} changed"]

@@ -20,8 +20,14 @@ needs_promtool = pytest.mark.skipif(
 
 # Every metric the agent exports (their HELP texts, which docs/metrics.md documents).
 AGENT_METRICS = frozenset(metric_help())
-# node_exporter's textfile collector, for the textfile-mode alert.
-NODE_EXPORTER_METRICS = frozenset({"node_textfile_mtime_seconds", "node_textfile_scrape_error"})
+# node_exporter's: the textfile collector, for the textfile-mode alert; the disk statistics,
+# for the dashboard's write latency per logical drive.
+NODE_EXPORTER_METRICS = frozenset({
+    "node_textfile_mtime_seconds", "node_textfile_scrape_error",
+    "node_disk_write_time_seconds_total", "node_disk_writes_completed_total",
+})
+# Prometheus' own series of each scrape target, for the agent-down alerts.
+PROMETHEUS_METRICS = frozenset({"up"})
 
 _KEYWORDS = frozenset({
     "and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right",

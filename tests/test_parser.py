@@ -294,3 +294,81 @@ documentation.
     assert len(ctrl.notices) == 1 and ctrl.notices[0].endswith("consult the documentation.")
     assert (ctrl.status, ctrl.cache.status) == ("ok", "ok")
     assert ("Bus Interface", "PCI") in ctrl.raw
+
+
+DRIVES_IN_MOTION = """
+Smart Array P840 in Slot 1
+   Controller Status: OK
+   PCI Address (Domain:Bus:Device.Function): 0000:0B:00.0
+
+   Array A
+      logicaldrive 1 (558.9 GB, RAID 1, Recovering, 54.28% complete)
+      logicaldrive 2 (1.1 TB, RAID 5, Transforming, 7.50% complete)
+      logicaldrive 3 (1.1 TB, RAID 5, Expanding, 12.00% complete)
+      logicaldrive 4 (1.1 TB, RAID 5, Queued for Expansion)
+      logicaldrive 5 (1.1 TB, RAID 1+0, Ready for Rebuild)
+
+   Array: B
+      Logical Drive: 6
+         Size: 279.4 GB
+         Fault Tolerance: 1
+         Status: Rebuilding, 3.10% complete
+
+   unassigned
+      physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS HDD, 300 GB, OK, spare)
+      physicaldrive 1I:1:2 (port 1I:box 1:bay 2, SAS HDD, 300 GB, OK, active spare for 1I:3:3)
+      physicaldrive 1I:1:3
+         Status: Erase In Progress
+         Model: ATA     MK000500GWEZH
+         Erase Percent Complete: 66%
+         Current Temperature (C): 21
+         Maximum Temperature (C): 34
+         Usage remaining: -49.95%
+         Power On Hours: 43646
+         Estimated Life Remaining based on workload to date: 0 days
+         SSD Smart Trip Wearout: False
+      physicaldrive 1I:1:4
+         Status: Erase Complete. Reenable Before Using.
+         SSD Smart Trip Wearout: Not Supported
+      physicaldrive 1I:1:5
+         Status: Failed
+         Last Failure Reason: Timeout
+      physicaldrive 1I:1:6
+         Status: Cable Error
+"""
+
+
+def test_logical_drives_in_motion_keep_their_state_word_and_progress():
+    ctrl = parse(DRIVES_IN_MOTION).controllers[0]
+    assert [(d.drive_id, d.status, d.progress_percent) for d in ctrl.logical_drives] == [
+        ("1", "recovering", 54.28), ("2", "transforming", 7.5), ("3", "expanding", 12.0),
+        ("4", "queued_for_expansion", None), ("5", "ready_for_rebuild", None),
+        ("6", "rebuilding", 3.1),
+    ]
+    first = ctrl.logical_drives[0]
+    assert (first.raid, first.status_text) == ("RAID 1", "Recovering, 54.28% complete")
+
+
+def test_physical_drive_states_wear_and_hours():
+    drives = {d.drive_id: d for d in parse(DRIVES_IN_MOTION).controllers[0].physical_drives}
+    assert {k: d.status for k, d in drives.items()} == {
+        "1I:1:1": "ok", "1I:1:2": "ok", "1I:1:3": "erase_in_progress",
+        "1I:1:4": "erase_complete", "1I:1:5": "failed", "1I:1:6": "cable_error",
+    }
+    erasing = drives["1I:1:3"]
+    assert erasing.progress_percent == 66.0
+    assert erasing.usage_remaining_percent == -49.95  # past rated endurance: not clamped
+    assert (erasing.power_on_hours, erasing.estimated_life_remaining_days) == (43646, 0)
+    assert (erasing.temperature_c, erasing.max_temperature_c) == (21.0, 34.0)
+    assert erasing.ssd_smart_trip_wearout is False
+    unsupported = drives["1I:1:4"]  # wear not readable: null, never 0
+    assert (unsupported.usage_remaining_percent, unsupported.power_on_hours,
+            unsupported.ssd_smart_trip_wearout, unsupported.progress_percent) == (
+        None, None, None, None)
+    assert drives["1I:1:5"].failure_reason == "Timeout"
+    assert drives["1I:1:2"].status_text == "OK, active spare for 1I:3:3"
+
+
+def test_pci_address_is_lower_case_like_sysfs():
+    assert parse(DRIVES_IN_MOTION).controllers[0].pci_address == "0000:0b:00.0"
+    assert parse(GEN8_DETAIL).controllers[0].pci_address is None

@@ -1,15 +1,27 @@
 """The Nagios/Icinga plugin's judgement: a snapshot in, one status line and perfdata out.
 
 Critical: failed (or otherwise not ok) backup power, unprotected write cache, a controller
-or a drive not ok, a known charge below ``charge_critical``. Warning: backup power
-recharging, a cache disabled or not ok, a known charge below ``charge_warning``.
+not ok, a failed drive, a known charge below ``charge_critical``. Warning: backup power
+recharging, a cache disabled or not ok, a known charge below ``charge_warning``, a drive
+degraded, rebuilding or in a state word this version does not know. A drive whose work is
+in progress (expanding, erasing, being rebuilt onto) is fine. The drive classes are those of
+:data:`smartarray_agent.model.LOGICAL_DRIVE_STATES` / ``PHYSICAL_DRIVE_STATES``, which the
+alert rules and dashboards use too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from smartarray_agent.model import Controller, Snapshot
+from smartarray_agent.model import (
+    LOGICAL_DRIVE_STATES,
+    PHYSICAL_DRIVE_STATES,
+    Controller,
+    LogicalDrive,
+    PhysicalDrive,
+    Snapshot,
+    drive_class,
+)
 from smartarray_agent.policy import (
     backup_power_state,
     unprotected_write_cache,
@@ -19,7 +31,9 @@ from smartarray_agent.policy import (
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
 LABELS = {OK: "OK", WARNING: "WARNING", CRITICAL: "CRITICAL", UNKNOWN: "UNKNOWN"}
 _HEALTHY_CACHE = (None, "ok", "not_configured")
-_HEALTHY_DRIVE = (None, "ok")
+# the code each drive class raises; ok, progressing and no printed status raise nothing
+DRIVE_CODES = {"failed": CRITICAL, "degraded": WARNING, "rebuilding": WARNING,
+               "unknown": WARNING}
 
 
 @dataclass(frozen=True)
@@ -78,10 +92,10 @@ def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> No
     if unprotected_write_cache(ctrl, limits.charge_critical):
         result.raise_to(CRITICAL, f"{name} write cache unprotected: "
                                   f"{_why_unprotected(ctrl, limits.charge_critical)}")
-    for kind, drives in (("logical", ctrl.logical_drives), ("physical", ctrl.physical_drives)):
-        bad = [f"{d.drive_id} {d.status}" for d in drives if d.status not in _HEALTHY_DRIVE]
-        if bad:
-            result.raise_to(CRITICAL, f"{name} {kind} drive {', '.join(bad)}")
+    for ld in ctrl.logical_drives:
+        _drive(result, f"{name} logical drive", ld, LOGICAL_DRIVE_STATES)
+    for pd in ctrl.physical_drives:
+        _drive(result, f"{name} physical drive", pd, PHYSICAL_DRIVE_STATES)
     _perfdata(ctrl, name, limits, result)
 
 
@@ -105,6 +119,22 @@ def _why_unprotected(ctrl: Controller, threshold: float) -> str:
     return "; ".join(reasons)
 
 
+def drive_code(states: dict[str, str], word: str | None) -> int:
+    """The plugin code a drive state word raises."""
+    return DRIVE_CODES.get(drive_class(states, word) or "ok", OK)
+
+
+def _drive(
+    result: CheckResult, what: str, drive: LogicalDrive | PhysicalDrive, states: dict[str, str]
+) -> None:
+    code = drive_code(states, drive.status)
+    if code == OK:
+        return
+    state = drive.status if drive.status in states else f"in unknown state {drive.status!r}"
+    progress = f" {drive.progress_percent:g}%" if drive.progress_percent is not None else ""
+    result.raise_to(code, f"{what} {drive.drive_id} {state}{progress}")
+
+
 def _perfdata(ctrl: Controller, name: str, limits: Thresholds, result: CheckResult) -> None:
     label = name.replace(" ", "")
     power, cache = ctrl.backup_power, ctrl.cache
@@ -117,5 +147,6 @@ def _perfdata(ctrl: Controller, name: str, limits: Thresholds, result: CheckResu
     active = write_cache_active(ctrl)
     if active is not None:
         result.perfdata.append(f"'{label}_write_cache_active'={int(active)};;;0;1")
-    failed = sum(1 for d in ctrl.physical_drives if d.status not in _HEALTHY_DRIVE)
+    failed = sum(1 for d in ctrl.physical_drives
+                 if drive_code(PHYSICAL_DRIVE_STATES, d.status) != OK)
     result.perfdata.append(f"'{label}_physical_drives_not_ok'={failed};;0;0")  # crit above 0

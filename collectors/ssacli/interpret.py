@@ -7,6 +7,7 @@ drive whose fields are merged."""
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
@@ -24,11 +25,12 @@ from smartarray_agent.model import (
     normalise_status,
 )
 
+_T = TypeVar("_T")
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
 _PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
 _INTERFACE = re.compile(r"SAS|SATA|SSD|HDD|NVMe|SCSI", re.I)
-_LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>[^,]+)")
+_LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>.+)$")
 
 
 class _Pairs:
@@ -64,6 +66,7 @@ def controller(text: ControllerText) -> Controller:
         firmware=values.text_or_none(pairs.get("Firmware Version", "RAID Stack Version")),
         status=normalise_status(pairs.get("Controller Status")),
         mode=_mode(text.tags, pairs),
+        pci_address=values.pci_address(pairs.get("PCI Address (Domain:Bus:Device.Function)")),
         cache=_cache(pairs),
         backup_power=_backup_power(pairs),
         temperatures=_temperatures(pairs, text.blocks),
@@ -154,11 +157,10 @@ def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
         if block.kind == "array":
             _merge_array(arrays, block)
         elif block.kind in ("ld_line", "ld_detail"):
-            drive = lds.setdefault(block.ident, LogicalDrive(drive_id=block.ident))
-            _fill_logical(drive, block)
+            _fill_logical(lds.setdefault(block.ident, LogicalDrive(drive_id=block.ident)), block)
         elif block.kind in ("pd_line", "pd_detail"):
-            drive = pds.setdefault(block.ident, PhysicalDrive(drive_id=block.ident))
-            _fill_physical(drive, block)
+            _fill_physical(pds.setdefault(block.ident, PhysicalDrive(drive_id=block.ident)),
+                           block)
         elif block.kind == "component":
             ctrl.components.append(Component(title=block.ident, raw=block.pairs))
     ctrl.arrays = list(arrays.values())
@@ -190,7 +192,7 @@ def _fill_logical(drive: LogicalDrive, block: Block) -> None:
         if match:
             drive.size_text = drive.size_text or match.group("size")
             drive.raid = drive.raid or match.group("raid").strip()
-            drive.status = drive.status or normalise_status(match.group("status"))
+            drive.status_text = drive.status_text or match.group("status").strip()
     pairs = _Pairs(block.pairs)
     size = values.text_or_none(pairs.get("Size"))
     drive.size_text = drive.size_text or size
@@ -199,7 +201,8 @@ def _fill_logical(drive: LogicalDrive, block: Block) -> None:
     if fault_tolerance and not drive.raid:
         drive.raid = fault_tolerance if fault_tolerance.startswith("RAID") else (
             f"RAID {fault_tolerance}")
-    drive.status = normalise_status(pairs.get("Status")) or drive.status
+    drive.status_text = values.text_or_none(pairs.get("Status")) or drive.status_text
+    drive.status, drive.progress_percent = values.drive_status(drive.status_text)
     caching = values.switch(pairs.get("Caching", "Array Accelerator"))
     drive.caching = caching if caching is not None else drive.caching
     drive.disk_name = values.text_or_none(pairs.get("Disk Name")) or drive.disk_name
@@ -228,10 +231,30 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
     drive.size_text = values.text_or_none(pairs.get("Size")) or drive.size_text
     drive.size_bytes = values.physical_size_bytes(drive.size_text)
     drive.status_text = values.text_or_none(pairs.get("Status")) or drive.status_text
-    drive.status = normalise_status(drive.status_text)
-    drive.model = values.text_or_none(pairs.get("Model")) or drive.model
+    drive.status, progress = values.drive_status(drive.status_text)
+    erase = values.percent(pairs.get("Erase Percent Complete"))
+    drive.progress_percent = _first(progress, erase, drive.progress_percent)
+    drive.failure_reason = (values.text_or_none(pairs.get("Last Failure Reason"))
+                            or drive.failure_reason)
+    drive.model = values.spaced(pairs.get("Model")) or drive.model
     drive.serial = values.text_or_none(pairs.get("Serial Number")) or drive.serial
     drive.firmware = values.text_or_none(pairs.get("Firmware Revision")) or drive.firmware
-    temperature = values.number(pairs.get("Current Temperature (C)"))
-    drive.temperature_c = temperature if temperature is not None else drive.temperature_c
+    drive.temperature_c = _first(values.number(pairs.get("Current Temperature (C)")),
+                                 drive.temperature_c)
+    drive.max_temperature_c = _first(values.number(pairs.get("Maximum Temperature (C)")),
+                                     drive.max_temperature_c)
+    drive.usage_remaining_percent = _first(values.percent(pairs.get("Usage remaining")),
+                                           drive.usage_remaining_percent)
+    drive.power_on_hours = _first(values.integer(pairs.get("Power On Hours")),
+                                  drive.power_on_hours)
+    drive.estimated_life_remaining_days = _first(
+        values.days(pairs.get("Estimated Life Remaining based on workload to date")),
+        drive.estimated_life_remaining_days)
+    drive.ssd_smart_trip_wearout = _first(values.switch(pairs.get("SSD Smart Trip Wearout")),
+                                          drive.ssd_smart_trip_wearout)
     drive.raw = drive.raw + block.pairs
+
+
+def _first(*candidates: _T | None) -> _T | None:
+    """The first value that was read (``0`` and ``False`` count), else ``None``."""
+    return next((c for c in candidates if c is not None), None)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from prometheus_client.core import Metric
 
-from smartarray_agent import policy
+from smartarray_agent import model, policy
 from smartarray_agent.collectors.families import Families, controller_label, unique
 from smartarray_agent.model import Controller, Snapshot
 
@@ -30,10 +30,8 @@ CACHE_STATES = ("ok", "not_configured", "temporarily_disabled", "permanently_dis
 BACKUP_SOURCES = ("batteries", "capacitors")
 BACKUP_STATES = ("ok", "recharging", "failed")
 POLICY_STATES = ("default", "enable", "disable")
-LOGICAL_DRIVE_STATES = (
-    "ok", "failed", "interim_recovery_mode", "ready_for_rebuild", "rebuilding", "recovering",
-)
-PHYSICAL_DRIVE_STATES = ("ok", "failed", "predictive_failure", "rebuilding")
+LOGICAL_DRIVE_STATES = tuple(model.LOGICAL_DRIVE_STATES)
+PHYSICAL_DRIVE_STATES = tuple(model.PHYSICAL_DRIVE_STATES)
 
 
 HELP = {
@@ -59,16 +57,34 @@ HELP = {
     "smartarray_backup_power_units": "Number of batteries or capacitors (Battery/Capacitor Count).",
     "smartarray_backup_power_status":
         "Battery/Capacitor Status, one series per known state.",
+    "smartarray_backup_power_status_info":
+        "The Battery/Capacitor Status word when it is not a known state (state=\"other\").",
+    "smartarray_cache_status_info":
+        "The Cache Status word when it is not a known state (state=\"other\").",
     "smartarray_backup_power_charge_ratio":
         "Backup power charge (0-1) the interlock uses for this controller: the iLO's battery "
         "charge (Redfish) mapped to it, while fresh.",
     "smartarray_logical_drive_info": "Logical drive identity; always 1.",
     "smartarray_logical_drive_status": "Logical drive status, one series per known state.",
+    "smartarray_logical_drive_status_info":
+        "The logical drive's status word when it is not a known state (state=\"other\").",
+    "smartarray_logical_drive_progress_ratio":
+        "Progress (0-1) of the logical drive's rebuild, transformation or expansion.",
     "smartarray_logical_drive_size_bytes": "Logical drive size.",
     "smartarray_logical_drive_caching_enabled":
         "1 when the controller cache serves this logical drive (Caching).",
     "smartarray_physical_drive_info": "Physical drive identity; always 1.",
     "smartarray_physical_drive_status": "Physical drive status, one series per known state.",
+    "smartarray_physical_drive_status_info":
+        "The physical drive's status word when it is not a known state (state=\"other\").",
+    "smartarray_physical_drive_progress_ratio": "Progress (0-1) of the physical drive's erase.",
+    "smartarray_physical_drive_usage_remaining_ratio":
+        "SSD wear: share of the rated endurance left (Usage remaining); negative past it.",
+    "smartarray_physical_drive_power_on_seconds": "Time the drive has been powered on.",
+    "smartarray_physical_drive_life_remaining_seconds":
+        "SSD life left at the wear rate so far (Estimated Life Remaining).",
+    "smartarray_physical_drive_max_temperature_celsius":
+        "Highest temperature the drive recorded (Maximum Temperature).",
     "smartarray_physical_drive_size_bytes": "Physical drive size (decimal, as labelled).",
     "smartarray_physical_drive_temperature_celsius": "Physical drive temperature.",
 }
@@ -95,7 +111,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
     c = {"controller": ident}
     out.gauge("smartarray_controller_info", {
         **c, "slot": ctrl.slot or "", "model": ctrl.model, "serial": ctrl.serial or "",
-        "firmware": ctrl.firmware or "",
+        "firmware": ctrl.firmware or "", "pci_address": ctrl.pci_address or "",
     }, 1.0)
     out.state("smartarray_controller_status", c, CONTROLLER_STATES, ctrl.status)
     out.state("smartarray_controller_mode", c, MODE_STATES, ctrl.mode)
@@ -108,6 +124,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
     cache = ctrl.cache
     out.flag("smartarray_cache_present", c, cache.present)
     out.state("smartarray_cache_status", c, CACHE_STATES, cache.status)
+    out.unknown_word("smartarray_cache_status_info", c, CACHE_STATES, cache.status)
     out.gauge("smartarray_cache_size_bytes", c, cache.size_bytes)
     if cache.read_percent is not None and cache.write_percent is not None:
         out.gauge("smartarray_cache_ratio", {**c, "op": "read"}, cache.read_percent / 100)
@@ -127,6 +144,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
     out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source)
     out.gauge("smartarray_backup_power_units", c, power.count)
     out.state("smartarray_backup_power_status", c, BACKUP_STATES, power.status)
+    out.unknown_word("smartarray_backup_power_status_info", c, BACKUP_STATES, power.status)
     if power.charge_percent is not None:
         out.gauge("smartarray_backup_power_charge_ratio", c, power.charge_percent / 100)
 
@@ -134,8 +152,12 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
         d = {**c, "logical_drive": ld.drive_id}
         out.gauge("smartarray_logical_drive_info", {
             **d, "array": ld.array or "", "raid": ld.raid or "", "disk_name": ld.disk_name or "",
+            "device": (ld.disk_name or "").removeprefix("/dev/"),  # node_exporter's device="sda"
         }, 1.0)
         out.state("smartarray_logical_drive_status", d, LOGICAL_DRIVE_STATES, ld.status)
+        out.unknown_word("smartarray_logical_drive_status_info", d, LOGICAL_DRIVE_STATES,
+                         ld.status)
+        out.gauge("smartarray_logical_drive_progress_ratio", d, _ratio(ld.progress_percent))
         out.gauge("smartarray_logical_drive_size_bytes", d, ld.size_bytes)
         out.flag("smartarray_logical_drive_caching_enabled", d, ld.caching)
     for pd in ctrl.physical_drives:
@@ -145,5 +167,20 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
             "model": pd.model or "", "serial": pd.serial or "", "firmware": pd.firmware or "",
         }, 1.0)
         out.state("smartarray_physical_drive_status", d, PHYSICAL_DRIVE_STATES, pd.status)
+        out.unknown_word("smartarray_physical_drive_status_info", d, PHYSICAL_DRIVE_STATES,
+                         pd.status)
+        out.gauge("smartarray_physical_drive_progress_ratio", d, _ratio(pd.progress_percent))
         out.gauge("smartarray_physical_drive_size_bytes", d, pd.size_bytes)
         out.gauge("smartarray_physical_drive_temperature_celsius", d, pd.temperature_c)
+        out.gauge("smartarray_physical_drive_max_temperature_celsius", d, pd.max_temperature_c)
+        out.gauge("smartarray_physical_drive_usage_remaining_ratio", d,
+                  _ratio(pd.usage_remaining_percent))
+        out.gauge("smartarray_physical_drive_power_on_seconds", d,
+                  None if pd.power_on_hours is None else pd.power_on_hours * 3600.0)
+        out.gauge("smartarray_physical_drive_life_remaining_seconds", d,
+                  None if pd.estimated_life_remaining_days is None
+                  else pd.estimated_life_remaining_days * 86400.0)
+
+
+def _ratio(percent: float | None) -> float | None:
+    return None if percent is None else round(percent / 100, 6)

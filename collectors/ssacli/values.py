@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import re
 
+from smartarray_agent.model import normalise_status
+
 _NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B)?$", re.I)
 _RATIO = re.compile(r"(\d+)\s*%\s*Read\s*/\s*(\d+)\s*%\s*Write", re.I)
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _DIGITS = re.compile(r"[0-9]+")
+_PERCENT = re.compile(r"^(?P<n>[-+]?\d+(?:\.\d+)?)\s*%")
+_PROGRESS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*%\s*complete", re.I)
+_DAYS = re.compile(r"^(?P<n>\d+)\s*days?$", re.I)
+# a drive status ends at the first comma, sentence stop or parenthesised tail:
+# "Recovering, 55.73% complete", "Erase Complete. Reenable Before Using.", "OK, spare"
+_DRIVE_STATUS_END = re.compile(r"[,(]|\.(?:\s|$)")
+_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", re.I)
 _TRUE = {"true", "enabled", "enable", "yes", "on"}
 _FALSE = {"false", "disabled", "disable", "no", "off"}
 
@@ -81,8 +90,50 @@ def number(text: str | None) -> float | None:
     return value if value == value and abs(value) != float("inf") else None
 
 
+def spaced(text: str | None) -> str | None:
+    """Runs of spaces made one: the INQUIRY padding of ``'HP      EG0300FBDSP'`` goes."""
+    return text_or_none(" ".join(text.split())) if text is not None else None
+
+
 def text_or_none(text: str | None) -> str | None:
     if text is None:
         return None
     stripped = text.strip()
     return stripped or None
+
+
+def percent(text: str | None) -> float | None:
+    """``'12.94%'`` -> 12.94, ``'-49.95%'`` -> -49.95 (not clamped), ``'66%'`` -> 66.0."""
+    if text is None:
+        return None
+    match = _PERCENT.match(text.strip())
+    return float(match.group("n")) if match else None
+
+
+def days(text: str | None) -> int | None:
+    """``'270 days'`` -> 270."""
+    if text is None:
+        return None
+    match = _DAYS.match(text.strip())
+    return int(match.group("n")) if match else None
+
+
+def drive_status(text: str | None) -> tuple[str | None, float | None]:
+    """A drive's status as printed -> (state word, progress percent or None).
+
+    ``'Recovering, 55.73% complete'`` -> ``('recovering', 55.73)``;
+    ``'Erase Complete. Reenable Before Using.'`` -> ``('erase_complete', None)``;
+    ``'OK, active spare for 1I:3:3'`` -> ``('ok', None)``. Any unfamiliar text gets the same
+    treatment, so a new word is one state, not a new value at every percent."""
+    if text is None:
+        return None, None
+    head = _DRIVE_STATUS_END.split(text.strip(), maxsplit=1)[0]
+    progress = _PROGRESS.search(text)
+    return normalise_status(head), float(progress.group("n")) if progress else None
+
+
+def pci_address(text: str | None) -> str | None:
+    """``'0000:0B:00.0'`` -> ``'0000:0b:00.0'``: lower-case, as sysfs and the hpsa metrics
+    name it."""
+    word = text_or_none(text)
+    return word.lower() if word and _PCI_ADDRESS.match(word) else None
