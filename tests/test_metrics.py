@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import importlib.metadata
+import platform
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -222,3 +224,11 @@ def test_an_ilo_charge_is_served_until_max_age_and_the_page_is_made_again_then()
     assert b"smartarray_backup_power_charge_ratio{" in view.body()
     clock[0] = T0 + 950  # a reading older than max_age_s is never served from the cache
     assert b"smartarray_backup_power_charge_ratio{" not in view.body()
+
+
+def test_build_info_names_the_version_and_python():
+    samples = parse_samples(exposition())
+    [(name, labels)] = [key for key in samples if key[0] == "smartarray_build_info"]
+    labels = dict(labels)
+    assert labels["version"] == importlib.metadata.version("smartarray-agent")
+    assert labels["python"] == platform.python_version()

@@ -8,6 +8,7 @@ is fresh, the families it renders itself (collectors/*/metrics). Data older than
 
 Sample lines::
 
+    smartarray_build_info{python="3.11.2",version="0.1.0"} 1.0
     smartarray_collector_success{collector="ssacli"} 1.0
     smartarray_collector_duration_seconds{collector="ssacli"} 1.23
     smartarray_collector_last_success_timestamp_seconds{collector="ssacli"} 1.7e+09
@@ -15,8 +16,10 @@ Sample lines::
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import Any
 
 from prometheus_client.core import Metric
@@ -28,6 +31,7 @@ from smartarray_agent.collectors.families import Families
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 HELP = {
+    "smartarray_build_info": "The agent's version and the Python it runs on; always 1.",
     "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
     "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
     "smartarray_collector_last_success_timestamp_seconds":
@@ -72,6 +76,7 @@ def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings) ->
 
 def families(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> list[Metric]:
     out = Families(HELP)
+    out.gauge("smartarray_build_info", _BUILD, 1.0)
     for _, result in entries:
         labels = {"collector": result.name}
         out.gauge("smartarray_collector_success", labels, float(result.success))
@@ -83,6 +88,9 @@ def families(entries: Sequence[Entry], *, now: float, settings: MetricSettings) 
         if is_fresh(result, now, settings):
             rendered.extend(collector.families(result.data, now))
     return rendered
+
+
+_BUILD = {"version": version("smartarray-agent"), "python": platform.python_version()}
 
 
 class _Exposition:
