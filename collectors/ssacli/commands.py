@@ -29,11 +29,10 @@ def drive_write_cache(slot: str, enable: bool, usage: str | None) -> list[str]:
     return command + [f"usage={usage}"] if usage else command
 
 
-def logical_drive_caching(slot: str, drive: str, enable: bool, old_label: bool) -> list[str]:
-    """``arrayaccelerator=`` for hpacucli (whose output says ``Array Accelerator``),
-    ``caching=`` for hpssacli and ssacli."""
-    param = "arrayaccelerator" if old_label else "caching"
-    return [*controller(slot), "ld", drive, "modify", f"{param}={_switch(enable)}"]
+def logical_drive_caching(slot: str, drive: str, enable: bool) -> list[str]:
+    """``arrayaccelerator=`` on every generation: the form hpacucli, hpssacli and ssacli
+    all accept (docs/cli.md, "Vendor commands", gives the sources)."""
+    return [*controller(slot), "ld", drive, "modify", f"arrayaccelerator={_switch(enable)}"]
 
 
 def ratio_options(output: str) -> list[tuple[int, int]]:
