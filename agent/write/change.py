@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
@@ -37,7 +38,7 @@ from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import BadRequest, Change, vendor_command
 
-READ_COMMAND = ["ctrl", "all", "show", "config", "detail"]
+READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
 READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
 
@@ -206,7 +207,7 @@ class ChangeRunner:
         except SENT_ERRORS as error:
             sent_error = error
         try:
-            after = self._controller(request.target)
+            after = self._controller(request.target, commands.show_config(ctrl.slot or ""))
         except READ_ERRORS as error:
             outcome.verdict = "unknown"
             outcome.message = (
@@ -214,8 +215,8 @@ class ChangeRunner:
                 + (f" ({sent_error})" if sent_error else "")
                 + f", but could not read the controller afterwards: {error}. Outcome unknown: "
                 f"check with `smartarray-agent status` (or `{self.runner.cli.name} "
-                f"{shlex.join(['ctrl', f'slot={ctrl.slot}', 'show', 'config', 'detail'])}`) "
-                f"whether {request.change.describe()} shows")
+                f"{shlex.join(commands.show_config(ctrl.slot or ''))}`) whether "
+                f"{request.change.describe()} shows")
             return
         outcome.after = settings(after)
         shows = request.change.entry.shows(after, request.change)
@@ -282,9 +283,9 @@ class ChangeRunner:
             return None
         return self.charge.error
 
-    def _controller(self, target: Target) -> Controller:
+    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
         try:
-            snapshot = parse(self.runner.run(READ_COMMAND))
+            snapshot = parse(self.runner.run(command))
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
         return select(self.charge.overlay(snapshot), target)

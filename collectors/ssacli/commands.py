@@ -12,6 +12,12 @@ def controller(slot: str) -> list[str]:
     return ["ctrl", f"slot={slot}"]
 
 
+def show_config(slot: str | None = None) -> list[str]:
+    """``ctrl all show config detail``, or one controller's: the read before and after a
+    change."""
+    return [*(controller(slot) if slot else ["ctrl", "all"]), "show", "config", "detail"]
+
+
 def cache_ratio(slot: str, read: int, write: int) -> list[str]:
     return [*controller(slot), "modify", f"cacheratio={read}/{write}"]
 
