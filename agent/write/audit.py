@@ -35,13 +35,12 @@ def current_user() -> str:
     return f"{sudo_user} (via sudo as {name})" if sudo_user and sudo_user != name else name
 
 
-class AuditError(OSError):
+class AuditError(RuntimeError):
     """The audit file cannot be written; the message names it and the reason."""
 
     def __init__(self, path: Path, error: OSError) -> None:
-        super().__init__(error.errno, f"cannot write the audit file {path}: "
-                                      f"{error.strerror or error} (give a writable "
-                                      "--audit-file, or [audit] file in the configuration)")
+        super().__init__(f"cannot write the audit file {path}: {error.strerror or error} "
+                         "(give a writable --audit-file, or [audit] file in the configuration)")
         self.path = path
 
 
