@@ -16,16 +16,7 @@ from smartarray_agent.collectors.simulator import resolve_scenario
 from smartarray_agent.collectors.simulator.scenario import load_scenario
 from smartarray_agent.collectors.simulator.state import read_invocations
 
-from .redfish_ilo import (
-    CHASSIS,
-    Ilo,
-    battery_ilo5,
-    certificate,
-    closed_port,
-    credentials_file,
-    ilo5,
-    serve,
-)
+from . import redfish_ilo as fake
 from .test_change import Host
 
 NBWC_ON = ("write-cache", "enable", "--what", "no-battery", "--slot", "0")
@@ -160,17 +151,18 @@ def test_backup_power_ok_with_a_tail_is_not_healthy(tmp_path):
 
 def ilo_config(tmp_path: Path, address: str) -> str:
     path = tmp_path / "config.toml"
+    credentials = fake.credentials_file(tmp_path)
     path.write_text(
-        f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials_file(tmp_path)}"\n'
-        f'ca_file = "{certificate()[0]}"\nconnect_timeout_s = 2\nread_timeout_s = 2\n')
+        f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials}"\n'
+        f'ca_file = "{fake.certificate()[0]}"\nconnect_timeout_s = 2\nread_timeout_s = 2\n')
     return str(path)
 
 
 def test_a_charge_that_drops_while_the_prompt_waits_refuses_the_change(tmp_path):
     host = Host(tmp_path, "gen10")
-    with serve(Ilo(ilo5(batteries=[battery_ilo5(charge=99)]))) as ilo:
+    with fake.serve(fake.Ilo(fake.ilo5(batteries=[fake.battery_ilo5(charge=99)]))) as ilo:
         child = prompt(host, *NBWC_ON, config=ilo_config(tmp_path, ilo.address))
-        ilo.resources[CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"][0][
+        ilo.resources[fake.CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"][0][
             "ChargeLevelPercent"] = 50
         child.sendline("y")
         child.expect(pexpect.EOF)
@@ -183,7 +175,7 @@ def test_a_charge_that_drops_while_the_prompt_waits_refuses_the_change(tmp_path)
 
 def test_an_unreadable_ilo_refuses_an_enable_unless_the_operator_says_so(tmp_path):
     host = Host(tmp_path, "gen10")
-    config = ilo_config(tmp_path, closed_port())
+    config = ilo_config(tmp_path, fake.closed_port())
     refused = host.agent(*NBWC_ON, "--yes", "--config", config)
     assert refused.returncode == 4, refused.stderr
     assert "the iLO could not be read" in refused.stderr
