@@ -21,6 +21,10 @@ logical drive caching on, nbwc off              allowed                 allowed,
 logical drive caching on, nbwc on               allowed                 refused
 =============================================  ======================  =====================
 
+The last two rows extend DESIGN.md's table: with no-battery write cache on, turning a
+logical drive's caching on puts its writes in unprotected cache, like raising the ratio.
+"nbwc on" reads "on or not printed" throughout.
+
 Each change kind carries its row (:class:`Row`) in the table of
 :mod:`smartarray_agent.write.kinds`; this module only reads it.
 """
@@ -167,8 +171,8 @@ def write_cache_active(ctrl: Controller) -> bool | None:
 def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:
     """Whether write cache can hold data that no healthy backup power protects: controller
     write cache active on backup power below the threshold, or drive write cache on (a
-    drive's own cache has no backup power at all). A switch whose state is unknown counts
-    as off here (the metric leaves the unknown switch out, see docs/metrics.md)."""
+    drive's own cache has no backup power at all). Write cache whose activity is unknown
+    (:func:`write_cache_active` None) counts as not active here."""
     cache = ctrl.cache
     policy = cache.drive_write_cache_policy
     drive_cache_on = cache.drive_write_cache is True or (
