@@ -3,6 +3,9 @@ switches, and the kinds table: in-process against the simulator and real capture
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from smartarray_agent.cli.change import exit_code
@@ -89,3 +92,26 @@ def test_every_kind_has_a_table_entry_with_its_row_label_and_command():
                                               Kind.DRIVE_WRITE_CACHE))
         assert (entry.warning != "") == entry.row.confirm
         assert examples[kind].describe().startswith(entry.label(examples[kind]))
+
+
+class InterruptedOnSecondRead(SimHost):
+    """Ctrl-C arrives while the write path reads the controller under the lock."""
+
+    reads = 0
+
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
+        if command[:2] == ["ctrl", "all"]:
+            self.reads += 1
+            if self.reads == 2:
+                os.kill(os.getpid(), signal.SIGINT)
+        return super().run(command, confirm=confirm)
+
+
+def test_an_interrupt_before_the_command_is_sent_sends_nothing(tmp_path):
+    audit = tmp_path / "audit.jsonl"
+    host = InterruptedOnSecondRead(tmp_path, "gen9-battery", {}, audit)
+    outcome = apply(host, audit, NBWC_ON)
+    assert (outcome.verdict, outcome.message) == (
+        "declined", "SIGINT before the command was sent: nothing sent")
+    assert host.modifies == []
+    assert host.state().controllers[0].cache.no_battery_write_cache is False

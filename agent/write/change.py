@@ -183,6 +183,10 @@ class ChangeRunner:
                 return self._finish(outcome, "refused", (
                     f"refused: {ctrl.name} changed since it was checked (was "
                     f"{planned.before}, now {outcome.before}); nothing sent, run again"))
+            if received:
+                name = signal.Signals(received[0]).name
+                return self._finish(outcome, "declined",
+                                    f"{name} before the command was sent: nothing sent")
             try:
                 self._record(outcome, "intent")
             except AuditError as error:
