@@ -67,9 +67,8 @@ class Change:
         return f"{self.entry.label(self)} {self.value()}"
 
     def value(self) -> str:
-        if self.kind is Kind.CACHE_RATIO:
-            return f"{self.read_percent}/{self.write_percent}"
-        return "on" if self.enable else "off"
+        """``on``, ``off``, ``25/75``."""
+        return self.entry.value(self)
 
     def requested(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None} | {"kind": str(self.kind)}
@@ -84,6 +83,7 @@ class KindEntry:
     warning: str = ""  # the confirmation's extra sentence, for kinds that ask
     check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
+    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
 
 
 # -- cache ratio --------------------------------------------------------------------------
@@ -167,6 +167,7 @@ KINDS: dict[Kind, KindEntry] = {
             slot, change.read_percent or 0, change.write_percent or 0),
         check=_ratio_check,
         adds_cache=_ratio_adds_cache,
+        value=lambda change: f"{change.read_percent}/{change.write_percent}",
     ),
     Kind.NO_BATTERY_WRITE_CACHE: KindEntry(
         row=Row(Exposure.ALWAYS, confirm=True),
