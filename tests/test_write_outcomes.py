@@ -11,7 +11,10 @@ import pytest
 from smartarray_agent.cli.change import exit_code
 from smartarray_agent.cli.exitcodes import UNPROTECTED
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.collectors.ssacli.run import CliTimeout
 from smartarray_agent.policy import judge, write_cache_active
+from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner
 from smartarray_agent.write.kinds import KINDS, Change, Kind
 
 from .captures import REAL, needs_captures
@@ -115,3 +118,31 @@ def test_an_interrupt_before_the_command_is_sent_sends_nothing(tmp_path):
         "declined", "SIGINT before the command was sent: nothing sent")
     assert host.modifies == []
     assert host.state().controllers[0].cache.no_battery_write_cache is False
+
+
+class SecondControllerUnreadable(SimHost):
+    """The CLI times out reading the controllers for the second controller of --all."""
+
+    reads = 0
+
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
+        if command[:2] == ["ctrl", "all"]:
+            self.reads += 1
+            if self.reads == 4:  # the list, slot 0's two judgements, then slot 1's first
+                raise CliTimeout(command, 1)
+        return super().run(command, confirm=confirm)
+
+
+def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
+    audit = tmp_path / "audit.jsonl"
+    host = SecondControllerUnreadable(tmp_path, "two-controllers", {}, audit)
+    runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
+                          confirm=lambda question: True)
+    change = Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50)
+    outcomes = [runner.apply_or_explain(ChangeRequest(target, change))
+                for target in runner.cached_targets()]
+    assert [o.verdict for o in outcomes] == ["changed", "failed"]
+    assert outcomes[1].message.startswith("slot 1: could not read the controller: ")
+    assert outcomes[1].message.endswith(": nothing sent")
+    assert [exit_code(o) for o in outcomes] == [0, 1]
+    assert host.modifies == ["ctrl slot=0 modify cacheratio=50/50"]

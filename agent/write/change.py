@@ -28,6 +28,7 @@ from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import LockTimeout
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -158,13 +159,19 @@ class ChangeRunner:
         return self._write(request, outcome)
 
     def apply_or_explain(self, request: ChangeRequest) -> Outcome:
-        """:meth:`apply`, with a request that does not fit the controller as a
-        ``bad_request`` outcome (for ``--all``, where the others go on)."""
+        """:meth:`apply`, for ``--all``, where the other controllers go on: a request that
+        does not fit the controller is a ``bad_request`` outcome, a CLI that cannot be read
+        before anything was sent a ``failed`` one (neither is audited: nothing was judged)."""
         try:
             return self.apply(request)
         except BadRequest as error:
-            return Outcome("bad_request", str(error), controller={"slot": request.target.slot},
-                           requested=request.change.requested())
+            verdict, message = "bad_request", str(error)
+        except (*SENT_ERRORS, LockTimeout) as error:
+            verdict = "failed"
+            message = (f"{request.target.describe()}: could not read the controller: {error}: "
+                       "nothing sent")
+        return Outcome(verdict, message, controller={"slot": request.target.slot},
+                       requested=request.change.requested())
 
     def cached_targets(self) -> list[Target]:
         """Every controller with a cache board (``--all``), by slot."""
