@@ -106,6 +106,7 @@ class SysfsConfig(_Section):
 class PolicyConfig(_Section):
     battery_threshold_percent: float = Field(default=80.0, ge=0, le=100)
     disable_unprotected_write_cache: bool = False
+    enable_without_ilo_charge: bool = False  # write cache on though the iLO cannot be read
 
 
 class AuditConfig(_Section):

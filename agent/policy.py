@@ -1,9 +1,11 @@
 """The write-cache interlock of DESIGN.md: may this change be made to this controller now?
 
-Backup power is *at or above threshold* only when its status is ``ok`` and, where a charge
-percentage is known, that percentage is at least the threshold, and the cache is not
+Backup power is *at or above threshold* only when its status is exactly ``OK``, where a
+charge percentage is known that percentage is at least the threshold, and the cache is not
 disabled for a battery or capacitor reason. Anything else (recharging, failed, absent,
-unknown) is below: the interlock fails closed.
+unknown, ``OK (...)`` with a tail, an iLO that is configured but could not be read) is
+below: the interlock fails closed. A no-battery write cache switch the CLI did not print
+counts as possibly on.
 
 =============================================  ======================  =====================
 change                                          at/above threshold      below threshold
@@ -21,6 +23,10 @@ logical drive caching on, nbwc on               allowed                 refused
 
 The last two rows extend DESIGN.md's table: with no-battery write cache on, turning a
 logical drive's caching on puts its writes in unprotected cache, like raising the ratio.
+"nbwc on" reads "on or not printed" throughout.
+
+Each change kind carries its row (:class:`Row`) in the table of
+:mod:`smartarray_agent.write.kinds`; this module only reads it.
 """
 
 from __future__ import annotations
@@ -28,38 +34,38 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
-from smartarray_agent.model import Controller
+from smartarray_agent.model import BackupPower, Controller
 
 _BATTERY_REASON = re.compile(r"batter|capacitor|backup power|charge", re.I)
 
 
-class Kind(StrEnum):
-    CACHE_RATIO = "cache-ratio"
-    NO_BATTERY_WRITE_CACHE = "no-battery-write-cache"
-    DRIVE_WRITE_CACHE = "drive-write-cache"
-    LOGICAL_DRIVE_CACHING = "logical-drive-caching"
+class Exposure(StrEnum):
+    """When a change that adds cache puts writes where no healthy backup power protects
+    them (below the threshold)."""
+
+    ALWAYS = "always"  # no-battery write cache on, drive write cache on
+    WITH_NBWC = "with-nbwc"  # only while no-battery write cache is on (or not known to be off)
 
 
 @dataclass(frozen=True)
-class Change:
-    kind: Kind
-    enable: bool | None = None  # the switches
-    read_percent: int | None = None  # the cache ratio
-    write_percent: int | None = None
-    usage: str | None = None  # Gen10 drive write cache: configured, unconfigured, hba
-    logical_drive: str | None = None
+class Row:
+    """A change kind's row of the interlock table."""
 
-    def describe(self) -> str:
-        if self.kind is Kind.CACHE_RATIO:
-            return f"cache ratio {self.read_percent}/{self.write_percent}"
-        what = {
-            Kind.NO_BATTERY_WRITE_CACHE: "no-battery write cache",
-            Kind.DRIVE_WRITE_CACHE: "drive write cache"
-            + (f" ({self.usage} drives)" if self.usage else ""),
-            Kind.LOGICAL_DRIVE_CACHING: f"caching of logical drive {self.logical_drive}",
-        }[self.kind]
-        return f"{what} {'on' if self.enable else 'off'}"
+    exposure: Exposure
+    confirm: bool  # an allowed change that adds cache asks the operator first
+
+
+class Judged(Protocol):
+    """What the interlock needs to know of a change."""
+
+    @property
+    def row(self) -> Row: ...
+
+    def adds_cache(self, ctrl: Controller) -> bool: ...
+
+    def describe(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -77,16 +83,26 @@ class Verdict:
     message: str
 
 
-def backup_power_state(ctrl: Controller, threshold_percent: float) -> BackupPowerState:
+def backup_power_healthy(power: BackupPower) -> bool:
+    """Status ``ok`` as printed exactly ``OK``: ``OK (...)`` keeps a tail we cannot judge."""
+    return power.status == "ok" and (power.status_text is None
+                                     or power.status_text.strip().upper() == "OK")
+
+
+def backup_power_state(ctrl: Controller, threshold_percent: float,
+                       charge_error: str | None = None) -> BackupPowerState:
+    """``charge_error``: why the configured iLO could not be read (the charge is unknown
+    where it should be known, so backup power is not at threshold)."""
     power, cache = ctrl.backup_power, ctrl.cache
     source = power.source or "backup power"
     if power.count == 0 or (power.source is None and power.status is None):
         return BackupPowerState(False, "absent or not reported")
-    status = power.status or "unknown"
-    summary = f"{source} {status}"
+    healthy = backup_power_healthy(power)
+    status = power.status_text if power.status == "ok" and not healthy else power.status
+    summary = f"{source} {status or 'unknown'}"
     if power.charge_percent is not None:
         summary += f", charge {power.charge_percent:g}%"
-    if status != "ok":
+    if not healthy:
         return BackupPowerState(False, summary)
     if power.charge_percent is not None and power.charge_percent < threshold_percent:
         return BackupPowerState(False, summary)
@@ -95,58 +111,51 @@ def backup_power_state(ctrl: Controller, threshold_percent: float) -> BackupPowe
     ):
         return BackupPowerState(False, f"{summary}, but cache {cache.status}: "
                                        f"{cache.status_details}")
+    if charge_error is not None and power.charge_percent is None:
+        return BackupPowerState(False, f"{summary}, charge unknown (the iLO could not be "
+                                       f"read: {charge_error})")
     return BackupPowerState(True, summary)
 
 
-def judge(ctrl: Controller, change: Change, threshold_percent: float) -> Verdict:
-    backup = backup_power_state(ctrl, threshold_percent)
-    nbwc_on = ctrl.cache.no_battery_write_cache is True
+def judge(ctrl: Controller, change: Judged, threshold_percent: float,
+          charge_error: str | None = None) -> Verdict:
+    backup = backup_power_state(ctrl, threshold_percent, charge_error)
+    nbwc = ctrl.cache.no_battery_write_cache
 
     def verdict(allowed: bool, confirm: bool, message: str) -> Verdict:
         return Verdict(allowed, confirm and allowed, backup, threshold_percent, message)
 
-    exposes_writes = _exposes_writes(ctrl, change, nbwc_on)
-    if exposes_writes is None:
-        return verdict(True, False, "a disable is always allowed")
+    adds = change.adds_cache(ctrl)
     if backup.protected:
-        confirm = change.kind in (Kind.NO_BATTERY_WRITE_CACHE, Kind.DRIVE_WRITE_CACHE)
-        return verdict(True, confirm, "backup power is at or above the threshold")
-    if exposes_writes:
+        return verdict(True, adds and change.row.confirm,
+                       "backup power is at or above the threshold")
+    if not adds:
+        return verdict(True, False, "a change that takes cache away is always allowed")
+    exposes = change.row.exposure is Exposure.ALWAYS or nbwc is not False
+    if exposes:
         return verdict(False, False, _refusal(ctrl, change, backup, threshold_percent))
-    if nbwc_on:
-        return verdict(True, False, "allowed: it does not raise the share of writes held in "
-                                    "unprotected cache")
     return verdict(True, False, "allowed, but write cache stays inactive until backup power "
                                 f"is back ({backup.summary})")
 
 
-def _exposes_writes(ctrl: Controller, change: Change, nbwc_on: bool) -> bool | None:
-    """None for a change that only takes cache away; else whether it would put writes in
-    cache that no healthy backup power protects."""
-    if change.kind is Kind.CACHE_RATIO:
-        before = ctrl.cache.write_percent
-        raising = before is None or (change.write_percent or 0) > before
-        return nbwc_on and raising
-    if not change.enable:
-        return None
-    if change.kind is Kind.LOGICAL_DRIVE_CACHING:
-        return nbwc_on
-    return True  # no-battery write cache on, drive write cache on
-
-
-def _refusal(ctrl: Controller, change: Change, backup: BackupPowerState,
+def _refusal(ctrl: Controller, change: Judged, backup: BackupPowerState,
              threshold_percent: float) -> str:
+    nbwc = ctrl.cache.no_battery_write_cache
+    why = (" (no-battery write cache is on)" if nbwc is True and change.row.exposure is
+           Exposure.WITH_NBWC else " (the CLI does not say whether no-battery write cache is "
+           "on)" if nbwc is None and change.row.exposure is Exposure.WITH_NBWC else "")
     return (
-        f"refused: {change.describe()} on {ctrl.name} would put writes in cache that no "
-        f"healthy backup power protects; backup power is {backup.summary} (needs ok and "
-        f"a charge of at least {threshold_percent:g}% where the charge is known)"
+        f"refused: {ctrl.name}: {change.describe()} would put writes in cache that no "
+        f"healthy backup power protects{why}; backup power is {backup.summary} (needs OK "
+        f"and a charge of at least {threshold_percent:g}% where the charge is known)"
     )
 
 
 def write_cache_active(ctrl: Controller) -> bool | None:
     """Whether the controller is caching writes now: a cache that is present and ``ok``, a
     write share above 0, and backup power ``ok`` or no-battery write cache forced on.
-    ``None`` when the output did not say (no cache status printed)."""
+    ``None`` when the output did not say (no cache status printed, or a switch that
+    decides it not printed)."""
     cache = ctrl.cache
     if cache.present is False:
         return False
@@ -154,13 +163,16 @@ def write_cache_active(ctrl: Controller) -> bool | None:
         return None
     if cache.status != "ok" or not cache.write_percent:
         return False
-    return ctrl.backup_power.status == "ok" or cache.no_battery_write_cache is True
+    if backup_power_healthy(ctrl.backup_power) or cache.no_battery_write_cache is True:
+        return True
+    return None if cache.no_battery_write_cache is None else False
 
 
 def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:
     """Whether write cache can hold data that no healthy backup power protects: controller
     write cache active on backup power below the threshold, or drive write cache on (a
-    drive's own cache has no backup power at all)."""
+    drive's own cache has no backup power at all). Write cache whose activity is unknown
+    (:func:`write_cache_active` None) counts as not active here."""
     cache = ctrl.cache
     policy = cache.drive_write_cache_policy
     drive_cache_on = cache.drive_write_cache is True or (

@@ -63,10 +63,17 @@ def test_set_cache_ratio_changes_then_is_idempotent(tmp_path):
     assert second.returncode == 0
     assert json.loads(second.stdout)["changed"] is False
     assert host.modifies() == ["ctrl slot=0 modify cacheratio=25/75"]  # one write in all
-    entry = host.audit_entries()[0]
-    for key in ("time", "user", "controller", "before", "requested", "after", "verdict"):
-        assert key in entry
-    assert entry["verdict"] == "changed"
+    intent, outcome, again = host.audit_entries()
+    assert (intent["event"], intent["outcome"]) == ("intent", None)
+    assert intent["command"] == ["ctrl", "slot=0", "modify", "cacheratio=25/75"]
+    assert outcome["id"] == intent["id"]
+    for key in ("time", "user", "host", "controller", "before", "requested", "after",
+                "command", "outcome"):
+        assert key in outcome
+    assert (outcome["event"], outcome["outcome"]) == ("outcome", "changed")
+    assert again["outcome"] == "unchanged"
+    assert "Smart Array P440ar in slot 0" in again["message"]
+    assert "cache ratio 25/75 is already set" in again["message"]
 
 
 def test_dry_run_prints_the_command_and_verdict_and_sends_nothing(tmp_path):
@@ -105,7 +112,7 @@ def test_raising_the_write_share_with_unprotected_cache_is_refused_and_sends_not
     assert "80%" in message
     assert host.modifies() == []
     assert host.status() == before
-    assert host.audit_entries()[-1]["verdict"] == "refused"
+    assert host.audit_entries()[-1]["outcome"] == "refused"
 
 
 def test_forcing_no_battery_write_cache_on_a_failed_battery_is_refused(tmp_path):
@@ -129,7 +136,7 @@ def test_enabling_needs_confirmation_and_without_a_terminal_nothing_is_sent(tmp_
     assert result.returncode == 6
     assert "--yes" in result.stderr
     assert host.modifies() == []
-    assert host.audit_entries()[-1]["verdict"] == "declined"
+    assert host.audit_entries()[-1]["outcome"] == "declined"
 
 
 @pytest.mark.parametrize(("answer", "code", "enabled"), [("y", 0, True), ("n", 6, False)])
@@ -178,7 +185,7 @@ def test_a_controller_that_ignores_the_change_is_caught_by_the_re_read(tmp_path)
     assert report["changed"] is False
     assert report["after"]["cache_ratio"] == "10/90"
     assert "controller shows" in result.stderr
-    assert host.audit_entries()[-1]["verdict"] == "not-applied"
+    assert host.audit_entries()[-1]["outcome"] == "not_applied"
 
 
 def test_an_unknown_controller_is_bad_input(tmp_path):

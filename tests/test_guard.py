@@ -30,9 +30,12 @@ def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path, cons
     finally:
         agent.stop()
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 0
-    [entry] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    intent, entry = [json.loads(line)
+                     for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert (intent["event"], intent["id"]) == ("intent", entry["id"])
+    assert intent["command"] == ["ctrl", "slot=0", "modify", "nobatterywritecache=disable"]
     assert entry["user"] == "smartarray-agent (guard)"
-    assert entry["verdict"] == "changed"
+    assert entry["outcome"] == "changed"
     assert entry["before"]["no_battery_write_cache"] is True
     assert entry["after"]["no_battery_write_cache"] is False
     assert "guard: " in agent.logs

@@ -8,7 +8,8 @@ import itertools
 import pytest
 
 from smartarray_agent.model import BackupPower, Cache, Controller
-from smartarray_agent.policy import Change, Kind, backup_power_state, judge
+from smartarray_agent.policy import backup_power_state, judge
+from smartarray_agent.write.kinds import Change, Kind
 
 THRESHOLD = 80.0
 STATUSES = ["ok", "recharging", "failed", "absent", "unknown"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -17,19 +18,9 @@ from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockTimeout
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.policy import Change, Kind
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import (
-    BadRequest,
-    ChangeDeclined,
-    ChangeFailed,
-    ChangeRefused,
-    ChangeRequest,
-    ChangeRunner,
-    NotApplied,
-    Outcome,
-    Target,
-)
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
+from smartarray_agent.write.kinds import BadRequest, Change, Kind
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 
@@ -39,12 +30,24 @@ SlotOption = Annotated[
 SerialOption = Annotated[
     str | None, typer.Option("--serial", help="The controller's serial number.")
 ]
+AllOption = Annotated[
+    bool, typer.Option("--all", help="Every controller with a cache, each judged, written, "
+                                     "verified and audited on its own.")
+]
 DryRunOption = Annotated[
-    bool, typer.Option("--dry-run", help="Print the vendor command and the verdict; change "
-                                         "nothing.")
+    bool, typer.Option("--dry-run", help="Print the exact vendor command and the verdict; "
+                                         "send nothing (audited as dry_run).")
 ]
 JsonOption = Annotated[
-    bool, typer.Option("--json", help='Print {"changed": ..., "before": ..., "after": ...}.')
+    bool, typer.Option("--json", help='Print {"changed": ..., "before": ..., "after": ..., '
+                                      '"command": [...], "audit": {...}} (with --all: '
+                                      '{"changed": ..., "results": [...]}).')
+]
+WithoutChargeOption = Annotated[
+    bool, typer.Option("--without-ilo-charge",
+                       help="Allow turning write cache on when the configured iLO cannot be "
+                            "read, on the CLI's word alone (default: [policy] "
+                            "enable_without_ilo_charge, false).")
 ]
 YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")
@@ -85,9 +88,11 @@ def set_cache_ratio(
     ratio: Annotated[str, typer.Argument(metavar="READ/WRITE", help="e.g. 25/75")],
     slot: SlotOption = None,
     serial: SerialOption = None,
+    every: AllOption = False,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
     threshold: ThresholdOption = None,
+    without_charge: WithoutChargeOption = False,
     audit_file: AuditFileOption = None,
 ) -> None:
     """Set a controller's read/write cache ratio (idempotent: nothing is sent when set)."""
@@ -97,9 +102,9 @@ def set_cache_ratio(
                    "e.g. 25/75", exitcodes.BAD_INPUT)
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
-    _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=True, as_json=as_json,
-         threshold=threshold, audit_file=audit_file,
-         context=context)
+    _run(change, _targets(slot, serial, every), dry_run=dry_run, assume_yes=True,
+         as_json=as_json, threshold=threshold, audit_file=audit_file,
+         without_charge=without_charge, context=context)
 
 
 @with_context
@@ -116,10 +121,12 @@ def write_cache(
     ] = None,
     slot: SlotOption = None,
     serial: SerialOption = None,
+    every: AllOption = False,
     yes: YesOption = False,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
     threshold: ThresholdOption = None,
+    without_charge: WithoutChargeOption = False,
     audit_file: AuditFileOption = None,
 ) -> None:
     """Turn no-battery write cache, drive write cache or a logical drive's caching on or off.
@@ -135,27 +142,60 @@ def write_cache(
             What.logical_drive: Kind.LOGICAL_DRIVE_CACHING}[what]
     change = Change(kind, enable=switch is Switch.enable,
                     usage=str(usage) if usage else None, logical_drive=logical_drive)
-    _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=yes, as_json=as_json,
-         threshold=threshold, audit_file=audit_file,
-         context=context)
+    _run(change, _targets(slot, serial, every), dry_run=dry_run, assume_yes=yes,
+         as_json=as_json, threshold=threshold, audit_file=audit_file,
+         without_charge=without_charge, context=context)
 
 
-def _target(slot: str | None, serial: str | None) -> Target:
-    if (slot is None) == (serial is None):
-        raise fail("name the controller with --slot or --serial (one of them)",
+def _targets(slot: str | None, serial: str | None, every: bool) -> list[Target] | None:
+    """The controllers named; None for --all (every controller with a cache)."""
+    if sum((slot is not None, serial is not None, every)) != 1:
+        raise fail("name the controller with --slot or --serial, or give --all (one of them)",
                    exitcodes.BAD_INPUT)
-    return Target(slot=slot, serial=serial)
+    return None if every else [Target(slot=slot, serial=serial)]
+
+
+class _HangUp(Exception):
+    pass
+
+
+def _hang_up(signum: int, frame: object) -> None:
+    raise _HangUp
 
 
 def _ask(question: str) -> bool:
+    """The operator's yes; no on Ctrl-C, end of input or a hang-up (nothing is sent)."""
     if not sys.stdin.isatty():
         typer.echo(f"{question} [needs --yes: no terminal to ask on]", err=True)
         return False
-    return typer.confirm(question, default=False, err=True)
+    previous = signal.signal(signal.SIGHUP, _hang_up)
+    try:
+        return typer.confirm(question, default=False, err=True)
+    except (typer.Abort, EOFError, KeyboardInterrupt, _HangUp):
+        typer.echo("\nnot confirmed", err=True)
+        return False
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
-def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_json: bool,
-         threshold: float | None, audit_file: Path | None, context: CommandContext) -> None:
+EXIT_CODES = {
+    "changed": exitcodes.OK, "unchanged": exitcodes.OK, "dry_run": exitcodes.OK,
+    "refused": exitcodes.REFUSED, "declined": exitcodes.DECLINED,
+    "not_applied": exitcodes.NOT_APPLIED, "failed": exitcodes.VENDOR_ERROR,
+    "unknown": exitcodes.OUTCOME_UNKNOWN, "not_sent": exitcodes.NOT_RECORDED,
+    "bad_request": exitcodes.BAD_INPUT,
+}
+
+
+def exit_code(outcome: Outcome) -> int:
+    if outcome.changed and outcome.unprotected:
+        return exitcodes.UNPROTECTED
+    return EXIT_CODES[outcome.verdict]
+
+
+def _run(change: Change, targets: list[Target] | None, *, dry_run: bool, assume_yes: bool,
+         as_json: bool, threshold: float | None, audit_file: Path | None,
+         without_charge: bool, context: CommandContext) -> None:
     settings = context.config
     try:
         runner = context.runner()
@@ -165,14 +205,17 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
     changer = ChangeRunner(
         runner, AuditLog(audit_file or settings.audit.path),
         threshold if threshold is not None else settings.policy.battery_threshold_percent,
-        confirm=_ask, enrich=charge.overlay,
+        confirm=_ask, charge=charge,
     )
-    request = ChangeRequest(target, change, dry_run=dry_run, assume_yes=assume_yes)
+    without_charge = without_charge or settings.policy.enable_without_ilo_charge
     try:
-        outcome = changer.apply(request)
-    except ChangeFailed as error:
-        _report(error.outcome, as_json, err=True)
-        raise typer.Exit(_exit_code(error)) from None
+        if targets is None:
+            outcomes = [changer.apply_or_explain(ChangeRequest(
+                target, change, dry_run, assume_yes, without_charge))
+                for target in changer.cached_targets()]
+        else:
+            outcomes = [changer.apply(ChangeRequest(targets[0], change, dry_run, assume_yes,
+                                                    without_charge))]
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
     except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError,
@@ -180,24 +223,19 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
         runner.close()
-    _report(outcome, as_json, err=False)
-
-
-def _exit_code(error: ChangeFailed) -> int:
-    if isinstance(error, ChangeRefused):
-        return exitcodes.REFUSED
-    if isinstance(error, ChangeDeclined):
-        return exitcodes.DECLINED
-    if isinstance(error, NotApplied):
-        return exitcodes.NOT_APPLIED
-    return exitcodes.VENDOR_ERROR
-
-
-def _report(outcome: Outcome, as_json: bool, *, err: bool) -> None:
+    codes = [exit_code(outcome) for outcome in outcomes]
     if as_json:
-        typer.echo(json.dumps(outcome.as_json(), indent=2))
-        if err:
+        report = (outcomes[0].as_json() if targets is not None else
+                  {"changed": any(o.changed for o in outcomes),
+                   "results": [o.as_json() for o in outcomes]})
+        typer.echo(json.dumps(report, indent=2))
+    for outcome, code in zip(outcomes, codes, strict=True):
+        if code != exitcodes.OK:
             typer.echo(f"smartarray-agent: {outcome.message}", err=True)
-        return
-    prefix = "smartarray-agent: " if err else ""
-    typer.echo(f"{prefix}{outcome.message}", err=err)
+        elif not as_json:
+            typer.echo(outcome.message)
+    if targets is None and not outcomes:
+        typer.echo("smartarray-agent: no controller with a cache: nothing to do", err=True)
+    failed = [code for code in codes if code != exitcodes.OK]
+    if failed:
+        raise typer.Exit(failed[0])

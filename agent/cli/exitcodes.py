@@ -8,3 +8,6 @@ REFUSED = 4  # the write-cache interlock refused the change: nothing was sent
 NOT_APPLIED = 5  # the change was sent but the controller does not show it
 DECLINED = 6  # the change needed confirmation and did not get it: nothing was sent
 CANNOT_SERVE = 7  # the agent cannot listen on its address (in use, not permitted)
+OUTCOME_UNKNOWN = 8  # the change was sent and the controller could not be read afterwards
+UNPROTECTED = 9  # the change was made and write cache is now on with no healthy backup power
+NOT_RECORDED = 10  # the audit record could not be written: nothing was sent

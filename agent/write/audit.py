@@ -1,5 +1,9 @@
-"""The audit trail of the write path: every change, refusal and decline, to an append-only
-JSON-lines file and to syslog (which the journal collects)."""
+"""The audit trail of the write path, to an append-only JSON-lines file (each line flushed
+to disk before the next step) and to syslog (which the journal collects).
+
+A change is written ahead: an ``intent`` record before the vendor command is sent, an
+``outcome`` record after it, in every case. A refusal, a decline, a dry run and a change
+already made have one ``outcome`` record. docs/cli.md ("The audit record") lists the keys."""
 
 from __future__ import annotations
 
@@ -31,6 +35,15 @@ def current_user() -> str:
     return f"{sudo_user} (via sudo as {name})" if sudo_user and sudo_user != name else name
 
 
+class AuditError(RuntimeError):
+    """The audit file cannot be written; the message names it and the reason."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot write the audit file {path}: {error.strerror or error} "
+                         "(give a writable --audit-file, or [audit] file in the configuration)")
+        self.path = path
+
+
 class AuditLog:
     def __init__(self, path: Path, *, to_syslog: bool = True, user: str | None = None) -> None:
         """``user`` names who acts when it is not the process's user (the daemon's guard)."""
@@ -39,8 +52,9 @@ class AuditLog:
         self.user = user
 
     def record(self, entry: dict) -> dict:
-        """Write ``entry`` with time, user and host added; raise OSError when the file
-        cannot be written (a change must not go unrecorded)."""
+        """Write ``entry`` with time, user and host added, flushed to disk; raise
+        :class:`AuditError` when the file cannot be written (a change must not go
+        unrecorded)."""
         full = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "user": self.user or current_user(),
@@ -48,17 +62,24 @@ class AuditLog:
             **entry,
         }
         line = json.dumps(full, sort_keys=False, separators=(",", ":")) + "\n"
-        self.path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
         try:
-            os.write(fd, line.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            self._append(line.encode())
+        except OSError as error:
+            raise AuditError(self.path, error) from None
         if self.to_syslog:
-            refused = entry.get("verdict") == "refused"
-            priority = syslog.LOG_WARNING if refused else syslog.LOG_NOTICE
+            notable = entry.get("outcome") in ("refused", "unknown", "failed")
+            priority = syslog.LOG_WARNING if notable else syslog.LOG_NOTICE
             syslog.openlog("smartarray-agent", 0, syslog.LOG_DAEMON)
             syslog.syslog(priority, f"audit: {entry.get('message', '')} "
                                     f"{json.dumps(full, separators=(',', ':'))}")
         return full
+
+    def _append(self, data: bytes) -> None:
+        self.path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        try:
+            if os.write(fd, data) != len(data):
+                raise OSError(28, "short write (disk full?)")
+            os.fsync(fd)
+        finally:
+            os.close(fd)

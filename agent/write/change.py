@@ -1,57 +1,74 @@
-"""The write path: read, judge, confirm, write, re-read, verify, audit.
+"""The write path: read, judge, confirm, judge again, record the intent, write, re-read,
+verify, record the outcome.
 
-1. Read the controller and judge the change with :mod:`.policy` (under the host lock).
+1. Read the controller and judge the change with :mod:`smartarray_agent.policy` (under the
+   host lock). The exact vendor command is known from here on (dry run, ``--json``).
 2. Ask for confirmation where the interlock wants it, *without* holding the lock, so a
    prompt left open never blocks the daemon.
-3. Take the lock, read again and judge again: the verdict that lets the write through is
-   made on a snapshot read under the same lock as the write, so nothing can change between
-   check and write. A state that moved since the confirmation is refused.
-4. Write, read again, and report success only when the new state shows.
+3. Read the iLO again, take the lock, read the controller again and judge again: the verdict
+   that lets the write through is made on fresh data read under the same lock as the write.
+   A state that moved since the confirmation is refused.
+4. Write the intent record (flushed); if it cannot be written nothing is sent. Send the
+   command with SIGINT/SIGTERM/SIGHUP held off, read again, and record the outcome
+   (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
 
-Every outcome but a dry run is audited.
+:meth:`ChangeRunner.apply` returns an :class:`Outcome` for every result but a request that
+does not fit the controller (:class:`~smartarray_agent.write.kinds.BadRequest`, nothing
+sent) and a first read that fails (the runner's errors, nothing sent).
 """
 
 from __future__ import annotations
 
-import os
+import shlex
+import signal
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import LockTimeout
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import Change, Kind, Verdict, judge
-from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.policy import Verdict, judge
+from smartarray_agent.write import signals
+from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.kinds import BadRequest, Change, vendor_command
 
-READ_COMMAND = ["ctrl", "all", "show", "config", "detail"]
-# Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)
-FALLBACK_RATIO_STEP = {"hpacucli": 25, "hpssacli": 5, "ssacli": 5}
-
-
-class ChangeFailed(RuntimeError):
-    """The change was not made, or not shown afterwards; ``outcome`` says what is known."""
-
-    def __init__(self, message: str, outcome: Outcome) -> None:
-        super().__init__(message)
-        self.outcome = outcome
+READ_COMMAND = commands.show_config()
+SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
+READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
 
 
-class ChangeRefused(ChangeFailed):
-    pass
+class ChargeSource(Protocol):
+    """The iLO charge as the write path uses it (:class:`smartarray_agent.charge.Charge`)."""
+
+    @property
+    def configured(self) -> bool: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    def read(self) -> object: ...
+
+    def overlay(self, snapshot: Snapshot) -> Snapshot: ...
 
 
-class ChangeDeclined(ChangeFailed):
-    pass
+class NoCharge:
+    """No iLO: the CLI's word alone."""
 
+    configured = False
+    error = None
 
-class NotApplied(ChangeFailed):
-    pass
+    def read(self) -> None:
+        return None
 
-
-class BadRequest(ValueError):
-    pass
+    def overlay(self, snapshot: Snapshot) -> Snapshot:
+        return snapshot
 
 
 @dataclass(frozen=True)
@@ -65,7 +82,10 @@ class Target:
 
 @dataclass
 class Outcome:
-    verdict: str  # changed, unchanged, dry-run, refused, declined, not-applied, failed
+    """``verdict``: changed, unchanged, dry_run, refused, declined, not_applied, failed,
+    unknown, or not_sent (the intent record could not be written)."""
+
+    verdict: str
     message: str
     controller: dict = field(default_factory=dict)
     requested: dict = field(default_factory=dict)
@@ -74,6 +94,10 @@ class Outcome:
     command: list[str] | None = None
     backup_power: str | None = None
     threshold_percent: float | None = None
+    unprotected: bool = False  # after the change, write cache is on with no healthy backup
+    interrupted: str | None = None  # the signal held off while the command ran
+    audit: dict = field(default_factory=dict)  # {"outcome": ..., "file": ..., "error": ...}
+    ident: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def changed(self) -> bool:
@@ -82,7 +106,18 @@ class Outcome:
     def as_json(self) -> dict:
         return {"changed": self.changed, "verdict": self.verdict, "before": self.before,
                 "after": self.after, "requested": self.requested, "command": self.command,
-                "controller": self.controller, "message": self.message}
+                "controller": self.controller, "message": self.message, "audit": self.audit}
+
+    def record(self, event: str) -> dict:
+        """The audit record of ``event`` (``intent`` or ``outcome``)."""
+        return {"id": self.ident, "event": event,
+                "outcome": self.verdict if event == "outcome" else None,
+                "verdict": "allowed" if event == "intent" else None,
+                "controller": self.controller, "requested": self.requested,
+                "before": self.before, "after": self.after, "command": self.command,
+                "backup_power": self.backup_power, "threshold_percent": self.threshold_percent,
+                "unprotected": self.unprotected, "interrupted": self.interrupted,
+                "message": self.message}
 
 
 @dataclass
@@ -91,146 +126,218 @@ class ChangeRequest:
     change: Change
     dry_run: bool = False
     assume_yes: bool = False
+    without_charge: bool = False  # enable though the configured iLO cannot be read
 
 
 class ChangeRunner:
     def __init__(self, runner: VendorRunner, audit: AuditLog, threshold_percent: float,
-                 confirm: Callable[[str], bool],
-                 enrich: Callable[[Snapshot], Snapshot] = lambda snapshot: snapshot) -> None:
-        """``enrich`` adds what the CLI cannot tell to every snapshot read (the iLO's
-        battery charge) before the interlock judges it."""
+                 confirm: Callable[[str], bool], charge: ChargeSource | None = None) -> None:
+        """``charge`` adds what the CLI cannot tell (the iLO's battery charge) to every
+        snapshot read, and is read again after the confirmation."""
         self.runner = runner
         self.audit = audit
         self.threshold_percent = threshold_percent
         self.confirm = confirm
-        self.enrich = enrich
+        self.charge: ChargeSource = charge or NoCharge()
 
     def apply(self, request: ChangeRequest) -> Outcome:
         with self.runner.hold():
             ctrl, verdict, outcome = self._judged(request)
-            if shows(ctrl, request.change):
-                return self._record(outcome, "unchanged", "already set: nothing sent")
-            outcome.command = self._command(ctrl, request.change)
+            if outcome.verdict != "planned":
+                return outcome
         if request.dry_run:
-            outcome.verdict = "dry-run"
-            outcome.message = f"would run: {' '.join(outcome.command)} ({verdict.message})"
-            return outcome
+            return self._finish(outcome, "dry_run", f"would run: {self._shown(outcome)} "
+                                                    f"({verdict.message})")
         if verdict.needs_confirmation and not request.assume_yes:
+            warning = request.change.entry.warning
             question = (f"{ctrl.name}: {request.change.describe()} ({verdict.message}). "
-                        "Continue?")
+                        f"{warning + ' ' if warning else ''}Continue?")
             if not self.confirm(question):
-                self._record(outcome, "declined", "not confirmed: nothing sent")
-                raise ChangeDeclined(outcome.message, outcome)
-        self._check_audit_writable()
+                return self._finish(outcome, "declined", "not confirmed: nothing sent")
+        if self.charge.configured:
+            self.charge.read()  # fresh, and before the lock: the iLO is slow
         return self._write(request, outcome)
+
+    def apply_or_explain(self, request: ChangeRequest) -> Outcome:
+        """:meth:`apply`, for ``--all``, where the other controllers go on: a request that
+        does not fit the controller is a ``bad_request`` outcome, a CLI that cannot be read
+        before anything was sent a ``failed`` one (neither is audited: nothing was judged)."""
+        try:
+            return self.apply(request)
+        except BadRequest as error:
+            verdict, message = "bad_request", str(error)
+        except (*SENT_ERRORS, LockTimeout) as error:
+            verdict = "failed"
+            message = (f"{request.target.describe()}: could not read the controller: {error}: "
+                       "nothing sent")
+        return Outcome(verdict, message, controller={"slot": request.target.slot},
+                       requested=request.change.requested())
+
+    def cached_targets(self) -> list[Target]:
+        """Every controller with a cache board (``--all``), by slot."""
+        with self.runner.hold():
+            snapshot = parse(self.runner.run(READ_COMMAND))
+        return [Target(slot=c.slot) for c in snapshot.controllers
+                if c.cache.present and c.slot is not None]
 
     # -- the write, under the lock --------------------------------------------------
     def _write(self, request: ChangeRequest, planned: Outcome) -> Outcome:
-        with self.runner.hold():
+        with signals.held() as received, self.runner.hold():
             ctrl, verdict, outcome = self._judged(request)
+            if outcome.verdict != "planned":
+                return outcome
             if outcome.before != planned.before:
-                outcome.message = ("refused: the controller changed since it was checked "
-                                   f"(was {planned.before}, now {outcome.before}); run again")
-                self._record(outcome, "refused", outcome.message)
-                raise ChangeRefused(outcome.message, outcome)
-            if shows(ctrl, request.change):
-                return self._record(outcome, "unchanged", "already set: nothing sent")
-            outcome.command = self._command(ctrl, request.change)
-            # The CLI's own (y/n) question (drive write cache) is answered yes only here,
-            # after the interlock allowed the change and the operator confirmed it.
-            vendor_confirm = request.change.kind is Kind.DRIVE_WRITE_CACHE and bool(
-                request.change.enable)
+                return self._finish(outcome, "refused", (
+                    f"refused: {ctrl.name} changed since it was checked (was "
+                    f"{planned.before}, now {outcome.before}); nothing sent, run again"))
+            if received:
+                name = signal.Signals(received[0]).name
+                return self._finish(outcome, "declined",
+                                    f"{name} before the command was sent: nothing sent")
             try:
-                self.runner.run(outcome.command, confirm=vendor_confirm)
-            except VendorCommandError as error:
-                self._record(outcome, "failed", f"the CLI refused the change: {error}")
-                raise ChangeFailed(outcome.message, outcome) from error
-            after = self._controller(request.target)
+                self._record(outcome, "intent")
+            except AuditError as error:
+                outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
+                outcome.audit = {"outcome": None, "file": str(self.audit.path),
+                                 "error": str(error)}
+                return outcome
+            self._send(request, ctrl, outcome)
+            if received:
+                outcome.interrupted = signal.Signals(received[0]).name
+                outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
+                                    "it was let finish and recorded)")
+        return self._finish(outcome, outcome.verdict, outcome.message)
+
+    def _send(self, request: ChangeRequest, ctrl: Controller, outcome: Outcome) -> None:
+        """Send the command and read again; set the outcome's verdict, message and after."""
+        command = outcome.command or []
+        shown = self._shown(outcome)
+        sent_error: Exception | None = None
+        try:
+            self.runner.run(command)
+        except SENT_ERRORS as error:
+            sent_error = error
+        try:
+            after = self._controller(request.target, commands.show_config(ctrl.slot or ""))
+        except READ_ERRORS as error:
+            outcome.verdict = "unknown"
+            outcome.message = (
+                f"sent {shown} to {ctrl.name}"
+                + (f" ({sent_error})" if sent_error else "")
+                + f", but could not read the controller afterwards: {error}. Outcome unknown: "
+                f"check with `smartarray-agent status` (or `{self.runner.cli.name} "
+                f"{shlex.join(commands.show_config(ctrl.slot or ''))}`) whether "
+                f"{request.change.describe()} shows")
+            return
         outcome.after = settings(after)
-        if not shows(after, request.change):
-            self._record(outcome, "not-applied",
-                         f"sent {' '.join(outcome.command)}, but the controller shows "
-                         f"{_differences(outcome.before, outcome.after)}")
-            raise NotApplied(outcome.message, outcome)
-        done = f"{after.name}: {request.change.describe()}"
-        if not verdict.backup.protected:
-            done += f" ({verdict.message})"
-        return self._record(outcome, "changed", done)
+        shows = request.change.entry.shows(after, request.change)
+        note = f" (the CLI: {sent_error})" if sent_error else ""
+        if shows:
+            self._changed(request.change, ctrl, after, outcome, note)
+        elif isinstance(sent_error, VendorCommandError):
+            outcome.verdict = "failed"
+            outcome.message = f"the CLI refused the change: {sent_error}"
+        else:
+            outcome.verdict = "not_applied"
+            outcome.message = (f"sent {shown}{note} to {after.name}, but the controller shows "
+                               f"{_differences(outcome.before, outcome.after)}")
+
+    def _changed(self, change: Change, before: Controller, after: Controller,
+                 outcome: Outcome, note: str) -> None:
+        """A change that shows; says when backup power is no longer healthy."""
+        outcome.verdict = "changed"
+        outcome.message = f"{after.name}: {change.describe()}{note}"
+        now = before.model_copy(deep=True)
+        now.backup_power = after.backup_power
+        now.cache.status, now.cache.status_details = (after.cache.status,
+                                                      after.cache.status_details)
+        post = judge(now, change, self.threshold_percent)
+        outcome.backup_power = post.backup.summary
+        if not post.allowed:
+            outcome.unprotected = True
+            outcome.message += (f"; WARNING: backup power is now {post.backup.summary}: "
+                                 "write cache is unprotected (turn it off with "
+                                 "`smartarray-agent write-cache disable ...`)")
+        elif change.adds_cache(before) and not post.backup.protected:
+            outcome.message += (f"; write cache stays inactive until backup power is back "
+                                f"({post.backup.summary})")
 
     # -- helpers ------------------------------------------------------------------------
     def _judged(self, request: ChangeRequest) -> tuple[Controller, Verdict, Outcome]:
-        """Read the controller and judge the change; a refusal is audited and raised."""
+        """Read the controller and judge the change. The outcome is ``planned`` when the
+        change may go ahead; else it is finished (refused or unchanged) and recorded."""
         ctrl = self._controller(request.target)
-        verdict = judge(ctrl, request.change, self.threshold_percent)
-        outcome = self._outcome(ctrl, request.change, verdict)
-        if not verdict.allowed:
-            self._record(outcome, "refused", verdict.message)
-            raise ChangeRefused(verdict.message, outcome)
-        return ctrl, verdict, outcome
-
-    def _controller(self, target: Target) -> Controller:
-        try:
-            snapshot = parse(self.runner.run(READ_COMMAND))
-        except ParseError as error:
-            raise BadRequest(f"could not read the controllers: {error}") from None
-        return select(self.enrich(snapshot), target)
-
-    def _outcome(self, ctrl: Controller, change: Change, verdict: Verdict) -> Outcome:
-        return Outcome(
+        change = request.change
+        change.entry.check(ctrl, change, _Query(self.runner))
+        charge_error = None if request.without_charge else self._charge_error()
+        verdict = judge(ctrl, change, self.threshold_percent, charge_error)
+        outcome = Outcome(
             verdict="planned", message=verdict.message,
             controller={"slot": ctrl.slot, "model": ctrl.model, "serial": ctrl.serial},
-            requested=requested(change), before=settings(ctrl),
-            backup_power=verdict.backup.summary, threshold_percent=verdict.threshold_percent,
+            requested=change.requested(), before=settings(ctrl),
+            command=vendor_command(ctrl, change), backup_power=verdict.backup.summary,
+            threshold_percent=verdict.threshold_percent,
         )
+        if not verdict.allowed:
+            message = verdict.message
+            if charge_error is not None and change.adds_cache(ctrl):
+                message += (" (to go ahead on the CLI's word alone: --without-ilo-charge, or "
+                            "[policy] enable_without_ilo_charge = true)")
+            self._finish(outcome, "refused", message)
+        elif change.entry.shows(ctrl, change):
+            self._finish(outcome, "unchanged", f"{ctrl.name}: {change.describe()} is already "
+                                               "set: nothing sent")
+        return ctrl, verdict, outcome
 
-    def _record(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
+    def _charge_error(self) -> str | None:
+        if not self.charge.configured:
+            return None
+        return self.charge.error
+
+    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
+        try:
+            snapshot = parse(self.runner.run(command))
+        except ParseError as error:
+            raise BadRequest(f"could not read the controllers: {error}") from None
+        return select(self.charge.overlay(snapshot), target)
+
+    def _finish(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
+        """Set the result and record it; a record that cannot be written is said in the
+        outcome (nothing more is sent either way)."""
         outcome.verdict, outcome.message = verdict, message
-        entry = {k: v for k, v in vars(outcome).items()}
-        self.audit.record(entry)
+        try:
+            self._record(outcome, "outcome")
+        except AuditError as error:
+            outcome.audit = {"outcome": None, "file": str(self.audit.path),
+                             "error": str(error)}
+            outcome.message += f" (WARNING: not recorded: {error})"
         return outcome
 
-    def _check_audit_writable(self) -> None:
-        path = self.audit.path
-        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640))
+    def _record(self, outcome: Outcome, event: str) -> None:
+        self.audit.record(outcome.record(event))
+        outcome.audit = {"outcome": outcome.verdict if event == "outcome" else "intent",
+                         "file": str(self.audit.path)}
 
-    def _command(self, ctrl: Controller, change: Change) -> list[str]:
-        slot = ctrl.slot
-        if slot is None:
-            raise BadRequest(f"{ctrl.name} has no slot; changes need one")
-        if change.kind is Kind.CACHE_RATIO:
-            assert change.read_percent is not None and change.write_percent is not None
-            accepted = self._accepted_ratios(slot)
-            if (change.read_percent, change.write_percent) not in accepted:
-                shown = ", ".join(f"{r}/{w}" for r, w in accepted)
-                raise BadRequest(f"{ctrl.name} does not accept the cache ratio "
-                                 f"{change.read_percent}/{change.write_percent}; it accepts "
-                                 f"{shown}")
-            return commands.cache_ratio(slot, change.read_percent, change.write_percent)
-        assert change.enable is not None
-        if change.kind is Kind.NO_BATTERY_WRITE_CACHE:
-            return commands.no_battery_write_cache(slot, change.enable)
-        if change.kind is Kind.DRIVE_WRITE_CACHE:
-            gen10 = ctrl.cache.drive_write_cache_policy is not None
-            if gen10 and change.usage is None:
-                raise BadRequest(f"{ctrl.name} sets drive write cache per usage: "
-                                 "give --usage configured, unconfigured or hba")
-            if not gen10 and change.usage is not None:
-                raise BadRequest(f"{ctrl.name} has one drive write cache switch: no --usage")
-            return commands.drive_write_cache(slot, change.enable, change.usage)
-        drive = _logical_drive(ctrl, change.logical_drive)
-        old_label = any(key == "Array Accelerator" for key, _ in drive.raw)
-        return commands.logical_drive_caching(slot, drive.drive_id, change.enable, old_label)
+    @staticmethod
+    def _shown(outcome: Outcome) -> str:
+        return shlex.join(outcome.command or [])
 
-    def _accepted_ratios(self, slot: str) -> list[tuple[int, int]]:
+
+class _Query:
+    """The runner as a kind's check asks it (``cacheratio=?``)."""
+
+    def __init__(self, runner: VendorRunner) -> None:
+        self.runner = runner
+
+    @property
+    def name(self) -> str:
+        return self.runner.cli.name
+
+    def query(self, command: list[str]) -> str | None:
         try:
-            listed = commands.ratio_options(self.runner.run(commands.cache_ratio_options(slot)))
+            return self.runner.run(command)
         except VendorCommandError:
-            listed = []
-        if listed:
-            return listed
-        step = FALLBACK_RATIO_STEP.get(self.runner.cli.name, 5)
-        return [(read, 100 - read) for read in range(0, 101, step)]
+            return None
 
 
 def select(snapshot: Snapshot, target: Target) -> Controller:
@@ -257,34 +364,6 @@ def settings(ctrl: Controller) -> dict:
         "drive_write_cache_policy": policy.model_dump() if policy else None,
         "logical_drive_caching": {d.drive_id: d.caching for d in ctrl.logical_drives},
     }
-
-
-def requested(change: Change) -> dict:
-    return {k: v for k, v in vars(change).items() if v is not None} | {"kind": str(change.kind)}
-
-
-def shows(ctrl: Controller, change: Change) -> bool:
-    """Whether ``ctrl`` already shows ``change`` made."""
-    cache = ctrl.cache
-    if change.kind is Kind.CACHE_RATIO:
-        return (cache.read_percent, cache.write_percent) == (change.read_percent,
-                                                              change.write_percent)
-    if change.kind is Kind.NO_BATTERY_WRITE_CACHE:
-        return cache.no_battery_write_cache is change.enable
-    if change.kind is Kind.DRIVE_WRITE_CACHE:
-        policy = cache.drive_write_cache_policy
-        if change.usage is None or policy is None:
-            return cache.drive_write_cache is change.enable
-        return getattr(policy, change.usage) == ("enable" if change.enable else "disable")
-    return _logical_drive(ctrl, change.logical_drive).caching is change.enable
-
-
-def _logical_drive(ctrl: Controller, drive_id: str | None):
-    for drive in ctrl.logical_drives:
-        if drive.drive_id == drive_id:
-            return drive
-    known = ", ".join(d.drive_id for d in ctrl.logical_drives) or "none"
-    raise BadRequest(f"{ctrl.name} has no logical drive {drive_id} (logical drives: {known})")
 
 
 def _differences(before: dict | None, after: dict | None) -> str:

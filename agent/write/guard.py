@@ -10,9 +10,10 @@ from collections.abc import Callable
 
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import Change, Kind, backup_power_state
+from smartarray_agent.policy import backup_power_state
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeFailed, ChangeRequest, ChangeRunner, Target
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner, NoCharge, Target
+from smartarray_agent.write.kinds import BadRequest, Change, Kind
 
 log = logging.getLogger(__name__)
 
@@ -35,18 +36,32 @@ class Guard:
             if not self._exposed(ctrl):
                 continue
             changer = ChangeRunner(runner, self.audit, self.threshold_percent,
-                                   confirm=lambda question: True, enrich=self.enrich)
+                                   confirm=lambda question: True, charge=_Overlay(self.enrich))
             request = ChangeRequest(Target(slot=ctrl.slot), TURN_OFF, assume_yes=True)
             try:
                 outcome = changer.apply(request)
-            except ChangeFailed as error:
+            except BadRequest as error:
                 log.error("guard: could not turn no-battery write cache off on %s: %s",
                           ctrl.name, error)
                 continue
-            acted = acted or outcome.changed
-            log.warning("guard: %s", outcome.message)
+            acted = acted or outcome.verdict in ("changed", "unknown", "not_applied")
+            if outcome.verdict in ("changed", "unchanged"):
+                log.warning("guard: %s", outcome.message)
+            else:
+                log.error("guard: could not turn no-battery write cache off on %s: %s",
+                          ctrl.name, outcome.message)
         return acted
 
     def _exposed(self, ctrl: Controller) -> bool:
         return (ctrl.slot is not None and ctrl.cache.no_battery_write_cache is True
                 and not backup_power_state(ctrl, self.threshold_percent).protected)
+
+
+class _Overlay(NoCharge):
+    """The daemon's charge, as the guard judges with it (the daemon reads the iLO)."""
+
+    def __init__(self, enrich: Callable[[Snapshot], Snapshot]) -> None:
+        self.enrich = enrich
+
+    def overlay(self, snapshot: Snapshot) -> Snapshot:
+        return self.enrich(snapshot)

@@ -199,6 +199,7 @@ class Faults(_Strict):
     single_instance: bool = True  # a second concurrent instance gets the lock-conflict error
     no_controllers: bool = False
     ignore_modify: bool = False
+    prompt: list[str] = Field(default_factory=list)  # modifies that ask (y/n) unless forced
     battery_timeline: list[TimelineStep] = Field(default_factory=list)
 
 

@@ -154,7 +154,9 @@ class Session:
         result = plan(ctrl, self.dialect, action)
         if result.answer:
             return result.answer
-        if result.confirm and not self._confirmed():
+        asks = result.confirm or (matches(self.faults.prompt, action.command)
+                                  and not action.forced)
+        if asks and not self._confirmed():
             return []
         if result.changes and not self.faults.ignore_modify:
             self.store.update(lambda scenario: apply(scenario, result.changes))

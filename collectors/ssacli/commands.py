@@ -12,6 +12,12 @@ def controller(slot: str) -> list[str]:
     return ["ctrl", f"slot={slot}"]
 
 
+def show_config(slot: str | None = None) -> list[str]:
+    """``ctrl all show config detail``, or one controller's: the read before and after a
+    change."""
+    return [*(controller(slot) if slot else ["ctrl", "all"]), "show", "config", "detail"]
+
+
 def cache_ratio(slot: str, read: int, write: int) -> list[str]:
     return [*controller(slot), "modify", f"cacheratio={read}/{write}"]
 
@@ -29,11 +35,10 @@ def drive_write_cache(slot: str, enable: bool, usage: str | None) -> list[str]:
     return command + [f"usage={usage}"] if usage else command
 
 
-def logical_drive_caching(slot: str, drive: str, enable: bool, old_label: bool) -> list[str]:
-    """``arrayaccelerator=`` for hpacucli (whose output says ``Array Accelerator``),
-    ``caching=`` for hpssacli and ssacli."""
-    param = "arrayaccelerator" if old_label else "caching"
-    return [*controller(slot), "ld", drive, "modify", f"{param}={_switch(enable)}"]
+def logical_drive_caching(slot: str, drive: str, enable: bool) -> list[str]:
+    """``arrayaccelerator=`` on every generation: the form hpacucli, hpssacli and ssacli
+    all accept (docs/cli.md, "Vendor commands", gives the sources)."""
+    return [*controller(slot), "ld", drive, "modify", f"arrayaccelerator={_switch(enable)}"]
 
 
 def ratio_options(output: str) -> list[tuple[int, int]]:

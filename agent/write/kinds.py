@@ -1,0 +1,207 @@
+"""The change kinds, as a table: one :class:`KindEntry` per kind holds its interlock row,
+its vendor command per CLI generation, its checks, its description and its confirmation
+text. Adding a kind is one entry in :data:`KINDS` plus its tests.
+
+Every vendor command form and its source is listed in docs/cli.md ("Vendor commands").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from smartarray_agent.collectors.ssacli import commands
+from smartarray_agent.model import Controller, LogicalDrive
+from smartarray_agent.policy import Exposure, Row
+
+# Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)
+FALLBACK_RATIO_STEP = {"hpacucli": 25, "hpssacli": 5, "ssacli": 5}
+
+
+class BadRequest(ValueError):
+    """The request does not fit the controller: nothing was sent."""
+
+
+class Kind(StrEnum):
+    CACHE_RATIO = "cache-ratio"
+    NO_BATTERY_WRITE_CACHE = "no-battery-write-cache"
+    DRIVE_WRITE_CACHE = "drive-write-cache"
+    LOGICAL_DRIVE_CACHING = "logical-drive-caching"
+
+
+class Vendor(Protocol):
+    """The vendor CLI as a kind's check may ask it: a ``param=?`` query."""
+
+    @property
+    def name(self) -> str: ...
+
+    def query(self, command: list[str]) -> str | None:
+        """The output, or None when the CLI did not answer."""
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: Kind
+    enable: bool | None = None  # the switches
+    read_percent: int | None = None  # the cache ratio
+    write_percent: int | None = None
+    usage: str | None = None  # Gen10 drive write cache: configured, unconfigured, hba
+    logical_drive: str | None = None
+
+    @property
+    def entry(self) -> KindEntry:
+        return KINDS[self.kind]
+
+    @property
+    def row(self) -> Row:
+        return self.entry.row
+
+    def adds_cache(self, ctrl: Controller) -> bool:
+        """Whether it puts (more) writes in cache; False for a change that takes cache away."""
+        return self.entry.adds_cache(ctrl, self)
+
+    def describe(self) -> str:
+        """``no-battery write cache on``, ``cache ratio 25/75``."""
+        return f"{self.entry.label(self)} {self.value()}"
+
+    def value(self) -> str:
+        """``on``, ``off``, ``25/75``."""
+        return self.entry.value(self)
+
+    def requested(self) -> dict:
+        return {k: v for k, v in vars(self).items() if v is not None} | {"kind": str(self.kind)}
+
+
+@dataclass(frozen=True)
+class KindEntry:
+    row: Row
+    label: Callable[[Change], str]  # what is changed: "no-battery write cache"
+    shows: Callable[[Controller, Change], bool | None]  # None: the output does not say
+    command: Callable[[str, Controller, Change], list[str]]  # (slot, controller, change)
+    warning: str = ""  # the confirmation's extra sentence, for kinds that ask
+    check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
+    adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
+    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
+
+
+# -- cache ratio --------------------------------------------------------------------------
+def _ratio_adds_cache(ctrl: Controller, change: Change) -> bool:
+    before = ctrl.cache.write_percent
+    return before is None or (change.write_percent or 0) > before
+
+
+def _ratio_shows(ctrl: Controller, change: Change) -> bool | None:
+    cache = ctrl.cache
+    if cache.read_percent is None:
+        return None
+    return (cache.read_percent, cache.write_percent) == (change.read_percent,
+                                                          change.write_percent)
+
+
+def _ratio_check(ctrl: Controller, change: Change, vendor: Vendor) -> None:
+    slot = _slot(ctrl)
+    accepted = commands.ratio_options(vendor.query(commands.cache_ratio_options(slot)) or "")
+    if not accepted:
+        step = FALLBACK_RATIO_STEP.get(vendor.name, 5)
+        accepted = [(read, 100 - read) for read in range(0, 101, step)]
+    if (change.read_percent, change.write_percent) not in accepted:
+        shown = ", ".join(f"{r}/{w}" for r, w in accepted)
+        raise BadRequest(f"{ctrl.name} does not accept the cache ratio {change.value()}; it "
+                         f"accepts {shown}")
+
+
+# -- drive write cache --------------------------------------------------------------------
+def _dwc_check(ctrl: Controller, change: Change, vendor: Vendor) -> None:
+    gen10 = ctrl.cache.drive_write_cache_policy is not None
+    if gen10 and change.usage is None:
+        raise BadRequest(f"{ctrl.name} sets drive write cache per usage: give --usage "
+                         "configured, unconfigured or hba")
+    if not gen10 and change.usage is not None:
+        raise BadRequest(f"{ctrl.name} has one drive write cache switch (no per-usage "
+                         f"policies before Gen10): leave out --usage {change.usage}")
+
+
+def _dwc_shows(ctrl: Controller, change: Change) -> bool | None:
+    policy = ctrl.cache.drive_write_cache_policy
+    if change.usage is None or policy is None:
+        shown = ctrl.cache.drive_write_cache
+        return None if shown is None else shown is change.enable
+    word = getattr(policy, change.usage)
+    return None if word is None else word == ("enable" if change.enable else "disable")
+
+
+def _dwc_command(slot: str, ctrl: Controller, change: Change) -> list[str]:
+    # Turning drive write cache on makes the CLI ask (y/n); the command is only sent after
+    # the interlock allowed it and the operator confirmed it, so it carries "forced".
+    command = commands.drive_write_cache(slot, bool(change.enable), change.usage)
+    return [*command, "forced"] if change.enable else command
+
+
+# -- logical drive caching ----------------------------------------------------------------
+def _logical_drive(ctrl: Controller, drive_id: str | None) -> LogicalDrive:
+    for drive in ctrl.logical_drives:
+        if drive.drive_id == drive_id:
+            return drive
+    known = ", ".join(d.drive_id for d in ctrl.logical_drives) or "none"
+    raise BadRequest(f"{ctrl.name} has no logical drive {drive_id} (logical drives: {known})")
+
+
+def _ld_check(ctrl: Controller, change: Change) -> None:
+    _logical_drive(ctrl, change.logical_drive)
+
+
+def _slot(ctrl: Controller) -> str:
+    if ctrl.slot is None:
+        raise BadRequest(f"{ctrl.name} has no slot; changes need one")
+    return ctrl.slot
+
+
+KINDS: dict[Kind, KindEntry] = {
+    Kind.CACHE_RATIO: KindEntry(
+        row=Row(Exposure.WITH_NBWC, confirm=False),
+        label=lambda change: "cache ratio",
+        shows=_ratio_shows,
+        command=lambda slot, ctrl, change: commands.cache_ratio(
+            slot, change.read_percent or 0, change.write_percent or 0),
+        check=_ratio_check,
+        adds_cache=_ratio_adds_cache,
+        value=lambda change: f"{change.read_percent}/{change.write_percent}",
+    ),
+    Kind.NO_BATTERY_WRITE_CACHE: KindEntry(
+        row=Row(Exposure.ALWAYS, confirm=True),
+        label=lambda change: "no-battery write cache",
+        shows=lambda ctrl, change: (None if ctrl.cache.no_battery_write_cache is None
+                                    else ctrl.cache.no_battery_write_cache is change.enable),
+        command=lambda slot, ctrl, change: commands.no_battery_write_cache(
+            slot, bool(change.enable)),
+        warning="The controller will cache writes even when backup power fails; a power cut "
+                "then loses the writes it acknowledged.",
+    ),
+    Kind.DRIVE_WRITE_CACHE: KindEntry(
+        row=Row(Exposure.ALWAYS, confirm=True),
+        label=lambda change: "drive write cache" + (f" ({change.usage} drives)"
+                                                    if change.usage else ""),
+        shows=_dwc_shows,
+        command=_dwc_command,
+        warning="Drive caches have no backup power at all; a power cut loses the writes "
+                "they hold.",
+        check=_dwc_check,
+    ),
+    Kind.LOGICAL_DRIVE_CACHING: KindEntry(
+        row=Row(Exposure.WITH_NBWC, confirm=False),
+        label=lambda change: f"caching of logical drive {change.logical_drive}",
+        shows=lambda ctrl, change: (
+            None if (drive := _logical_drive(ctrl, change.logical_drive)).caching is None
+            else drive.caching is change.enable),
+        command=lambda slot, ctrl, change: commands.logical_drive_caching(
+            slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
+        check=lambda ctrl, change, vendor: _ld_check(ctrl, change),
+    ),
+}
+
+
+def vendor_command(ctrl: Controller, change: Change) -> list[str]:
+    """The exact argv (after the CLI's name) that makes ``change`` on ``ctrl``."""
+    return change.entry.command(_slot(ctrl), ctrl, change)

@@ -1,0 +1,180 @@
+"""The write path's two promises over every (backup state x switch state x change x fault):
+no unsafe enable reaches the simulator, and every modify that reached it has an intent
+record written before it and an outcome record after it.
+
+The bundled simulator answers in this process (:class:`SimHost`: the same sessions, state
+store and faults as ``smartarray-sim``, without a process per command, so the whole product
+of cases runs in seconds); the write path, interlock, parser and audit are the real ones.
+The same faults through the real commands are in test_write_faults.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.collectors.simulator import resolve_scenario
+from smartarray_agent.collectors.simulator.commands import canonical
+from smartarray_agent.collectors.simulator.dialect import DIALECTS
+from smartarray_agent.collectors.simulator.faults import matches
+from smartarray_agent.collectors.simulator.scenario import Faults, Scenario
+from smartarray_agent.collectors.simulator.session import Crashed, Session
+from smartarray_agent.collectors.simulator.state import StateStore
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.parser import find_error
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
+from smartarray_agent.write.kinds import Change, Kind
+
+
+class SimHost:
+    """A simulated host answering in-process, as :class:`VendorRunner` answers: ``Error:``
+    raises VendorCommandError, a crash CliFailed, a hang CliTimeout (the runner kills a
+    hung CLI at its timeout; the simulator's hang fires before the modify applies)."""
+
+    def __init__(self, tmp_path: Path, scenario: str, faults: dict, audit: Path) -> None:
+        self.store = StateStore(tmp_path / "sim", resolve_scenario(scenario))
+        base, _ = self.store.load()
+        self.faults = Faults.model_validate({**base.faults.model_dump(), **faults})
+        self.dialect = DIALECTS[base.generation]
+        self.cli = VendorCli(("smartarray-sim",), "simulator")
+        self.audit = audit
+        self.modifies: list[str] = []  # modify commands that reached the simulator
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        yield
+
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
+        text = canonical(command)
+        if " modify " in f" {text} " and "=?" not in text:
+            self.modifies.append(text)
+            self._intent_is_on_record(command)
+        if matches(self.faults.hang, text):
+            raise CliTimeout(command, 1)
+        out = io.BytesIO()
+        session = Session(self.store, self.dialect, self.faults, out, io.StringIO(""), "t")
+        try:
+            session.execute(list(command))
+        except Crashed as crash:
+            raise CliFailed(command, crash.code, out.getvalue().decode()) from None
+        output = out.getvalue().decode("utf-8", errors="replace")
+        error = find_error(output)
+        if error is not None:
+            raise VendorCommandError(text, error.message, error.kind, error.detail)
+        return output
+
+    def _intent_is_on_record(self, command: list[str]) -> None:
+        lines = self.audit.read_text().splitlines() if self.audit.exists() else []
+        last = json.loads(lines[-1]) if lines else {}
+        assert (last.get("event"), last.get("command")) == ("intent", command), \
+            "a modify reached the CLI with no intent record before it"
+
+    def state(self) -> Scenario:
+        return self.store.load()[0]
+
+    def mutate(self, **cache_and_power: object) -> None:
+        def change(scenario: Scenario) -> Scenario:
+            ctrl = scenario.controllers[0]
+            for key, value in cache_and_power.items():
+                if key == "battery":
+                    ctrl.backup_power.status = value  # type: ignore[assignment]
+                elif key == "count":
+                    ctrl.backup_power.count = value  # type: ignore[assignment]
+                elif key == "caching":
+                    for drive in ctrl.logical_drives:
+                        drive.caching = bool(value)
+                else:
+                    setattr(ctrl.cache, key, value)
+            return Scenario.model_validate(scenario.model_dump())
+        self.store.update(change)
+
+
+def apply(host: SimHost, audit: Path, change: Change, **request: object) -> Outcome:
+    runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
+                          confirm=lambda question: True)
+    return runner.apply(ChangeRequest(Target(slot="0"), change, assume_yes=True,
+                                      **request))  # type: ignore[arg-type]
+
+
+BACKUP = {  # name -> (battery status as printed, count); only exact "OK" is healthy
+    "ok": ("OK", 1), "ok with a tail": ("OK (Charging)", 1), "recharging": ("Recharging", 1),
+    "failed": ("Failed (Replace Batteries)", 1), "absent": (None, 0),
+}
+SWITCHES = {  # name -> no-battery write cache, drive write cache and logical drive caching
+    "nbwc on, others on": (True, True), "nbwc on, others off": (True, False),
+    "nbwc off, others on": (False, True), "nbwc off, others off": (False, False),
+}
+CHANGES = {
+    "ratio raising writes": Change(Kind.CACHE_RATIO, read_percent=0, write_percent=100),
+    "ratio lowering writes": Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50),
+    "nbwc on": Change(Kind.NO_BATTERY_WRITE_CACHE, enable=True),
+    "nbwc off": Change(Kind.NO_BATTERY_WRITE_CACHE, enable=False),
+    "dwc on": Change(Kind.DRIVE_WRITE_CACHE, enable=True),
+    "dwc off": Change(Kind.DRIVE_WRITE_CACHE, enable=False),
+    "caching on": Change(Kind.LOGICAL_DRIVE_CACHING, enable=True, logical_drive="1"),
+    "caching off": Change(Kind.LOGICAL_DRIVE_CACHING, enable=False, logical_drive="1"),
+}
+MODIFIES = ["cacheratio=0/", "cacheratio=50/", "nobatterywritecache=", "drivewritecache=",
+            "arrayaccelerator="]  # every modify this test sends, not the cacheratio=? query
+FAULTS = {
+    "none": {},
+    "crash after apply": {"crash": MODIFIES},
+    "hang on modify": {"hang": MODIFIES},
+    "garbage re-read": {"garbage": ["ctrl slot=0 show config detail"]},
+    "ignores the modify": {"ignore_modify": True},
+    "(y/n) prompt": {"prompt": MODIFIES},
+}
+CASES = list(itertools.product(BACKUP, SWITCHES, CHANGES, FAULTS))
+OUTCOMES = {"changed", "unchanged", "refused", "not_applied", "failed", "unknown"}
+
+
+def unsafe(backup: str, nbwc: bool, change: Change) -> bool:
+    """The oracle, written from DESIGN.md's table independently of the code: an enable
+    that puts writes in cache no healthy backup power protects."""
+    if backup == "ok":
+        return False
+    if change.kind in (Kind.NO_BATTERY_WRITE_CACHE, Kind.DRIVE_WRITE_CACHE):
+        return bool(change.enable)
+    if change.kind is Kind.LOGICAL_DRIVE_CACHING:
+        return bool(change.enable) and nbwc
+    return nbwc and (change.write_percent or 0) > 90  # the scenario's write share is 90
+
+
+def test_the_case_count():
+    assert len(CASES) == 5 * 4 * 8 * 6 == 960
+
+
+@pytest.mark.parametrize(("backup", "switches", "change", "fault"), CASES)
+def test_no_unsafe_enable_reaches_the_cli_and_every_modify_is_on_record(
+        tmp_path, backup, switches, change, fault):
+    audit = tmp_path / "audit.jsonl"
+    host = SimHost(tmp_path, "gen9-battery", FAULTS[fault], audit)
+    (status, count), (nbwc, others) = BACKUP[backup], SWITCHES[switches]
+    host.mutate(battery=status, count=count, no_battery_write_cache=nbwc,
+                drive_write_cache=others, caching=others)
+    outcome = apply(host, audit, CHANGES[change])
+
+    assert outcome.verdict in OUTCOMES
+    if unsafe(backup, nbwc, CHANGES[change]):
+        assert host.modifies == [], f"unsafe enable reached the CLI: {host.modifies}"
+        assert outcome.verdict in ("refused", "unchanged")
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert len(host.modifies) <= 1
+    if host.modifies:
+        intent, result = records
+        assert intent["event"] == "intent" and result["event"] == "outcome"
+        assert intent["id"] == result["id"]
+        assert result["outcome"] == outcome.verdict in ("changed", "not_applied", "failed",
+                                                         "unknown")
+    else:
+        assert [r["outcome"] for r in records] == [outcome.verdict]
+        assert outcome.verdict in ("refused", "unchanged")
