@@ -204,7 +204,7 @@ def test_lock_timeout_names_the_holder_and_a_dead_holder_frees_it(tmp_path):
     holder.wait()
     lock = HostLock(path, 2)
     lock.acquire()
-    assert lock.holder() == os.getpid()
+    assert lock.holder().pid == os.getpid()
     lock.release()
 
 

@@ -24,7 +24,7 @@ from smartarray_agent.cli.common import (
     warn,
 )
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
@@ -197,7 +197,7 @@ def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_
         raise typer.Exit(_exit_code(error)) from None
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
-    except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError,
+    except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError,
             OSError) as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -49,7 +49,7 @@ class SsacliCollector:
                 if any(not c.raw for c in snapshot.controllers):
                     _fill_from(snapshot, self._read(DETAIL))
                 snapshot.cli_version = snapshot.cli_version or self.runner.version()
-        except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError) as error:
+        except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError) as error:
             raise CollectionError(str(error)) from error
         except OSError as error:
             raise CollectionError(f"could not run {self.runner.cli.argv[0]}: {error}") from error
