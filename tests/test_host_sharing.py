@@ -42,6 +42,15 @@ def direct_call(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProc
     )
 
 
+def start(tmp_path: Path, *, console: bool | None, faults: dict | None = None,
+          ) -> tuple[AgentProcess, Path]:
+    """``smartarray-agent run`` on gen9-battery, with a long interval: after its first
+    collection it is idle. Returns the agent and its scenario file."""
+    scenario = scenario_file(tmp_path, "gen9-battery", faults)
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=console))
+    return agent.start(), scenario
+
+
 def ssacli_ok(samples) -> bool:
     return value(samples, "smartarray_collector_success", collector="ssacli") == 1.0
 
@@ -57,10 +66,7 @@ def wait_for_log(state_dir: Path, predicate, timeout_s: float = 30.0) -> None:
 
 
 def test_between_collections_five_direct_cli_calls_in_a_row_run(tmp_path):
-    scenario = scenario_file(tmp_path, "gen9-battery")
-    # the default configuration: no console key
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=None))
-    agent.start()
+    agent, scenario = start(tmp_path, console=None)  # the default: no console key
     try:
         agent.wait_for(ssacli_ok)
         state = tmp_path / "sim-state"
@@ -74,9 +80,7 @@ def test_between_collections_five_direct_cli_calls_in_a_row_run(tmp_path):
 
 
 def test_the_opt_in_console_locks_every_other_cli_user_out(tmp_path):
-    scenario = scenario_file(tmp_path, "gen9-battery")
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=True))
-    agent.start()
+    agent, scenario = start(tmp_path, console=True)
     try:
         agent.wait_for(ssacli_ok)
         refused = direct_call(agent, scenario)
@@ -88,9 +92,7 @@ def test_the_opt_in_console_locks_every_other_cli_user_out(tmp_path):
 
 def test_a_direct_call_is_refused_while_a_collection_runs(tmp_path):
     state = tmp_path / "sim-state"
-    scenario = scenario_file(tmp_path, "gen9-battery", {"command_delay_s": 30})
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=None))
-    agent.start()
+    agent, scenario = start(tmp_path, console=None, faults={"command_delay_s": 30})
     try:
         # the collection's CLI process has started its command and sits in the delay
         wait_for_log(state, lambda invs: any(i.commands and i.end_monotonic is None

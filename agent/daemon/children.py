@@ -5,25 +5,12 @@ from __future__ import annotations
 
 import os
 
-from smartarray_agent.collectors.ssacli.processes import end_groups
+from smartarray_agent.collectors.ssacli.processes import end_groups, processes
 
 
 def child_pids(parent: int | None = None) -> list[int]:
     parent = os.getpid() if parent is None else parent
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 1 and fields[1] == str(parent):
-            found.append(int(entry.name))
-    return found
+    return [entry.pid for entry in processes() if entry.ppid == parent]
 
 
 def end_children() -> int:

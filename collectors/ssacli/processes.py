@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 GRACE_S = 1.0
 POLL_S = 0.02
@@ -52,6 +53,22 @@ def _running(targets: list[tuple[int, bool]]) -> bool:
     that is not a zombie waiting to be reaped."""
     groups = {pid for pid, group in targets if group}
     alone = {pid for pid, group in targets if not group}
+    return any(
+        entry.state != "Z" and (entry.pgrp in groups or entry.pid in alone)
+        for entry in processes()
+    )
+
+
+@dataclass(frozen=True)
+class ProcStat:
+    pid: int
+    state: str  # "R", "S", "Z" (a zombie), ...
+    ppid: int
+    pgrp: int
+
+
+def processes() -> Iterator[ProcStat]:
+    """Every process of the host, from ``/proc/PID/stat``."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -62,8 +79,5 @@ def _running(targets: list[tuple[int, bool]]) -> bool:
             continue
         # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
         fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) < 3 or fields[0] == "Z":
-            continue
-        if int(fields[2]) in groups or int(entry.name) in alone:
-            return True
-    return False
+        if len(fields) >= 3:
+            yield ProcStat(int(entry.name), fields[0], int(fields[1]), int(fields[2]))
