@@ -173,6 +173,7 @@ class HostLock:
 
     def _wait_for(self, fd: int, deadline: float) -> None:
         notice_at = time.monotonic() + NOTICE_AFTER_S
+        noticed = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -181,8 +182,8 @@ class HostLock:
                 now = time.monotonic()
                 if now >= deadline:
                     raise LockTimeout(self.path, self.wait_s, self.holder()) from None
-                if notice_at is not None and now >= notice_at:
-                    notice_at = None
+                if not noticed and now >= notice_at:
+                    noticed = True
                     holder = self.holder()
                     who = holder.describe() if holder else "another process"
                     self._notice(
