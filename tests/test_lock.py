@@ -69,6 +69,7 @@ def test_the_record_says_who_holds_the_lock_and_since_when(tmp_path, holder):
     record = json.loads((tmp_path / "cli.lock").read_text())
     assert record["pid"] == holder.pid
     assert record["doing"].endswith(": ctrl all show config detail")
+    assert "\n" not in record["doing"]  # the holder's 'python -c' script, on one line
     assert 0 <= time.time() - record["since"] < 60
 
 

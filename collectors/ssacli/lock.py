@@ -84,7 +84,7 @@ def _to_stderr(message: str) -> None:
 
 
 def _this_process() -> str:
-    words = " ".join(getattr(sys, "orig_argv", sys.argv))
+    words = " ".join(" ".join(getattr(sys, "orig_argv", sys.argv)).split())  # one line
     return words if len(words) <= 120 else words[:117] + "..."
 
 
