@@ -258,3 +258,12 @@ def test_a_good_output_is_cleaned_and_scanned_once(sim, collectors, console, mon
     cleaned.clear()
     assert len(collector.collect().controllers) == 2
     assert len(cleaned) == 1  # by the parse; the runner's look for "Error:" did not clean it
+
+
+def test_the_open_console_says_it_locks_other_cli_users_out(sim, collectors, caplog):
+    collector = collectors(sim(), True)
+    with caplog.at_level("WARNING", logger="smartarray_agent.collectors.ssacli.runner"):
+        collector.collect()
+        collector.collect()
+    said = [r.getMessage() for r in caplog.records if "every other user" in r.getMessage()]
+    assert len(said) == 1  # once, at the first session

@@ -19,6 +19,7 @@ hang again).
 from __future__ import annotations
 
 import contextlib
+import logging
 import shlex
 import threading
 import time
@@ -36,6 +37,8 @@ from smartarray_agent.collectors.ssacli.session import (
     SessionError,
     SessionTimeout,
 )
+
+log = logging.getLogger(__name__)
 
 LOCK_CONFLICT_BACKOFF_S = (0.5, 1.0, 2.0, 4.0)
 CONSOLE_COOLDOWN_CALLS = 5  # one-shot calls after the console failed, before trying again
@@ -149,6 +152,10 @@ class VendorRunner:
         text = shlex.join(command)
         for attempt in (1, 2):
             if self._session is None or not self._session.alive:
+                if self.stats.process_starts == 0:
+                    log.warning("the CLI console stays open between calls ([ssacli] console = "
+                                "true): every other user of the vendor CLI on this host is "
+                                "refused while it is open")
                 self._session = ConsoleSession(
                     self.cli,
                     start_timeout_s=self.start_timeout_s,
