@@ -38,7 +38,9 @@ class SsacliConfig(_Section):
     path: Path | None = None  # the vendor CLI; default: discovered
     simulate: str | None = None  # a simulator scenario name or file, instead of the CLI
     timeout_s: float = Field(default=120.0, gt=0)
-    console: bool = True
+    # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
+    # instance lock all the time, so every other ssacli user on the host is refused.
+    console: bool = False
     lock_file: Path | None = None  # default: /run/smartarray-agent/cli.lock (root)
     lock_wait_s: float = Field(default=30.0, ge=0)
 

@@ -2,9 +2,10 @@
 
 The simulated CLI takes a start-up delay and a per-command delay (defaults 2 s and 0.2 s,
 like a real ssacli on a loaded box). For 1, 4 and 8 controllers (the first N controllers of
-the bundled ``large`` scenario, 24 drives each) it prints the mean wall time of a
-steady-state collection (collections 2 to N) one-shot and through the console, the console's
-first collection (start-up included), the ratio console/one-shot, vendor calls per
+the bundled ``large`` scenario, 24 drives each) it prints the wall time of a steady-state
+collection (collections 2 to N, min / median / max) one-shot (the default) and through the
+opt-in console, the console's first collection (start-up included), the ratio of medians
+console/one-shot, vendor calls per
 steady-state collection (the first one-shot collection also asks the CLI its version once)
 and the CLI processes started in all.
 
@@ -21,6 +22,8 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+
+from spread import machine, spread
 
 from smartarray_agent.collectors.simulator import resolve_scenario, vendor_argv
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
@@ -56,7 +59,7 @@ def measure(cli: VendorCli, lock: Path, console: bool, rounds: int) -> dict:
     steady_calls = stats.commands - first_calls
     return {
         "first": times[0],
-        "steady": statistics.mean(times[1:]) if len(times) > 1 else times[0],
+        "steady": times[1:] or times[:1],
         "calls": steady_calls / (rounds - 1) if rounds > 1 else stats.commands,
         "starts": stats.process_starts,
     }
@@ -72,10 +75,9 @@ def main() -> None:
     os.environ["SMARTARRAY_SIM_FAULTS"] = json.dumps(
         {"startup_delay_s": args.startup, "command_delay_s": args.per_command}
     )
+    print(machine())
     print(f"simulated CLI: start-up {args.startup:g} s, {args.per_command:g} s per command; "
           f"{args.rounds} collections per mode")
-    print(f"{'ctrls':>5} {'one-shot s':>10} {'console 1st':>11} {'console s':>9} "
-          f"{'ratio':>6} {'calls/coll':>10} {'CLI starts in all (1shot, console)':>35}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         for count in args.controllers:
@@ -85,9 +87,14 @@ def main() -> None:
             lock = tmp_path / "cli.lock"
             one = measure(cli, lock, False, args.rounds)
             con = measure(cli, lock, True, args.rounds)
-            print(f"{count:>5} {one['steady']:>10.3f} {con['first']:>11.3f} {con['steady']:>9.3f} "
-                  f"{con['steady'] / one['steady']:>6.3f} {con['calls']:>10.1f} "
-                  f"{one['starts']:>17d} {con['starts']:>17d}")
+            ratio = statistics.median(con["steady"]) / statistics.median(one["steady"])
+            print(f"{count} controllers:")
+            print(f"  one-shot, steady:  {spread(one['steady'], 's', 3, 'collections')}")
+            print(f"  console, first:    {con['first']:.3f} s")
+            print(f"  console, steady:   {spread(con['steady'], 's', 3, 'collections')}")
+            print(f"  console/one-shot (medians) {ratio:.3f}; calls per collection "
+                  f"{con['calls']:.1f}; CLI starts in all: one-shot {one['starts']}, "
+                  f"console {con['starts']}")
 
 
 if __name__ == "__main__":

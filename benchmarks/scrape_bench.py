@@ -3,14 +3,14 @@ each). Prints:
 
 1. scrape latency (p50, p99, max) of 50 concurrent scrapers, each on its own keep-alive
    connection, against ``smartarray-agent run`` while every simulated CLI command takes 3 s
-   (so a collection is nearly always running). Two loads: paced (each scraper every 100 ms,
-   500 scrapes/s in all) and burst (the 50 scrapers fire at the same instant, 40 times);
-   each with gzip, as Prometheus scrapes, and in plain text;
+   (so a collection is nearly always running). Two loads, measured in the same run of the
+   agent: paced (each scraper every 100 ms, 500 scrapes/s in all) and burst (the 50
+   scrapers fire at the same instant, 40 times); each with gzip, as Prometheus scrapes, and
+   in plain text; each load ``--runs`` times, its figures given as min / median / max;
 2. RSS of the collection loop after 10, 100, 500 and 1,000 collections (default
-   configuration: console session, sysfs collector), and the agent's CPU time per
-   collection (parse and render; the simulated CLI's own CPU is not the agent's).
+   configuration). The CPU a collection costs is benchmarks/cost_bench.py's.
 
-    python benchmarks/scrape_bench.py [--seconds 15] [--collections 1000]
+    python benchmarks/scrape_bench.py [--runs 3] [--seconds 15] [--collections 1000]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from spread import machine, spread
 
 SCRAPERS = 50
 PACE_S = 0.1
@@ -132,10 +134,13 @@ def burst(host: str, gzipped: bool) -> list[float]:
     return latencies
 
 
-def report(name: str, latencies: list[float]) -> None:
-    ms = [t * 1000 for t in latencies]
-    print(f"  {name}: {len(ms)} scrapes, p50 {percentile(ms, 50):.2f} ms, "
-          f"p99 {percentile(ms, 99):.2f} ms, max {max(ms):.2f} ms")
+def report(name: str, runs: list[list[float]]) -> None:
+    """One line per figure, each the spread of the runs."""
+    ms = [[t * 1000 for t in run] for run in runs]
+    print(f"  {name}: {len(ms[0])} scrapes a run")
+    for label, figure in (("p50", lambda r: percentile(r, 50)),
+                          ("p99", lambda r: percentile(r, 99)), ("max", max)):
+        print(f"    {label}: {spread([figure(run) for run in ms], 'ms')}")
 
 
 def rss_kib() -> int:
@@ -159,31 +164,24 @@ def collections(directory: Path, count: int) -> None:
     view = MetricsView(metric_settings(config))
     loop = CollectionLoop(build_collectors(config), view, Notifier(None),
                           interval_s=0, debounce_s=1)
-    marks = [m for m in (10, 100, 500, count) if m <= count]
-    cpu_at: dict[int, float] = {}
-    started = time.monotonic()
+    marks = sorted({m for m in (10, 100, 500, count) if m <= count})
     loop.start()
     for mark in marks:
         while loop.rounds < mark:
             time.sleep(0.005)
-        times = os.times()
-        cpu_at[mark] = times.user + times.system
         view.body()
         print(f"  after {loop.rounds:5d} collections: RSS {rss_kib() / 1024:.1f} MiB")
-    wall = time.monotonic() - started
     loop.stop()
     loop.join(10)
-    first, last = marks[0], marks[-1]
-    per = (cpu_at[last] - cpu_at[first]) / (last - first) * 1000
-    print(f"  agent CPU per collection: {per:.1f} ms (collections {first}-{last}); "
-          f"wall {wall / last * 1000:.0f} ms per collection")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of each load")
     parser.add_argument("--seconds", type=float, default=15, help="paced load duration")
     parser.add_argument("--collections", type=int, default=1000)
     args = parser.parse_args()
+    print(machine())
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         print(f"scrape latency, {SCRAPERS} concurrent scrapers, large scenario, "
@@ -192,14 +190,14 @@ def main() -> None:
         try:
             for gzipped, encoding in ((True, "gzip, as Prometheus"), (False, "plain text")):
                 report(f"{encoding}, paced (each every {PACE_S * 1000:.0f} ms)",
-                       paced(host, args.seconds, gzipped))
-                report(f"{encoding}, burst (all {SCRAPERS} at once)", burst(host, gzipped))
+                       [paced(host, args.seconds, gzipped) for _ in range(args.runs)])
+                report(f"{encoding}, burst (all {SCRAPERS} at once)",
+                       [burst(host, gzipped) for _ in range(args.runs)])
         finally:
             process.terminate()
             process.wait(10)
         print(f"collection loop, large scenario, {args.collections} collections:")
         collections(directory, args.collections)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def problems(path: Path) -> list[str]:
 def test_defaults():
     config = Config()
     assert config.collect.interval_s == 60 and config.stale_after == 3 * 60 + 120
-    assert config.ssacli.timeout_s == 120 and config.ssacli.console is True
+    assert config.ssacli.timeout_s == 120 and config.ssacli.console is False
     assert config.ssacli.simulate is None and config.ssacli.path is None
     assert config.web.listen_address == DEFAULT_LISTEN_ADDRESS == "127.0.0.1:9712"
     assert config.web.address == ("127.0.0.1", 9712)

@@ -20,6 +20,7 @@ from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 
@@ -220,7 +221,7 @@ def test_lock_timeout_names_the_holder_and_a_dead_holder_frees_it(tmp_path):
     holder.wait()
     lock = HostLock(path, 2)
     lock.acquire()
-    assert lock.holder() == os.getpid()
+    assert lock.holder().pid == os.getpid()
     lock.release()
 
 
@@ -236,3 +237,49 @@ def test_an_idle_console_lets_go_of_the_lock_for_a_waiter(sim, collectors, tmp_p
     waiter.release()
     assert waited < 5
     assert collector.collect().controllers  # takes the lock and a new session again
+
+
+STUBBORN = """
+import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the grandchild too
+child = subprocess.Popen(["sleep", "60"])
+print(child.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_killer_ends_a_whole_group_and_kills_what_ignores_term():
+    leader = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    grandchild = int(leader.stdout.readline())
+    started = time.monotonic()
+    end_groups([leader.pid])
+    took = time.monotonic() - started
+    assert leader.wait(5) == -signal.SIGKILL  # left to its parent to reap
+    assert not Path(f"/proc/{grandchild}").exists() or \
+        Path(f"/proc/{grandchild}/stat").read_text().split(") ")[1][0] == "Z"
+    assert GRACE_S <= took < GRACE_S + 2
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_a_good_output_is_cleaned_and_scanned_once(sim, collectors, console, monkeypatch):
+    from smartarray_agent.collectors.ssacli import parser
+
+    cleaned: list[int] = []
+    real_clean = parser.clean
+    monkeypatch.setattr(parser, "clean", lambda text: cleaned.append(len(text)) or
+                        real_clean(text))
+    collector = collectors(sim("two-controllers"), console)
+    collector.collect()  # the first also reads the CLI's version
+    cleaned.clear()
+    assert len(collector.collect().controllers) == 2
+    assert len(cleaned) == 1  # by the parse; the runner's look for "Error:" did not clean it
+
+
+def test_the_open_console_says_it_locks_other_cli_users_out(sim, collectors, caplog):
+    collector = collectors(sim(), True)
+    with caplog.at_level("WARNING", logger="smartarray_agent.collectors.ssacli.runner"):
+        collector.collect()
+        collector.collect()
+    said = [r.getMessage() for r in caplog.records if "every other user" in r.getMessage()]
+    assert len(said) == 1  # once, at the first session

@@ -15,7 +15,7 @@ import typer
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockTimeout
+from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.write.audit import AuditLog
@@ -218,7 +218,7 @@ def _run(change: Change, targets: list[Target] | None, *, dry_run: bool, assume_
                                                     without_charge))]
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
-    except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError,
+    except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError,
             OSError) as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:

@@ -115,7 +115,7 @@ class Agent:
             self.server.stop()
         self.loop.stop()
         if not self.loop.join(STOP_GRACE_S):
-            ended = children.end_children(KILL_GRACE_S)
+            ended = children.end_children()
             log.warning("a collection was still running: ended %d vendor process(es)", ended)
             self.loop.join(KILL_GRACE_S)
         for fd in (self._wakeup_r, self._wakeup_w):

@@ -60,7 +60,7 @@ class Target:
 @dataclass(frozen=True)
 class Show:
     target: Target
-    what: str  # list | detail | status | config | config detail (drives: "" | detail)
+    what: str  # list | detail | status | config | config detail (drives: "" | detail | status)
     command: str
 
 
@@ -188,7 +188,7 @@ def _show_what(target: Target, rest: list[str]) -> str:
         if not ((index == 0 and word in first) or second):
             raise syntax_error(word)
     if drive:
-        return "detail" if rest == ["detail"] else ""
+        return rest[0] if rest else ""
     if not rest:
         return "list" if target.slot is None else "detail"
     return " ".join(rest)

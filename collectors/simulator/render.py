@@ -174,11 +174,14 @@ def _interface(pd: PhysicalDrive) -> str:
     return f"Solid State {pd.interface}" if pd.ssd else pd.interface
 
 
+def _where(pd: PhysicalDrive) -> str:
+    return f"port {pd.port}:box {pd.box}:bay {pd.bay}"
+
+
 def pd_line(pd: PhysicalDrive, d: Dialect) -> str:
     """``physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS, 300 GB, OK)``."""
     kind = f"{pd.interface} {'SSD' if pd.ssd else 'HDD'}" if d.new_drive_words else _interface(pd)
-    where = f"port {pd.port}:box {pd.box}:bay {pd.bay}"
-    return f"physicaldrive {pd.id} ({where}, {kind}, {pd.size}, {pd.status})"
+    return f"physicaldrive {pd.id} ({_where(pd)}, {kind}, {pd.size}, {pd.status})"
 
 
 def _raid_words(ld: LogicalDrive, d: Dialect) -> str:
@@ -188,6 +191,21 @@ def _raid_words(ld: LogicalDrive, d: Dialect) -> str:
 def ld_line(ld: LogicalDrive, d: Dialect) -> str:
     """``logicaldrive 1 (279.4 GB, RAID 1, OK)``."""
     return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}, {ld.status})"
+
+
+def ld_status_line(ld: LogicalDrive, d: Dialect) -> str:
+    """``logicaldrive 1 (279.4 GB, RAID 1): OK``, a line of ``ld all show status``."""
+    return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}): {ld.status}"
+
+
+def pd_status_line(pd: PhysicalDrive) -> str:
+    """``physicaldrive 1I:1:1 (port 1I:box 1:bay 1, 300 GB): OK``, of ``pd all show status``."""
+    return f"physicaldrive {pd.id} ({_where(pd)}, {pd.size}): {pd.status}"
+
+
+def statuses(lines: Iterable[str]) -> Lines:
+    """``ld|pd all show status``: one line a drive, no controller header."""
+    return ["", *[f"   {line}" for line in lines], ""]
 
 
 def _disk_name(ctrl: Controller, ld: LogicalDrive) -> str:

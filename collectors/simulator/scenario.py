@@ -11,12 +11,12 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 Generation = Literal["hpacucli9", "hpssacli2", "ssacli3", "ssacli-gen10"]
-GENERATIONS: tuple[str, ...] = Generation.__args__
+GENERATIONS: tuple[str, ...] = get_args(Generation)
 
 _UNITS = {"b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b)\s*$", re.IGNORECASE)
@@ -33,7 +33,7 @@ def _bytes(value: object) -> object:
         return value
     match = _SIZE.match(value)
     unit = _UNITS.get(match.group(2).lower()) if match else None
-    if unit is None:
+    if match is None or unit is None:
         raise ValueError(f"size {value!r} is not bytes or a number with B, KiB, MiB, GiB, TiB")
     return round(float(match.group(1)) * unit)
 
@@ -72,11 +72,11 @@ class Cache(_Strict):
 
     @model_validator(mode="after")
     def _ratio_adds_up(self) -> Cache:
-        pair = (self.read_percent, self.write_percent)
-        if (None in pair) != (pair == (None, None)):
+        read, write = self.read_percent, self.write_percent
+        if (read is None) != (write is None):
             raise ValueError("read_percent and write_percent are set together or not at all")
-        if None not in pair and sum(pair) != 100:
-            raise ValueError(f"read_percent + write_percent must be 100, not {sum(pair)}")
+        if read is not None and write is not None and read + write != 100:
+            raise ValueError(f"read_percent + write_percent must be 100, not {read + write}")
         return self
 
 
@@ -164,7 +164,9 @@ class Controller(_Strict):
     @model_validator(mode="after")
     def _drives_reference_arrays(self) -> Controller:
         names = {a.name for a in self.arrays}
-        for drive in [*self.logical_drives, *self.physical_drives]:
+        every: list[LogicalDrive | PhysicalDrive] = [*self.logical_drives,
+                                                     *self.physical_drives]
+        for drive in every:
             if drive.array is not None and drive.array not in names:
                 raise ValueError(f"drive {drive.id} names array {drive.array!r}, not declared")
         for kind, drives in (("logical", self.logical_drives), ("physical", self.physical_drives)):

@@ -39,7 +39,7 @@ _HELP = [
     "",
     "Commands this simulator answers:",
     "   <target> show [config|status|detail|config detail]",
-    "   <target> ld all|N show [detail]      <target> pd all|ID show [detail]",
+    "   <target> ld all|N show [detail|status]   <target> pd all|ID show [detail|status]",
     "   <target> modify cacheratio=R/W|? nobatterywritecache=enable|disable|?",
     "   <target> modify drivewritecache=enable|disable|? [usage=...] [forced]",
     "   <target> ld N|all modify caching|arrayaccelerator=enable|disable [forced]",
@@ -139,11 +139,17 @@ class Session:
             found = [c for c in ctrls if _holds(target.ld, c.logical_drives)]
             if not found:
                 raise invalid_ld(ctrls[0], target.ld)
+            if action.what == "status":
+                return render.statuses(render.ld_status_line(ld, d) for c in found
+                                       for ld in c.logical_drives if _is(target.ld, ld))
             return [line for c in found for line in render.logical_drives(c, d, target.ld, detail)]
         if target.pd:
             found = [c for c in ctrls if _holds(target.pd, c.physical_drives)]
             if not found:
                 raise invalid_target(f"physicaldrive {target.pd}")
+            if action.what == "status":
+                return render.statuses(render.pd_status_line(pd) for c in found
+                                       for pd in c.physical_drives if _is(target.pd, pd))
             return [line for c in found for line in render.physical_drives(c, d, target.pd, detail)]
         return render.show(d, action.what, ctrls)
 
@@ -169,6 +175,11 @@ class Session:
         return answer.strip().lower() in ("y", "yes")
 
 
+def _is(wanted: str, drive: LogicalDrive | PhysicalDrive) -> bool:
+    """Whether ``wanted`` (an id, any case, or ``all``) names ``drive``."""
+    return wanted in ("all", drive.id.lower())
+
+
 def _holds(wanted: str, drives: Sequence[LogicalDrive | PhysicalDrive]) -> bool:
-    """Whether ``drives`` has the drive ``wanted`` names (an id, any case, or ``all``)."""
-    return any(wanted in ("all", drive.id.lower()) for drive in drives)
+    """Whether ``drives`` has the drive ``wanted`` names."""
+    return any(_is(wanted, drive) for drive in drives)

@@ -9,7 +9,7 @@ the parser can tell CLI output from anything else.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 _BANNER = re.compile(
     r"^(?:HPE? )?(?:Array Configuration Utility|Smart Storage Administrator) CLI\s+(\S+)$"
@@ -37,7 +37,6 @@ _SHELL_PROMPT = re.compile(
 class CleanText:
     lines: list[str]
     cli_version: str | None = None
-    commands: list[str] = field(default_factory=list)  # commands seen in pasted prompts
     saw_cli_frame: bool = False  # a banner, console prompt or target echo was present
 
 
@@ -65,16 +64,10 @@ def _is_frame(stripped: str, out: CleanText) -> bool:
     if stripped in _BANNER_FIXED or _TARGET_ECHO.match(stripped):
         out.saw_cli_frame = True
         return True
-    prompt = _CONSOLE_PROMPT.match(stripped)
-    if prompt:
+    if _CONSOLE_PROMPT.match(stripped):
         out.saw_cli_frame = True
-        if prompt.group(1):
-            out.commands.append(prompt.group(1).strip())
         return True
-    if _SHELL_PROMPT.match(stripped):
-        out.commands.append(stripped)
-        return True
-    return False
+    return bool(_SHELL_PROMPT.match(stripped))
 
 
 def _dedent(lines: list[str]) -> None:

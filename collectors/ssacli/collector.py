@@ -26,7 +26,7 @@ from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockTimeout
+from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -52,7 +52,7 @@ def read_snapshot(runner: VendorRunner) -> Snapshot:
             if any(not c.raw for c in snapshot.controllers):
                 _fill_from(snapshot, _read(runner, DETAIL))
             snapshot.cli_version = snapshot.cli_version or runner.version()
-    except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError) as error:
+    except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError) as error:
         raise CollectionError(str(error)) from error
     except OSError as error:
         raise CollectionError(f"could not run {runner.cli.argv[0]}: {error}") from error

@@ -1,35 +1,72 @@
-"""One lock for every vendor CLI call on the host: the daemon's and the CLI's alike.
+"""One lock for every vendor CLI call on the host: the daemon's and the operator's alike.
 
 The vendor CLI refuses to run twice at once (``Error: Another instance of ACU is already
 running``), so every caller takes an exclusive ``flock`` on one file first. The kernel frees
-the lock when its holder dies, so a crashed holder never blocks the host. The holder writes
-its pid into the file so a waiter can name it.
+the lock when its holder dies, so a crashed holder never blocks the host.
 
-A holder may keep the lock for a long time (the daemon keeps its console session, and so the
-lock, between collections). A waiter announces itself with a shared lock on a second file,
-``<lock>.wait``; the holder checks :meth:`HostLock.others_waiting` between commands and
-lets go.
+The lock belongs to its owner (root, for the system path): the lock file and its ``.wait``
+companion are created 0600 whatever the umask (an older file's mode is forced to 0600),
+never through a symbolic link, and refused when another user owns them or when others may
+write to their directory without its sticky bit. ``flock`` needs only an open file, so a
+user who cannot open the files can neither take the lock nor make its holder yield.
+
+The holder writes who it is into the lock file (one JSON line: pid, what it is doing, since
+when), so a waiter can say whom it waits for: on stderr after :data:`NOTICE_AFTER_S`, and in
+:class:`LockTimeout`.
+
+Waiting is fair: a waiter announces itself with a shared lock on ``<lock>.wait``. A process
+that held the lock before does not take it again while someone waits, so an operator's
+command runs before the daemon's next round even when rounds are back to back; a holder
+that keeps the lock between calls (the opt-in console) checks :meth:`HostLock.others_waiting`
+and lets go.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import stat
+import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 POLL_S = 0.05
+NOTICE_AFTER_S = 1.0
 DEFAULT_SYSTEM_PATH = Path("/run/smartarray-agent/cli.lock")
+_RECORD_MAX = 4096
 
 
-class LockTimeout(RuntimeError):
-    def __init__(self, path: Path, wait_s: float, holder: int | None) -> None:
+@dataclass(frozen=True)
+class Holder:
+    """Who holds the lock, as its holder wrote it into the lock file."""
+
+    pid: int
+    doing: str
+    since: float  # epoch seconds
+
+    def describe(self) -> str:
+        held = max(0.0, time.time() - self.since)
+        return f"pid {self.pid} ({self.doing}, for {held:.0f} s)"
+
+
+class LockError(RuntimeError):
+    """The host lock could not be taken."""
+
+
+class LockRefused(LockError):
+    """A lock file or its directory is not safe to use (another user's, a link, writable by
+    others): using it would let that user take or block the lock."""
+
+
+class LockTimeout(LockError):
+    def __init__(self, path: Path, wait_s: float, holder: Holder | None) -> None:
         self.holder = holder
-        who = f"pid {holder}" if holder else "another process"
-        super().__init__(
-            f"the Smart Array CLI lock {path} is held by {who}; gave up after {wait_s:g} s"
-        )
+        who = holder.describe() if holder else "another process"
+        super().__init__(f"the host lock {path} is held by {who}; gave up after {wait_s:g} s")
 
 
 def default_lock_path() -> Path:
@@ -42,31 +79,57 @@ def default_lock_path() -> Path:
     return base / "smartarray-agent" / "cli.lock"
 
 
+def _to_stderr(message: str) -> None:
+    print(f"smartarray-agent: {message}", file=sys.stderr, flush=True)
+
+
+def _this_process() -> str:
+    words = " ".join(" ".join(getattr(sys, "orig_argv", sys.argv)).split())  # one line
+    return words if len(words) <= 120 else words[:117] + "..."
+
+
 class HostLock:
-    def __init__(self, path: Path, wait_s: float) -> None:
+    def __init__(
+        self, path: Path, wait_s: float, *, notice: Callable[[str], None] = _to_stderr
+    ) -> None:
         self.path = Path(path)
         self.wait_path = self.path.with_name(self.path.name + ".wait")
         self.wait_s = wait_s
+        self._notice = notice
         self._fd: int | None = None
+        self._held_before = False
+        self._since = 0.0
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     def acquire(self) -> None:
+        """Take the lock, waiting up to ``wait_s``. Raises LockTimeout or LockRefused."""
         if self._fd is not None:
             return
-        self.path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        deadline = time.monotonic() + self.wait_s
+        self._check_directory()
+        fd = _open_owned(self.path)
         try:
+            if self._held_before:
+                self._yield_to_waiters(deadline)
             with self._announced():
-                self._wait_for(fd)
+                self._wait_for(fd, deadline)
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
+        self._fd, self._held_before, self._since = fd, True, time.time()
+        self.note("")
+
+    def note(self, doing: str) -> None:
+        """Record what the holder is doing now (``doing``: a vendor command, or nothing)."""
+        if self._fd is None:
+            return
+        what = f"{_this_process()}: {doing}" if doing else _this_process()
+        record = json.dumps({"pid": os.getpid(), "doing": what, "since": self._since})
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, (record + "\n").encode(), 0)
 
     def release(self) -> None:
         if self._fd is None:
@@ -78,10 +141,11 @@ class HostLock:
         os.close(fd)
 
     def others_waiting(self) -> bool:
-        """True when another process is waiting for this lock."""
+        """True when another process that may take this lock is waiting for it. A ``.wait``
+        file that is not ours (or not safe) counts for nobody."""
         try:
-            fd = os.open(self.wait_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError:
+            fd = _open_owned(self.wait_path)
+        except (OSError, LockRefused):
             return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -91,40 +155,100 @@ class HostLock:
             os.close(fd)  # closing drops our probe lock too
         return False
 
-    def holder(self) -> int | None:
+    def holder(self) -> Holder | None:
+        """Who holds the lock, when the lock file says it and we may read it."""
         try:
-            text = self.path.read_text().strip()
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             return None
-        return int(text) if text.isdigit() else None
+        try:
+            return _read_holder(os.pread(fd, _RECORD_MAX, 0))
+        finally:
+            os.close(fd)
 
-    def _wait_for(self, fd: int) -> None:
-        deadline = time.monotonic() + self.wait_s
+    # -- waiting ---------------------------------------------------------------------------
+    def _yield_to_waiters(self, deadline: float) -> None:
+        while self.others_waiting() and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+
+    def _wait_for(self, fd: int, deadline: float) -> None:
+        notice_at = time.monotonic() + NOTICE_AFTER_S
+        noticed = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if now >= deadline:
                     raise LockTimeout(self.path, self.wait_s, self.holder()) from None
+                if not noticed and now >= notice_at:
+                    noticed = True
+                    holder = self.holder()
+                    who = holder.describe() if holder else "another process"
+                    self._notice(
+                        f"waiting for the host lock {self.path}, held by {who}; "
+                        f"giving up after {self.wait_s:g} s"
+                    )
                 time.sleep(POLL_S)
 
     @contextlib.contextmanager
-    def _announced(self):
-        try:
-            fd = os.open(self.wait_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError:
-            yield  # no announcement possible (read-only dir): plain waiting still works
-            return
+    def _announced(self) -> Iterator[None]:
+        fd = _open_owned(self.wait_path)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH)
             yield
         finally:
             os.close(fd)
 
-    def __enter__(self) -> HostLock:
-        self.acquire()
-        return self
+    def _check_directory(self) -> None:
+        directory = self.path.parent
+        if not directory.exists():
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = directory.lstat()
+        if not stat.S_ISDIR(info.st_mode):
+            raise LockRefused(f"the host lock's directory {directory} is not a directory")
+        if info.st_uid not in (0, os.geteuid()):
+            raise LockRefused(
+                f"the host lock's directory {directory} belongs to uid {info.st_uid}, "
+                f"neither root nor uid {os.geteuid()}: refusing to use {self.path}"
+            )
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+            raise LockRefused(
+                f"others may write to the host lock's directory {directory} "
+                f"(mode {stat.S_IMODE(info.st_mode):o}): refusing to use {self.path}"
+            )
 
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+
+def _open_owned(path: Path) -> int:
+    """Open (or create) a lock file of ours, 0600 whatever the umask; LockRefused for a link,
+    a file that is not a regular file or one another user owns."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError as error:
+        link = os.path.islink(path)
+        why = "is a symbolic link" if link else f"cannot be opened: {error.strerror}"
+        raise LockRefused(f"the host lock file {path} {why}: refusing it") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LockRefused(f"the host lock file {path} is not a regular file: refusing it")
+        if info.st_uid != os.geteuid():
+            raise LockRefused(
+                f"the host lock file {path} belongs to uid {info.st_uid}, not to uid "
+                f"{os.geteuid()}: refusing it (remove it to let a new one be made)"
+            )
+        if stat.S_IMODE(info.st_mode) != 0o600:
+            os.fchmod(fd, 0o600)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_holder(data: bytes) -> Holder | None:
+    try:
+        record = json.loads(data)
+        return Holder(int(record["pid"]), str(record["doing"]), float(record["since"]))
+    except (ValueError, TypeError, KeyError):
+        return None

@@ -41,9 +41,16 @@ def parse(text: str | bytes) -> Snapshot:
     )
 
 
+# Every error line the scanner knows holds one of these: output without them is not cleaned
+# and scanned a second time (the caller parses it once).
+_ERROR_MARKERS = ("Error:", "Could not find ")
+
+
 def find_error(text: str) -> VendorError | None:
     """The first ``Error: ...`` of any vendor output (a modify command's too, which may
     print nothing else), or ``None``. Never raises."""
+    if not any(marker in text for marker in _ERROR_MARKERS):
+        return None
     return _first_error(scan(clean(text).lines))
 
 

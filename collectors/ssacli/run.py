@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import time
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-
-TERM_GRACE_S = 2.0
+from smartarray_agent.collectors.ssacli.processes import end_groups
 
 
 class CliTimeout(RuntimeError):
@@ -38,7 +35,6 @@ class CliResult:
     argv: tuple[str, ...]
     returncode: int
     output: str
-    duration_s: float
 
 
 def vendor_env() -> dict[str, str]:
@@ -49,7 +45,6 @@ def vendor_env() -> dict[str, str]:
 
 def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> CliResult:
     argv = [*cli.argv, *command]
-    started = time.monotonic()
     process = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
@@ -61,25 +56,11 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> Cli
     try:
         output, _ = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _end_group(process)
+        end_groups([process.pid])
+        process.communicate()  # reap it and close its pipe
         raise CliTimeout(argv, timeout_s) from None
     return CliResult(
         argv=tuple(argv),
         returncode=process.returncode,
         output=output.decode("utf-8", errors="replace"),
-        duration_s=time.monotonic() - started,
     )
-
-
-def _end_group(process: subprocess.Popen[bytes]) -> None:
-    for sig, wait_s in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, None)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.communicate(timeout=wait_s)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    process.wait()

@@ -1,13 +1,15 @@
 """Every vendor CLI call of a process goes through one :class:`VendorRunner`.
 
 It takes the host lock (:mod:`.lock`) around each call, never lets two calls run at once,
-runs commands in a persistent console session (:mod:`.session`) or one-shot
-(:mod:`.run`), turns ``Error:`` outputs into :class:`~.errors.VendorCommandError`, and
-retries while another, non-cooperating instance of the CLI holds the vendor's own lock.
+runs commands one-shot (:mod:`.run`) or, opt-in, in a console session (:mod:`.session`)
+kept open between calls, turns ``Error:`` outputs into :class:`~.errors.VendorCommandError`,
+and retries while another, non-cooperating instance of the CLI holds the vendor's own lock.
 
-Console policy: the session, and with it the host lock, stays open between calls, so the
-start-up cost is paid once; when another process waits for the lock the session is closed
-and the lock let go within a fraction of a second. A session that dies mid-command is
+One-shot (the default): the CLI runs only while a caller holds the lock, so between
+collections it is free for anyone else on the host. The opt-in console pays the start-up
+once, but its open session holds the vendor's single-instance lock, so every other CLI user
+is refused while it is open; when another process waits for the host lock the session is
+closed and the lock let go within a fraction of a second. A session that dies mid-command is
 restarted once; a console that cannot be started or misbehaves again makes the runner fall
 back to one-shot runs for the next few calls. A command that hangs is killed at the timeout
 with its process group and reported as :class:`~.run.CliTimeout`, never retried (it would
@@ -17,6 +19,7 @@ hang again).
 from __future__ import annotations
 
 import contextlib
+import logging
 import shlex
 import threading
 import time
@@ -34,6 +37,8 @@ from smartarray_agent.collectors.ssacli.session import (
     SessionError,
     SessionTimeout,
 )
+
+log = logging.getLogger(__name__)
 
 LOCK_CONFLICT_BACKOFF_S = (0.5, 1.0, 2.0, 4.0)
 CONSOLE_COOLDOWN_CALLS = 5  # one-shot calls after the console failed, before trying again
@@ -74,10 +79,11 @@ class VendorRunner:
     # -- public ------------------------------------------------------------------
     def run(self, command: list[str], *, confirm: bool = False) -> str:
         """The output of one vendor command. Raises VendorCommandError on ``Error:``,
-        CliTimeout, CliFailed (a crash), LockTimeout, or OSError when the CLI cannot run."""
+        CliTimeout, CliFailed (a crash), LockError, or OSError when the CLI cannot run."""
         text = shlex.join(command)
         deadline = time.monotonic() + self.lock.wait_s
         with self.hold():
+            self.lock.note(text)
             for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
                 output = self._run_held(command, confirm=confirm)
                 error = find_error(output)
@@ -107,7 +113,8 @@ class VendorRunner:
 
     def version(self) -> str | None:
         """The CLI's version, read once: from the console's banner, else from its
-        ``version`` command. None when it cannot tell (never raises)."""
+        ``version`` command. None when the CLI cannot tell; raises LockError only when the
+        host lock is not held already and cannot be taken."""
         if self._version is None:
             with self.hold():
                 session = self._session
@@ -145,6 +152,10 @@ class VendorRunner:
         text = shlex.join(command)
         for attempt in (1, 2):
             if self._session is None or not self._session.alive:
+                if self.stats.process_starts == 0:
+                    log.warning("the CLI console stays open between calls ([ssacli] console = "
+                                "true): every other user of the vendor CLI on this host is "
+                                "refused while it is open")
                 self._session = ConsoleSession(
                     self.cli,
                     start_timeout_s=self.start_timeout_s,

@@ -9,14 +9,13 @@ one or runs the command one-shot.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import time
 
 import pexpect
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.collectors.ssacli.run import vendor_env
 
 PROMPT = re.compile(r"(?:^|\n)=> ")
@@ -63,6 +62,7 @@ class ConsoleSession:
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
             maxread=READ_CHUNK, searchwindowsize=SEARCH_WINDOW,
         )
+        self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
         self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
                                            what="the console banner")
 
@@ -86,7 +86,8 @@ class ConsoleSession:
                 child.expect(pexpect.EOF, timeout=1)
             except (pexpect.TIMEOUT, pexpect.EOF, OSError):
                 pass
-        _end_group(child)
+        end_groups([child.pid])
+        child.close(force=True)  # reaps it
 
     def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
         assert self._child is not None
@@ -120,28 +121,3 @@ class ConsoleSession:
 def _without_echo(output: str, command: str) -> str:
     first, _, rest = output.lstrip("\n").partition("\n")
     return rest if first.strip() == command.strip() else output
-
-
-def _end_group(child: pexpect.spawn) -> None:
-    """End the console and anything it started: its process group, TERM then KILL."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(child.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            break
-        if _group_gone(child, 1.0):
-            break
-    child.close(force=True)
-
-
-def _group_gone(child: pexpect.spawn, wait_s: float) -> bool:
-    deadline = time.monotonic() + wait_s
-    while True:
-        child.isalive()  # reaps the leader once it has exited
-        try:
-            os.killpg(child.pid, 0)
-        except ProcessLookupError:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)

@@ -1,0 +1,148 @@
+"""What a collection and a command cost the agent, against the simulator. Prints, as the
+spread (min / median / max) of several runs:
+
+1. the agent's own CPU per collection of the ``large`` scenario (8 controllers, 24 drives
+   each) through the daemon's loop with its default configuration, next to the CPU of
+   parsing that same output and rendering its exposition (text and gzip) alone, and their
+   ratio (#13 target: at most 1.3);
+2. the wall time and the CPU time of ``smartarray-agent status --input FILE --json`` next to
+   a bare ``python -c pass`` of the same interpreter, and their ratios (#13 target: at most
+   5); on a busy machine the CPU ratio is the steadier one.
+
+The simulated CLI's own CPU is not the agent's and is not counted.
+
+    python benchmarks/cost_bench.py [--runs 5] [--collections 20] [--starts 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from spread import machine, spread
+
+from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.ssacli.collector import CONFIG_DETAIL
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.collectors.ssacli.run import run_once
+from smartarray_agent.config import Config
+from smartarray_agent.daemon.agent import metric_settings
+from smartarray_agent.daemon.loop import CollectionLoop
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.sources import build_collectors
+
+
+def cpu_s() -> float:
+    """This process's own CPU (its threads; not its children, the simulated CLI)."""
+    times = os.times()
+    return times.user + times.system
+
+
+def loop_cpu_per_collection(directory: Path, collections: int) -> float:
+    config = Config.model_validate(
+        {"ssacli": {"simulate": "large", "lock_file": str(directory / "cli.lock")}})
+    view = MetricsView(metric_settings(config))
+    loop = CollectionLoop(build_collectors(config), view, Notifier(None),
+                          interval_s=0, debounce_s=1)
+    loop.start()
+    while loop.rounds < 1:  # the first round also reads the CLI's version: not counted
+        time.sleep(0.005)
+    start_rounds, start_cpu = loop.rounds, cpu_s()
+    while loop.rounds < start_rounds + collections:
+        time.sleep(0.005)
+    used, rounds = cpu_s() - start_cpu, loop.rounds - start_rounds
+    loop.stop()
+    loop.join(30)
+    return used / rounds
+
+
+def parse_render_cpu(text: str, collections: int) -> float:
+    view = MetricsView(metric_settings(Config()))
+    collector = build_collectors(Config(sysfs={"enabled": False}))[0]  # renders; never runs
+    started = cpu_s()
+    for _ in range(collections):
+        snapshot = parse(text)
+        view.publish([(collector, CollectorResult("ssacli", True, 0.1, time.time(), snapshot))])
+    return (cpu_s() - started) / collections
+
+
+def run_cost(argv: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of ``argv``."""
+    before = os.times()
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = os.times()
+    return wall, (after.children_user - before.children_user
+                  + after.children_system - before.children_system)
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--runs", type=int, default=5)
+    options.add_argument("--collections", type=int, default=20, help="per run")
+    options.add_argument("--starts", type=int, default=10, help="command runs of each kind")
+    args = options.parse_args()
+    print(machine())
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        os.environ["SMARTARRAY_SIM_STATE_DIR"] = str(directory / "sim")
+        cli = VendorCli(tuple(vendor_argv("large")), "simulator")
+        text = run_once(cli, CONFIG_DETAIL).output
+        print(f"1. CPU per collection, large scenario ({len(text.splitlines())} lines), "
+              f"{args.runs} runs of {args.collections} collections:")
+        loop, alone = [], []
+        for _ in range(args.runs):
+            loop.append(loop_cpu_per_collection(directory, args.collections) * 1000)
+            alone.append(parse_render_cpu(text, args.collections) * 1000)
+        ratios = [a / b for a, b in zip(loop, alone, strict=True)]
+        print(f"   agent, daemon loop:    {spread(loop, 'ms', 1)}")
+        print(f"   parse + render alone:  {spread(alone, 'ms', 1)}")
+        print(f"   ratio (run by run):    {spread(ratios)}")
+
+        small = directory / "gen9.txt"
+        small.write_text(run_once(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
+                                  CONFIG_DETAIL).output)
+        status = [sys.executable, "-m", "smartarray_agent", "status", "--input", str(small),
+                  "--json"]
+        bare = [sys.executable, "-c", "pass"]
+        costs: dict[str, list[tuple[float, float]]] = {"status": [], "bare": []}
+        for _ in range(args.starts):  # interleaved, so a busy moment hits both
+            costs["status"].append(run_cost(status))
+            costs["bare"].append(run_cost(bare))
+        print(f"2. start-up, {args.starts} runs each:")
+        for index, what in ((0, "wall"), (1, "CPU")):
+            command = [cost[index] * 1000 for cost in costs["status"]]
+            baseline = [cost[index] * 1000 for cost in costs["bare"]]
+            ratio = statistics.median(command) / statistics.median(baseline)
+            print(f"   {what}: status --input FILE --json {spread(command, 'ms', 0)}; "
+                  f"python -c pass {spread(baseline, 'ms', 0)}; ratio of medians {ratio:.1f}")
+    size, files = installed_size()
+    print(f"3. installed in this environment (the agent and what it pulls in): "
+          f"{size / 2**20:.1f} MiB in {files} files")
+
+
+def installed_size() -> tuple[int, int]:
+    """Bytes and files of every distribution installed beside the agent."""
+    total = files = 0
+    for dist in importlib.metadata.distributions():
+        for file in dist.files or ():
+            path = Path(str(dist.locate_file(file)))
+            if path.is_file():
+                total += path.stat().st_size
+                files += 1
+    return total, files
+
+
+if __name__ == "__main__":
+    main()

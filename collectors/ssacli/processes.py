@@ -1,0 +1,83 @@
+"""End processes with their process groups: TERM, then KILL whatever still runs after one
+grace period. The one killer of the vendor CLI: a one-shot run at its timeout, a console
+session at its close, and the daemon's children at a stop that cannot wait."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+GRACE_S = 1.0
+POLL_S = 0.02
+
+
+def end_groups(pids: Sequence[int]) -> None:
+    """TERM each pid's process group (the process alone when it leads none), KILL what is
+    left after :data:`GRACE_S`. Returns once none of them runs; a zombie is left for its
+    parent to reap (subprocess and pexpect keep their exit status)."""
+    targets = [(pid, _leads_group(pid)) for pid in pids]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid, group in targets:
+            _signal(pid, group, sig)
+        deadline = time.monotonic() + GRACE_S
+        while _running(targets):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(POLL_S)
+        else:
+            return
+
+
+def _leads_group(pid: int) -> bool:
+    try:
+        return os.getpgid(pid) == pid
+    except ProcessLookupError:
+        return False
+
+
+def _signal(pid: int, group: bool, sig: int) -> None:
+    try:
+        if group:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _running(targets: list[tuple[int, bool]]) -> bool:
+    """Whether any target (a whole group, or a lone process) still has a live member: one
+    that is not a zombie waiting to be reaped."""
+    groups = {pid for pid, group in targets if group}
+    alone = {pid for pid, group in targets if not group}
+    return any(
+        entry.state != "Z" and (entry.pgrp in groups or entry.pid in alone)
+        for entry in processes()
+    )
+
+
+@dataclass(frozen=True)
+class ProcStat:
+    pid: int
+    state: str  # "R", "S", "Z" (a zombie), ...
+    ppid: int
+    pgrp: int
+
+
+def processes() -> Iterator[ProcStat]:
+    """Every process of the host, from ``/proc/PID/stat``."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) >= 3:
+            yield ProcStat(int(entry.name), fields[0], int(fields[1]), int(fields[2]))

@@ -1,0 +1,104 @@
+"""The agent shares the host: the vendor CLI (here the simulator, which keeps the vendor's
+single-instance rule) is free for anyone else between collections, busy only during one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from smartarray_agent.collectors.simulator.state import read_invocations
+
+from .agent_process import AgentProcess, scenario_file, value
+
+CONFLICT = "Error: Another instance of ACU is already running"
+
+
+def config(directory: Path, scenario: Path, *, interval_s: float, console: bool | None) -> str:
+    console_line = "" if console is None else f"console = {str(console).lower()}"
+    return f"""
+[ssacli]
+simulate = "{scenario}"
+lock_file = "{directory}/cli.lock"
+timeout_s = 60
+{console_line}
+[collect]
+interval_s = {interval_s}
+[sysfs]
+enabled = false
+"""
+
+
+def direct_call(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProcess[str]:
+    """An administrator's own CLI call, from another process, on the same simulated host."""
+    return subprocess.run(
+        [sys.executable, "-m", "smartarray_agent.collectors.simulator", "--scenario",
+         str(scenario), "ctrl", "all", "show", "status"],
+        capture_output=True, text=True, timeout=60,
+        env={**agent.env, "SMARTARRAY_SIM_FAULTS": json.dumps({"command_delay_s": 0})},
+    )
+
+
+def start(tmp_path: Path, *, console: bool | None, faults: dict | None = None,
+          ) -> tuple[AgentProcess, Path]:
+    """``smartarray-agent run`` on gen9-battery, with a long interval: after its first
+    collection it is idle. Returns the agent and its scenario file."""
+    scenario = scenario_file(tmp_path, "gen9-battery", faults)
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=console))
+    return agent.start(), scenario
+
+
+def ssacli_ok(samples) -> bool:
+    return value(samples, "smartarray_collector_success", collector="ssacli") == 1.0
+
+
+def wait_for_log(state_dir: Path, predicate, timeout_s: float = 30.0) -> None:
+    """Wait until the simulator's invocation log satisfies ``predicate`` (an event each
+    simulator process writes as it starts, runs a command and ends)."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate(read_invocations(state_dir)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the simulator log never showed it in {timeout_s} s")
+        time.sleep(0.05)
+
+
+def test_between_collections_five_direct_cli_calls_in_a_row_run(tmp_path):
+    agent, scenario = start(tmp_path, console=None)  # the default: no console key
+    try:
+        agent.wait_for(ssacli_ok)
+        state = tmp_path / "sim-state"
+        wait_for_log(state, lambda invs: invs and all(i.end_monotonic for i in invs))
+        calls = [direct_call(agent, scenario) for _ in range(5)]
+        assert [c.returncode for c in calls] == [0] * 5, [c.stdout for c in calls]
+        assert all("Smart Array P440ar in Slot 0" in c.stdout for c in calls)
+        assert not any(CONFLICT in c.stdout for c in calls)
+    finally:
+        agent.stop()
+
+
+def test_the_opt_in_console_locks_every_other_cli_user_out(tmp_path):
+    agent, scenario = start(tmp_path, console=True)
+    try:
+        agent.wait_for(ssacli_ok)
+        refused = direct_call(agent, scenario)
+        assert refused.returncode == 1
+        assert CONFLICT in refused.stdout
+    finally:
+        agent.stop()
+
+
+def test_a_direct_call_is_refused_while_a_collection_runs(tmp_path):
+    state = tmp_path / "sim-state"
+    agent, scenario = start(tmp_path, console=None, faults={"command_delay_s": 30})
+    try:
+        # the collection's CLI process has started its command and sits in the delay
+        wait_for_log(state, lambda invs: any(i.commands and i.end_monotonic is None
+                                             and i.pid != os.getpid() for i in invs))
+        refused = direct_call(agent, scenario)
+        assert refused.returncode == 1
+        assert CONFLICT in refused.stdout
+    finally:
+        agent.stop()
