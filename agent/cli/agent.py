@@ -125,8 +125,8 @@ def metrics(
     else:
         sys.stdout.buffer.write(body)
         sys.stdout.flush()
-    for name, error in failed:
-        typer.echo(f"smartarray-agent: collector {name} failed: {error}", err=True)
+    for name, why in failed:
+        typer.echo(f"smartarray-agent: collector {name} failed: {why}", err=True)
     if failed:
         raise typer.Exit(exitcodes.VENDOR_ERROR)
 

@@ -6,6 +6,7 @@ import json
 import re
 import signal
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +14,13 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
+from smartarray_agent.cli.context import (
+    CommandContext,
+    CommandError,
+    fail,
+    with_context,
+    with_options,
+)
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
@@ -54,15 +61,50 @@ YesOption = Annotated[
 ]
 ThresholdOption = Annotated[
     float | None,
-    typer.Option("--threshold", min=0, max=100,
+    typer.Option("--threshold", min=0, max=100, metavar="PCT",
                  help="Backup power charge (%) below which write cache may not be forced on "
                       "(default: [policy] battery_threshold_percent, 80)."),
 ]
 AuditFileOption = Annotated[
     Path | None,
-    typer.Option("--audit-file", help="Append-only JSON-lines audit log (default: [audit] "
-                                      "file, /var/lib/smartarray-agent/audit.jsonl for root)."),
+    typer.Option("--audit-file", metavar="FILE",
+                 help="Append-only JSON-lines audit log (default: [audit] file, "
+                      "/var/lib/smartarray-agent/audit.jsonl for root)."),
 ]
+
+
+@dataclass(frozen=True)
+class Targeting:
+    """How a write command names its controllers and runs: the options both share."""
+
+    targets: list[Target] | None  # None: --all, every controller with a cache
+    dry_run: bool
+    as_json: bool
+    threshold: float | None
+    without_charge: bool
+    audit_file: Path | None
+
+
+def _targeting(slot: str | None, serial: str | None, every: bool, dry_run: bool,
+               as_json: bool, threshold: float | None, without_charge: bool,
+               audit_file: Path | None) -> Targeting:
+    if sum((slot is not None, serial is not None, every)) != 1:
+        raise fail("name the controller with --slot or --serial, or give --all (one of them)",
+                   exitcodes.BAD_INPUT)
+    targets = None if every else [Target(slot=slot, serial=serial)]
+    return Targeting(targets, dry_run, as_json, threshold, without_charge, audit_file)
+
+
+with_targeting = with_options("targeting", (
+    ("slot", SlotOption),
+    ("serial", SerialOption),
+    ("every", AllOption),
+    ("dry_run", DryRunOption),
+    ("as_json", JsonOption),
+    ("threshold", ThresholdOption),
+    ("without_charge", WithoutChargeOption),
+    ("audit_file", AuditFileOption),
+), _targeting)
 
 
 class Switch(StrEnum):
@@ -83,17 +125,11 @@ class Usage(StrEnum):
 
 
 @with_context
+@with_targeting
 def set_cache_ratio(
     context: CommandContext,
+    targeting: Targeting,
     ratio: Annotated[str, typer.Argument(metavar="READ/WRITE", help="e.g. 25/75")],
-    slot: SlotOption = None,
-    serial: SerialOption = None,
-    every: AllOption = False,
-    dry_run: DryRunOption = False,
-    as_json: JsonOption = False,
-    threshold: ThresholdOption = None,
-    without_charge: WithoutChargeOption = False,
-    audit_file: AuditFileOption = None,
 ) -> None:
     """Set a controller's read/write cache ratio (idempotent: nothing is sent when set)."""
     match = _RATIO.match(ratio.strip())
@@ -102,32 +138,25 @@ def set_cache_ratio(
                    "e.g. 25/75", exitcodes.BAD_INPUT)
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
-    _run(change, _targets(slot, serial, every), dry_run=dry_run, assume_yes=True,
-         as_json=as_json, threshold=threshold, audit_file=audit_file,
-         without_charge=without_charge, context=context)
+    _run(change, targeting, assume_yes=True, context=context)
 
 
 @with_context
+@with_targeting
 def write_cache(
     context: CommandContext,
-    switch: Annotated[Switch, typer.Argument(help="enable or disable")],
+    targeting: Targeting,
+    switch: Annotated[Switch, typer.Argument(metavar="enable|disable",
+                                             help="enable or disable")],
     what: Annotated[What, typer.Option("--what", help="no-battery, drive or logical-drive")],
     logical_drive: Annotated[
-        str | None, typer.Argument(metavar="[N]", help="The logical drive, with --what "
-                                                       "logical-drive.")
+        str | None, typer.Argument(metavar="N", help="The logical drive, with --what "
+                                                     "logical-drive.")
     ] = None,
     usage: Annotated[
         Usage | None, typer.Option("--usage", help="Gen10 drive write cache: which drives.")
     ] = None,
-    slot: SlotOption = None,
-    serial: SerialOption = None,
-    every: AllOption = False,
     yes: YesOption = False,
-    dry_run: DryRunOption = False,
-    as_json: JsonOption = False,
-    threshold: ThresholdOption = None,
-    without_charge: WithoutChargeOption = False,
-    audit_file: AuditFileOption = None,
 ) -> None:
     """Turn no-battery write cache, drive write cache or a logical drive's caching on or off.
 
@@ -142,17 +171,7 @@ def write_cache(
             What.logical_drive: Kind.LOGICAL_DRIVE_CACHING}[what]
     change = Change(kind, enable=switch is Switch.enable,
                     usage=str(usage) if usage else None, logical_drive=logical_drive)
-    _run(change, _targets(slot, serial, every), dry_run=dry_run, assume_yes=yes,
-         as_json=as_json, threshold=threshold, audit_file=audit_file,
-         without_charge=without_charge, context=context)
-
-
-def _targets(slot: str | None, serial: str | None, every: bool) -> list[Target] | None:
-    """The controllers named; None for --all (every controller with a cache)."""
-    if sum((slot is not None, serial is not None, every)) != 1:
-        raise fail("name the controller with --slot or --serial, or give --all (one of them)",
-                   exitcodes.BAD_INPUT)
-    return None if every else [Target(slot=slot, serial=serial)]
+    _run(change, targeting, assume_yes=yes, context=context)
 
 
 class _HangUp(Exception):
@@ -193,10 +212,11 @@ def exit_code(outcome: Outcome) -> int:
     return EXIT_CODES[outcome.verdict]
 
 
-def _run(change: Change, targets: list[Target] | None, *, dry_run: bool, assume_yes: bool,
-         as_json: bool, threshold: float | None, audit_file: Path | None,
-         without_charge: bool, context: CommandContext) -> None:
+def _run(change: Change, targeting: Targeting, *, assume_yes: bool,
+         context: CommandContext) -> None:
     settings = context.config
+    targets, dry_run, as_json = targeting.targets, targeting.dry_run, targeting.as_json
+    threshold, audit_file = targeting.threshold, targeting.audit_file
     try:
         runner = context.runner()
     except CommandError as error:
@@ -207,7 +227,7 @@ def _run(change: Change, targets: list[Target] | None, *, dry_run: bool, assume_
         threshold if threshold is not None else settings.policy.battery_threshold_percent,
         confirm=_ask, charge=charge,
     )
-    without_charge = without_charge or settings.policy.enable_without_ilo_charge
+    without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
         if targets is None:
             outcomes = [changer.apply_or_explain(ChangeRequest(

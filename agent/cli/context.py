@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,37 +120,49 @@ class CommandContext:
             runner.close()
 
 
-# The options of every command that talks to the vendor CLI, as parameters.
-_SHARED = (
+def with_options(
+    name: str, options: Sequence[tuple[str, Any]], build: Callable[..., Any]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A decorator that adds ``options`` (parameter name, annotated type; default None or
+    False) to a command's parameters and hands the command ``build(**their values)`` as its
+    parameter ``name``: options several commands share are declared and read once."""
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != name]
+        added = [inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY,
+                                   default=False if _is_flag(annotation) else None,
+                                   annotation=annotation) for option, annotation in options]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> None:
+            given = {option: kwargs.pop(option) for option, _ in options}
+            command(**{name: build(**given)}, **kwargs)
+
+        parameters = own + added
+        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper
+
+    return decorate
+
+
+def _is_flag(annotation: Any) -> bool:
+    return getattr(annotation, "__origin__", annotation) is bool
+
+
+def _context(config: Path | None, simulate: str | None, cli: str | None,
+             timeout: float | None, lock_file: Path | None) -> CommandContext:
+    overrides = Overrides(simulate=simulate, cli_path=Path(cli) if cli else None,
+                          timeout_s=timeout, lock_file=lock_file)
+    return CommandContext.load(config, overrides)
+
+
+# Every command that talks to the vendor CLI takes these, and gets its CommandContext.
+with_context = with_options("context", (
     ("config", ConfigOption),
     ("simulate", SimulateOption),
     ("cli", CliPathOption),
     ("timeout", TimeoutOption),
     ("lock_file", LockFileOption),
-)
-
-
-def with_context(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` (which takes ``context: CommandContext``) the options every command
-    that talks to the vendor CLI shares (``--config``, ``--simulate``, ``--cli``,
-    ``--timeout``, ``--lock-file``), and build its context from them once."""
-    signature = inspect.signature(command, eval_str=True)
-    own = [p for p in signature.parameters.values() if p.name != "context"]
-    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                annotation=annotation) for name, annotation in _SHARED]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        given = {name: kwargs.pop(name) for name, _ in _SHARED}
-        overrides = Overrides(
-            simulate=given["simulate"],
-            cli_path=Path(given["cli"]) if given["cli"] else None,
-            timeout_s=given["timeout"],
-            lock_file=given["lock_file"],
-        )
-        command(context=CommandContext.load(given["config"], overrides), **kwargs)
-
-    parameters = own + shared
-    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    return wrapper
+), _context)
