@@ -1,4 +1,5 @@
-"""``set-cache-ratio`` and ``write-cache``: the write path's commands."""
+"""``set-cache-ratio`` and ``write-cache``: the write path's commands. The write path and
+the vendor CLI's runner are imported when a change is made, not when any command starts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,13 +22,10 @@ from smartarray_agent.cli.context import (
     with_context,
     with_options,
 )
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockError
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
-from smartarray_agent.write.kinds import BadRequest, Change, Kind
+
+if TYPE_CHECKING:
+    from smartarray_agent.write.change import Outcome, Target
+    from smartarray_agent.write.kinds import Change
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 
@@ -91,6 +89,8 @@ def _targeting(slot: str | None, serial: str | None, every: bool, dry_run: bool,
     if sum((slot is not None, serial is not None, every)) != 1:
         raise fail("name the controller with --slot or --serial, or give --all (one of them)",
                    exitcodes.BAD_INPUT)
+    from smartarray_agent.write.change import Target
+
     targets = None if every else [Target(slot=slot, serial=serial)]
     return Targeting(targets, dry_run, as_json, threshold, without_charge, audit_file)
 
@@ -136,6 +136,8 @@ def set_cache_ratio(
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
         raise fail(f"the ratio {ratio!r} is not READ/WRITE integers that sum to 100, "
                    "e.g. 25/75", exitcodes.BAD_INPUT)
+    from smartarray_agent.write.kinds import Change, Kind
+
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
     _run(change, targeting, assume_yes=True, context=context)
@@ -167,6 +169,8 @@ def write_cache(
                    exitcodes.BAD_INPUT)
     if usage is not None and what is not What.drive:
         raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
+    from smartarray_agent.write.kinds import Change, Kind
+
     kind = {What.no_battery: Kind.NO_BATTERY_WRITE_CACHE, What.drive: Kind.DRIVE_WRITE_CACHE,
             What.logical_drive: Kind.LOGICAL_DRIVE_CACHING}[what]
     change = Change(kind, enable=switch is Switch.enable,
@@ -214,6 +218,14 @@ def exit_code(outcome: Outcome) -> int:
 
 def _run(change: Change, targeting: Targeting, *, assume_yes: bool,
          context: CommandContext) -> None:
+    from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+    from smartarray_agent.collectors.ssacli.lock import LockError
+    from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+    from smartarray_agent.collectors.ssacli.session import SessionError
+    from smartarray_agent.write.audit import AuditLog
+    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+    from smartarray_agent.write.kinds import BadRequest
+
     settings = context.config
     targets, dry_run, as_json = targeting.targets, targeting.dry_run, targeting.as_json
     threshold, audit_file = targeting.threshold, targeting.audit_file
