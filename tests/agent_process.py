@@ -56,8 +56,13 @@ class AgentProcess:
     """``smartarray-agent run --config FILE --listen 127.0.0.1:0`` in ``directory``, with the
     simulator's state and the CLI lock kept there too."""
 
-    def __init__(self, directory: Path, config: str, *, env: dict | None = None) -> None:
+    def __init__(
+        self, directory: Path, config: str, *, env: dict | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> None:
+        """``prefix``: a command the agent runs under, e.g. ``("prlimit", "--nofile=1024")``."""
         self.directory = directory
+        self.prefix = prefix
         self.config_path = directory / "agent.toml"
         self.config_path.write_text(config, encoding="utf-8")
         self.env = {
@@ -72,8 +77,8 @@ class AgentProcess:
 
     def start(self, timeout_s: float = 30.0) -> AgentProcess:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "smartarray_agent", "run", "--config", str(self.config_path),
-             "--listen", "127.0.0.1:0", "--log-level", "debug"],
+            [*self.prefix, sys.executable, "-m", "smartarray_agent", "run",
+             "--config", str(self.config_path), "--listen", "127.0.0.1:0", "--log-level", "debug"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True, env=self.env, cwd=self.directory,
         )

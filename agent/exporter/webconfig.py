@@ -16,25 +16,18 @@ Keys of the toolkit that this agent does not implement (cipher_suites, http_serv
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import re
 import ssl
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-import bcrypt
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
 from smartarray_agent.configfile import ConfigError, read_document, validate
+from smartarray_agent.exporter.auth import BasicAuth
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
-# Checked against when the user is unknown, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = b"$2b$10$aqXa/y.wCNf4zzbGL1sUFOYCacihXDMi2ff2nxytvM/NbN6qRyKoa"
-_VERIFIED_CACHE_SIZE = 256
 _CLIENT_AUTH = {
     "NoClientCert": ssl.CERT_NONE,
     "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
@@ -82,54 +75,6 @@ class WebConfig(_Strict):
 class WebSecurity:
     tls: ssl.SSLContext | None = None
     auth: BasicAuth | None = None
-
-
-class BasicAuth:
-    """HTTP basic auth against bcrypt hashes. A bcrypt check costs tens of milliseconds
-    by design, so a successful (user, password, hash) is remembered, as a SHA-256 digest,
-    and the next scrape with the same credentials is answered at once."""
-
-    def __init__(self, users: dict[str, str]) -> None:
-        self._users = {user: hashed.encode() for user, hashed in users.items()}
-        self._verified: set[bytes] = set()
-        self._lock = threading.Lock()
-
-    def check(self, header: str | None) -> bool:
-        credentials = _credentials(header)
-        if credentials is None:
-            return False
-        user, password = credentials
-        hashed = self._users.get(user)
-        digest = hashlib.sha256(b"\0".join((user.encode(), password, hashed or b""))).digest()
-        with self._lock:
-            if hashed is not None and digest in self._verified:
-                return True
-        if hashed is None:
-            bcrypt.checkpw(password, _DUMMY_HASH)
-            return False
-        if not bcrypt.checkpw(password, hashed):
-            return False
-        with self._lock:
-            if len(self._verified) >= _VERIFIED_CACHE_SIZE:
-                self._verified.clear()
-            self._verified.add(digest)
-        return True
-
-
-def _credentials(header: str | None) -> tuple[str, bytes] | None:
-    if not header:
-        return None
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(encoded.strip(), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    user, sep, password = decoded.partition(b":")
-    if not sep:
-        return None
-    return user.decode("utf-8", errors="replace"), password
 
 
 def load_web_config(path: Path) -> WebSecurity:
