@@ -10,6 +10,8 @@ exporter-toolkit format (YAML, or TOML with the same keys)::
     basic_auth_users:
       prometheus: $2y$10$...                          # bcrypt hash (htpasswd -nBC 10 "")
 
+bcrypt reads the first 72 bytes of a password, and htpasswd hashes only those: a longer
+password logs in with those 72 bytes and whatever follows (auth.py).
 Keys of the toolkit that this agent does not implement (cipher_suites, http_server_config,
 ...) are refused, not ignored. Relative paths are relative to the file's directory.
 """
