@@ -18,6 +18,7 @@ Keys of the toolkit that this agent does not implement (cipher_suites, http_serv
 
 from __future__ import annotations
 
+import os
 import re
 import ssl
 from dataclasses import dataclass
@@ -26,7 +27,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
-from smartarray_agent.configfile import ConfigError, read_document, validate
+from smartarray_agent.configfile import (
+    ConfigError,
+    Document,
+    read_document,
+    trust_problem,
+    validate,
+)
 from smartarray_agent.exporter.auth import BasicAuth
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
@@ -86,6 +93,7 @@ def load_web_config(path: Path) -> WebSecurity:
     assert isinstance(config, WebConfig)
     tls = None
     if config.tls_server_config is not None:
+        _refuse_untrusted(document, config.tls_server_config, path.parent)
         try:
             tls = _tls_context(config.tls_server_config, path.parent)
         except (OSError, ssl.SSLError, ValueError) as error:
@@ -93,6 +101,21 @@ def load_web_config(path: Path) -> WebSecurity:
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
     auth = BasicAuth(config.basic_auth_users) if config.basic_auth_users else None
     return WebSecurity(tls=tls, auth=auth)
+
+
+def _refuse_untrusted(document: Document, tls: TlsServerConfig, base: Path) -> None:
+    """As root, the key and certificates must be out of other users' reach too."""
+    if os.geteuid() != 0:
+        return
+    named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
+             "client_ca_file": tls.client_ca_file}
+    problems = []
+    for key, file in named.items():
+        problem = trust_problem(base / file) if file is not None else None
+        if problem is not None:
+            problems.append(document.problem(("tls_server_config", key), f"refused: {problem}"))
+    if problems:
+        raise ConfigError(problems)
 
 
 def _tls_context(tls: TlsServerConfig, base: Path) -> ssl.SSLContext:
