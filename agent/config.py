@@ -85,6 +85,9 @@ class CollectConfig(_Section):
 class WebSection(_Section):
     listen_address: str = DEFAULT_LISTEN_ADDRESS
     config_file: Path | None = None  # exporter-toolkit web config: TLS, basic auth
+    # Privilege separation: ``run`` writes the exposition here instead of listening, and
+    # ``smartarray-agent serve`` (unprivileged) answers HTTP from it.
+    publish_dir: Path | None = None
 
     @field_validator("listen_address")
     @classmethod
@@ -197,6 +200,8 @@ def _refuse_untrusted(document: Document, config: Config) -> None:
         (("ssacli", "path"), config.ssacli.path),
         (("ssacli", "lock_file"), config.ssacli.lock_file),
         (("web", "config_file"), config.web.config_file),
+        # root writes the files in it: the directory must be root's alone
+        (("web", "publish_dir"), config.web.publish_dir and config.web.publish_dir / "file"),
         (("audit", "file"), config.audit.file),
     ]
     simulate = config.ssacli.simulate
@@ -225,7 +230,8 @@ def load_or_default(path: Path | None) -> Config:
 
 # Keys holding a path; a relative one is relative to the configuration file's directory.
 _PATH_KEYS = (("ssacli", "path"), ("ssacli", "lock_file"), ("web", "config_file"),
-              ("audit", "file"), ("redfish", "credentials_file"), ("redfish", "ca_file"))
+              ("web", "publish_dir"), ("audit", "file"), ("redfish", "credentials_file"),
+              ("redfish", "ca_file"))
 
 
 def _resolve_paths(data: dict, base: Path) -> None:

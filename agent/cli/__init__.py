@@ -124,8 +124,10 @@ app.command("check")(cli_check.check_command)
 app.add_typer(cli_simulate.app, name="simulate")
 
 from smartarray_agent.cli import agent as cli_agent  # noqa: E402 (the agent's commands: run, config, metrics)
+from smartarray_agent.cli import serve as cli_serve  # noqa: E402
 
 cli_agent.register(app)
+app.command("serve")(cli_serve.serve)
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.publish import Endpoint, open_endpoint
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
@@ -73,7 +73,7 @@ class Agent:
             debounce_s=self.config.sysfs.udev_debounce_s,
         )
         self.udev: UdevWatch | None = None
-        self.server: ExporterServer | None = None
+        self.server: Endpoint | None = None
         self._wakeup_r, self._wakeup_w = os.pipe()
         for fd in (self._wakeup_r, self._wakeup_w):
             os.set_blocking(fd, False)
@@ -85,7 +85,8 @@ class Agent:
     def start(self) -> None:
         address = self.config.web.address
         try:
-            self.server = ExporterServer(address, self.view.body, self.security)
+            self.server = open_endpoint(self.config.web.publish_dir, address, self.view.body,
+                                        self.security)
         except OSError as error:
             raise StartError(
                 f"cannot listen on {self.config.web.listen_address}: {error.strerror or error}"

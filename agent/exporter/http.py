@@ -51,6 +51,7 @@ _PAGE = """<!DOCTYPE html>
 </body></html>
 """
 _TEXT = "text/plain; charset=utf-8"
+_UNPUBLISHED = b"No recent metrics: is smartarray-agent.service running?\n"
 _PLAIN_TO_TLS = BadRequest(400, "this port speaks HTTPS: use https://")
 
 
@@ -64,10 +65,12 @@ def connection_cap() -> int:
 
 class ExporterServer:
     def __init__(
-        self, address: tuple[str, int], body: Callable[[bool], bytes], security: WebSecurity,
-        *, max_connections: int | None = None,
+        self, address: tuple[str, int], body: Callable[[bool], bytes | None],
+        security: WebSecurity, *, max_connections: int | None = None,
     ) -> None:
-        """Listen on ``address`` (OSError when it cannot); serve after :meth:`start`."""
+        """Listen on ``address`` (OSError when it cannot); serve after :meth:`start`.
+        ``body(compressed)`` is the exposition, or None for a 503 (``serve`` with nothing
+        recent published)."""
         self.body = body
         self.security = security  # replaced on reload; read for every new request
         self.max_connections = max_connections or connection_cap()
@@ -133,9 +136,13 @@ class ExporterServer:
         path = request.path
         if path == "/metrics":
             compressed = "gzip" in request.headers.get("accept-encoding", "")
+            body = self.body(compressed)
+            if body is None:
+                return response(503, _UNPUBLISHED, _TEXT, send_body=send_body,
+                                keep_alive=keep_alive, headers={"Retry-After": "5"})
             headers = {"Content-Encoding": "gzip"} if compressed else {}
             headers["Vary"] = "Accept-Encoding"
-            return response(200, self.body(compressed), CONTENT_TYPE, send_body=send_body,
+            return response(200, body, CONTENT_TYPE, send_body=send_body,
                             keep_alive=keep_alive, headers=headers)
         if path == "/":
             return response(200, self.page, "text/html; charset=utf-8", send_body=send_body,

@@ -20,7 +20,7 @@ _VERSION = re.compile(r"^HTTP/(\d)\.(\d)$")
 REASONS = {
     200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
     405: "Method Not Allowed", 408: "Request Timeout", 429: "Too Many Requests",
-    431: "Request Header Fields Too Large", 501: "Not Implemented",
+    431: "Request Header Fields Too Large", 501: "Not Implemented", 503: "Service Unavailable",
     505: "HTTP Version Not Supported",
 }
 
