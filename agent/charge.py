@@ -1,17 +1,23 @@
-"""The iLO's battery charge for the one-off commands (status, check, the write path).
+"""The iLO's battery charge, laid over CLI snapshots under one freshness rule.
 
-The daemon collects Redfish on its own schedule (agent/sources.py); a command reads the iLO
-once, before it takes the CLI lock, and lays the reading over every snapshot it reads. A
-Redfish failure is a warning: the command goes on with the CLI's status alone, which the
-interlock treats as stricter, never looser.
+The CLI prints no charge percentage; the iLO does (Redfish). A :class:`Charge` holds the last
+iLO reading and is the only place that lays it over a snapshot (``overlay``): a reading counts
+while it is at most ``max_age_s`` old, and only on the controllers
+:func:`~smartarray_agent.collectors.redfish.merge.assign` maps it to. The daemon's Redfish
+collector feeds it (``update``) on the collector's own schedule; the one-off commands read the
+iLO when they need it (``read``), and the write path reads it again after a confirmation
+prompt. The exporter, the guard, ``status``, ``check`` and the write path all judge through
+``overlay``, and the exposition is made again at ``expires_at``, so an expired charge is never
+served.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
-from smartarray_agent.collectors.redfish.collector import RedfishCollector
+from smartarray_agent.collectors.redfish.collector import read_reading
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.redfish.resources import Reading
@@ -19,31 +25,69 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.model import Snapshot
 
 
-class ChargeSource:
-    def __init__(self, settings: RedfishSettings | None, warn: Callable[[str], None]) -> None:
+class Charge:
+    def __init__(
+        self, settings: RedfishSettings | None, clock: Callable[[], float] = time.time
+    ) -> None:
         self.settings = settings
-        self._warn = warn
+        self._clock = clock
+        self._lock = threading.Lock()
         self._reading: Reading | None = None
-        self._read = False
+        self._error: str | None = None  # why the last read of the iLO failed
 
-    def prefetch(self) -> None:
-        """Read the iLO now (before taking the CLI lock), not at the first snapshot."""
-        self._reading_once()
+    @property
+    def configured(self) -> bool:
+        """Whether a ``[redfish]`` table names an iLO to read."""
+        return self.settings is not None
 
-    def apply(self, snapshot: Snapshot) -> Snapshot:
-        """``snapshot`` with the iLO's charge on the controllers it maps to, when fresh."""
+    @property
+    def error(self) -> str | None:
+        """Why the last read failed; None after a successful one (or before any)."""
+        return self._error
+
+    def update(self, reading: Reading) -> None:
+        """A new reading from the iLO (the daemon's Redfish collector)."""
+        with self._lock:
+            self._reading, self._error = reading, None
+
+    def failed(self, error: str) -> None:
+        """The last read failed; the previous reading keeps counting until it expires."""
+        with self._lock:
+            self._error = error
+
+    def read(self) -> Reading | None:
+        """Read the iLO now (the one-off commands). A failure is kept in :attr:`error` and
+        returns None; the last good reading stays until it expires."""
+        if self.settings is None:
+            return None
+        try:
+            reading = read_reading(self.settings, self._clock)
+        except RedfishError as error:
+            self.failed(str(error))
+            return None
+        self.update(reading)
+        return reading
+
+    def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
+        """``snapshot`` with the charge on the controllers the reading maps to, while the
+        reading is fresh; a notice says why no charge was laid. ``snapshot`` is not changed."""
         if self.settings is None or not snapshot.controllers:
             return snapshot
-        reading = self._reading_once()
+        with self._lock:
+            reading, error = self._reading, self._error
         if reading is None:
-            return snapshot
-        return merge_charge(snapshot, reading, time.time(), self.settings.max_age_s)
+            if error is None:
+                return snapshot
+            merged = snapshot.model_copy(deep=True)
+            merged.notices.append(f"redfish: no battery charge from the iLO: {error}")
+            return merged
+        when = self._clock() if now is None else now
+        return merge_charge(snapshot, reading, when, self.settings.max_age_s)
 
-    def _reading_once(self) -> Reading | None:
-        if not self._read and self.settings is not None:
-            self._read = True
-            try:
-                self._reading = RedfishCollector(self.settings).collect()
-            except RedfishError as error:
-                self._warn(f"no battery charge from the iLO: {error}")
-        return self._reading
+    def expires_at(self) -> float | None:
+        """When the current reading stops counting (None: no reading, nothing to expire)."""
+        with self._lock:
+            reading = self._reading
+        if reading is None or self.settings is None:
+            return None
+        return reading.taken_at + self.settings.max_age_s

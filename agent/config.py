@@ -154,6 +154,8 @@ class Overrides:
     simulate: str | None = None
     cli_path: Path | None = None
     listen_address: str | None = None
+    timeout_s: float | None = None
+    lock_file: Path | None = None
 
     def apply(self, config: Config) -> Config:
         ssacli = config.ssacli
@@ -161,6 +163,10 @@ class Overrides:
             ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
         if self.cli_path is not None:
             ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+        if self.timeout_s is not None:
+            ssacli = ssacli.model_copy(update={"timeout_s": self.timeout_s})
+        if self.lock_file is not None:
+            ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
         web = config.web
         if self.listen_address is not None:
             parse_listen_address(self.listen_address)
@@ -239,11 +245,15 @@ def _resolve_paths(data: dict, base: Path) -> None:
     check that a file exists). A ``simulate`` naming a file beside the config is one too."""
     for section, key in _PATH_KEYS:
         table = data.get(section)
-        value = table.get(key) if isinstance(table, dict) else None
+        if not isinstance(table, dict):
+            continue
+        value = table.get(key)
         if isinstance(value, str) and not Path(value).is_absolute():
             table[key] = str(base / value)
     ssacli = data.get("ssacli")
-    simulate = ssacli.get("simulate") if isinstance(ssacli, dict) else None
+    if not isinstance(ssacli, dict):
+        return
+    simulate = ssacli.get("simulate")
     if isinstance(simulate, str) and (base / simulate).is_file():
         ssacli["simulate"] = str(base / simulate)
 

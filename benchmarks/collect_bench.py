@@ -23,8 +23,10 @@ import tomllib
 from pathlib import Path
 
 from smartarray_agent.collectors.simulator import resolve_scenario, vendor_argv
-from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
 
 
 def scenario_with(controllers: int, directory: Path) -> Path:
@@ -37,21 +39,20 @@ def scenario_with(controllers: int, directory: Path) -> Path:
 
 
 def measure(cli: VendorCli, lock: Path, console: bool, rounds: int) -> dict:
-    collector = SsacliCollector(cli, timeout_s=120, lock_path=lock, lock_wait_s=120,
-                                console=console)
+    runner = VendorRunner(cli, HostLock(lock, 120), timeout_s=120, console=console)
     times = []
     first_calls = 0
     try:
         for _ in range(rounds):
             started = time.perf_counter()
-            snapshot = collector.collect()
+            snapshot = read_snapshot(runner)
             times.append(time.perf_counter() - started)
             assert snapshot.controllers
             if len(times) == 1:
-                first_calls = collector.runner.stats.commands
+                first_calls = runner.stats.commands
     finally:
-        collector.close()
-    stats = collector.runner.stats
+        runner.close()
+    stats = runner.stats
     steady_calls = stats.commands - first_calls
     return {
         "first": times[0],

@@ -1,4 +1,9 @@
-"""One attempt of one collector, timed, and what the exporter keeps of it.
+"""What every collector is to the agent: the interface, one timed attempt, and its result.
+
+A collector reads one source (the vendor CLI, the iLO, sysfs) into a typed result and turns
+that result into its own metric families; the loop, the exposition and the daemon treat
+every collector alike. Adding one is one module that implements :class:`Collector` and one
+line in :func:`smartarray_agent.sources.build_collectors`.
 
 A failed attempt keeps the data and the time of the last success, so the exporter can go on
 serving the last good values until they are too old (docs/agent.md, "Failure and
@@ -9,44 +14,76 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
-from smartarray_agent.collectors.ssacli.collector import CollectionError
-from smartarray_agent.collectors.sysfs import SysfsError
+from prometheus_client.core import Metric
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 
-class Collector(Protocol):
+
+class CollectionError(RuntimeError):
+    """A collection failed for a reason outside the agent (the CLI, the iLO, the kernel);
+    the message is one line that says why."""
+
+
+class Collector(Protocol[T]):
     name: str
+    # How often it runs, when slower than every round (the iLO is slow); None: every round.
+    interval_s: float | None
 
-    def collect(self) -> object: ...
+    def collect(self) -> T:
+        """Read the source; raises CollectionError when it cannot."""
+        ...
 
-    def close(self) -> None: ...
+    def families(self, data: T, now: float) -> Iterable[Metric]:
+        """The metric families of a result, as they stand at ``now``."""
+        ...
+
+    def changes_at(self, data: T) -> float | None:
+        """When the families of ``data`` change without a new collection (an iLO charge that
+        expires); None: they do not."""
+        ...
+
+    def summary(self, data: T) -> str:
+        """A few words on a result, for logs and systemd's STATUS=: ``2 controllers``."""
+        ...
+
+    def watch(self, poke: Callable[[], None]) -> None:
+        """Start watching for events that call for an early collection (udev)."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the collector holds (a console, a monitor)."""
+        ...
 
 
 @dataclass(frozen=True)
-class CollectorResult:
+class CollectorResult(Generic[T]):
     name: str
     success: bool
     duration_s: float  # of this attempt
     last_success_at: float | None  # Unix time the last successful attempt ended
-    data: object | None  # what the last successful attempt returned
+    data: T | None  # what the last successful attempt returned
     error: str | None = None  # one line: why this attempt failed
 
 
+AnyCollector = Collector[Any]
+
+
 def collect_once(
-    collector: Collector,
-    previous: CollectorResult | None,
+    collector: Collector[T],
+    previous: CollectorResult[T] | None,
     clock: Callable[[], float] = time.time,
-) -> CollectorResult:
+) -> CollectorResult[T]:
     """Run ``collector`` once. Never raises: a failure is a result with ``success=False``."""
     started = time.monotonic()
     try:
         data = collector.collect()
-    except (CollectionError, SysfsError) as error:
+    except CollectionError as error:
         message = _one_line(error)
     except Exception as error:  # a bug must not stop the agent; it is logged in full
         log.exception("collector %s failed unexpectedly", collector.name)

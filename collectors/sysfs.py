@@ -5,7 +5,7 @@ Discovery goes through pyudev; the attributes are read from the host's sysfs dir
 the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
 Array host, its PCI function or one of its disks appearing or going.
 
-Sample metric lines (agent/metrics.py)::
+Sample metric lines::
 
     smartarray_host_info{device_id="0x323a",driver="hpsa",firmware="6.60",host="host0",model="",pci_address="0000:03:00.0",serial="",subsystem_device_id="0x3354",subsystem_vendor_id="0x103c",vendor_id="0x103c"} 1.0
     smartarray_controller_lockup_detected{pci_address="0000:03:00.0"} 0.0
@@ -21,7 +21,20 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from prometheus_client.core import Metric
+
+from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.families import Families
+
 log = logging.getLogger(__name__)
+
+TRANSPORT_MODES = ("performant", "simple")
+HELP = {
+    "smartarray_host_info": "Smart Array SCSI host in sysfs: driver, PCI identity; always 1.",
+    "smartarray_controller_lockup_detected":
+        "1 when the hpsa driver reports a controller lockup (sysfs lockup_detected).",
+    "smartarray_host_transport_mode": "hpsa/cciss transport mode, one series per mode.",
+}
 
 DRIVERS = ("hpsa", "cciss", "smartpqi")
 WATCHED_SUBSYSTEMS = ("scsi_host", "cciss", "block", "pci")
@@ -31,7 +44,7 @@ _LOCKUP = re.compile(r"^(?:ld=)?(\d+)$")
 _APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
 
 
-class SysfsError(RuntimeError):
+class SysfsError(CollectionError):
     """The devices could not be listed at all (no libudev, no sysfs)."""
 
 
@@ -98,12 +111,17 @@ def udev_host_dirs() -> list[Path]:
 class SysfsCollector:
     """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
     ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
-    kept)."""
+    kept). Watches udev for a Smart Array host, its PCI function or a disk appearing or
+    going, and asks for an early collection then."""
 
     name = "sysfs"
+    interval_s: float | None = None
 
     def __init__(self, find_host_dirs: Callable[[], Iterable[Path]] = udev_host_dirs) -> None:
         self._find = find_host_dirs
+        self._known: frozenset[str] = frozenset()  # PCI functions of the last collection
+        self._watch: UdevWatch | None = None
+        self._poke: Callable[[], None] | None = None
 
     def collect(self) -> tuple[SmartArrayHost, ...]:
         by_function: dict[str, SmartArrayHost] = {}
@@ -114,10 +132,57 @@ class SysfsCollector:
             kept = by_function.get(host.pci_address)
             if kept is None or host.known_fields() > kept.known_fields():
                 by_function[host.pci_address] = host
+        self._known = frozenset(by_function)
         return tuple(sorted(by_function.values(), key=lambda h: h.pci_address))
 
+    def families(self, data: tuple[SmartArrayHost, ...], now: float) -> list[Metric]:
+        out = Families(HELP)
+        for host in data:
+            h = {"pci_address": host.pci_address}
+            out.gauge("smartarray_host_info", {
+                **h, "host": host.host, "driver": host.driver,
+                "vendor_id": host.vendor_id or "", "device_id": host.device_id or "",
+                "subsystem_vendor_id": host.subsystem_vendor_id or "",
+                "subsystem_device_id": host.subsystem_device_id or "",
+                "firmware": host.firmware or "", "model": host.model or "",
+                "serial": host.serial or "",
+            }, 1.0)
+            out.flag("smartarray_controller_lockup_detected", h, host.lockup_detected)
+            out.state("smartarray_host_transport_mode", h, TRANSPORT_MODES, host.transport_mode)
+        return out.metrics()
+
+    def changes_at(self, data: tuple[SmartArrayHost, ...]) -> float | None:
+        return None
+
+    def summary(self, data: tuple[SmartArrayHost, ...]) -> str:
+        return f"{len(data)} host" + ("" if len(data) == 1 else "s")
+
+    def watch(self, poke: Callable[[], None]) -> None:
+        """Start the udev watch; without one (no netlink, no libudev) a warning says that
+        controllers appearing or going wait for the next collection."""
+        self._poke = poke
+        if self._watch is not None:
+            return
+        watch = UdevWatch(self.handle)
+        try:
+            watch.start()
+        except SysfsError as error:
+            log.warning("%s; controllers appearing or going wait for the next collection",
+                        error)
+            return
+        self._watch = watch
+
     def close(self) -> None:
-        """Nothing to release: every collection opens and closes its own files."""
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+
+    def handle(self, event: UdevEvent) -> None:
+        """A udev event (from pyudev's monitor thread): an early collection when it concerns
+        a Smart Array."""
+        if self._poke is not None and concerns_smart_array(event, self._known):
+            log.info("udev: %s %s; collecting early", event.action, event.sys_path)
+            self._poke()
 
 
 @dataclass(frozen=True)

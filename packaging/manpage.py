@@ -115,7 +115,7 @@ def commands_section() -> str:
 
 
 def exit_codes_section() -> str:
-    """``NAME = N  # meaning`` lines of agent/exitcodes.py as a roff list."""
+    """``NAME = N  # meaning`` lines of agent/cli/exitcodes.py as a roff list."""
     source = inspect.getsource(exitcodes)
     comments = {}
     for number, line in enumerate(source.splitlines(), start=1):

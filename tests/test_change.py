@@ -190,13 +190,15 @@ def test_an_unknown_controller_is_bad_input(tmp_path):
 COLLECTING = """
 import sys
 from smartarray_agent.collectors.simulator import vendor_argv
-from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
 cli = VendorCli(tuple(vendor_argv(sys.argv[1])), "simulator")
-c = SsacliCollector(cli, timeout_s=30, lock_path=sys.argv[2], lock_wait_s=60, console=True)
+runner = VendorRunner(cli, HostLock(sys.argv[2], 60), timeout_s=30, console=True)
 for _ in range(int(sys.argv[3])):
-    c.collect()
-c.close()
+    read_snapshot(runner)
+runner.close()
 """
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from smartarray_agent.cli import plugin as check
+from smartarray_agent.collectors.simulator import BUNDLED
 from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
 
 
@@ -82,3 +84,65 @@ def test_judgement(controller, code, problem):
 
 def test_no_controller_is_unknown():
     assert check.judge(Snapshot(), LIMITS).code == check.UNKNOWN
+
+
+# The plugin guidelines' output: "SERVICE STATE - text | perfdata", each perfdata item
+# 'label'=value[UOM];[warn];[crit];[min];[max] with ranges such as "90:" (below 90 alerts).
+_LINE = re.compile(r"^SMARTARRAY (OK|WARNING|CRITICAL|UNKNOWN) - [^|]+?( \| (?P<perf>.+))?$")
+_RANGE = r"(@?(~|-?\d+(\.\d+)?)?:?(-?\d+(\.\d+)?)?)?"
+_PERF = re.compile(rf"^'[^'=]+'=-?\d+(\.\d+)?(%|s|ms|us|B|KB|MB|TB|c)?"
+                   rf"(;{_RANGE}(;{_RANGE}(;(-?\d+(\.\d+)?)?(;(-?\d+(\.\d+)?)?)?)?)?)?$")
+
+
+def plugin_run(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SMARTARRAY_SIM_STATE_DIR=str(tmp_path))
+    env.pop("SMARTARRAY_SIM_FAULTS", None)
+    return subprocess.run([sys.executable, "-m", "smartarray_agent", "check", *args],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["-w", "many"], ["-c", "150"],
+                                  ["--simulate"]])
+def test_a_usage_error_is_unknown_on_stdout(tmp_path, args):
+    result = plugin_run(tmp_path, *args)
+    assert result.returncode == check.UNKNOWN
+    assert result.stdout.startswith("SMARTARRAY UNKNOWN - usage: ")
+    assert len(result.stdout.splitlines()) == 1
+
+
+def test_short_options_as_plugins_use_them(tmp_path):
+    assert plugin_run(tmp_path, "-h").stdout.startswith("Usage: ")
+    version = plugin_run(tmp_path, "-V")
+    assert version.returncode == 0 and version.stdout.startswith("smartarray-agent check ")
+    # -w/-c are the charge thresholds; -t the CLI timeout
+    result = plugin_run(tmp_path, "-w", "95", "-c", "85", "-t", "30", "--simulate",
+                        "gen9-battery")
+    assert result.returncode == check.OK, result.stdout
+
+
+def test_a_timeout_is_unknown(tmp_path):
+    scenario = tmp_path / "hang.toml"
+    scenario.write_text((BUNDLED / "gen9-battery.toml").read_text()
+                        + '\n[faults]\nhang = ["*"]\n')
+    result = plugin_run(tmp_path, "-t", "1", "--simulate", str(scenario))
+    assert result.returncode == check.UNKNOWN
+    assert "did not finish in 1 s" in result.stdout
+
+
+@pytest.mark.parametrize("scenario", ["gen9-battery", "recharging", "failed-battery",
+                                      "unsafe-nbwc", "two-controllers"])
+def test_the_line_and_perfdata_follow_the_guidelines(tmp_path, scenario):
+    line = plugin_run(tmp_path, "--simulate", scenario).stdout.rstrip("\n")
+    match = _LINE.match(line)
+    assert match, line
+    for item in match.group("perf").split(" "):
+        assert _PERF.match(item), item
+
+
+def test_the_reason_for_unprotected_write_cache_is_in_the_first_line(tmp_path):
+    line = plugin_run(tmp_path, "--simulate", "unsafe-nbwc").stdout
+    assert "write cache unprotected: controller write cache active (no-battery write " \
+           "cache on) on backup power batteries failed" in line
+    result = check.judge(Snapshot(controllers=[ctrl(cache=Cache(
+        present=True, status="ok", write_percent=50, drive_write_cache=True))]), LIMITS)
+    assert any("drive write cache on" in problem for problem in result.problems)

@@ -147,10 +147,10 @@ def test_a_missing_vendor_cli_is_a_failed_collection_not_a_dead_agent(tmp_path):
     text = config(tmp_path, "x").replace('simulate = "x"', f'path = "{tmp_path}/no-ssacli"')
     agent = AgentProcess(tmp_path, text).start()
     try:
-        samples = agent.wait_for(
-            lambda s: value(s, "smartarray_collector_success", collector="ssacli") == 0)
+        _wait_until(lambda: "no Smart Array CLI found" in agent.logs, what="the failure")
+        samples = agent.samples()
+        assert value(samples, "smartarray_collector_success", collector="ssacli") == 0
         assert "smartarray_controller_info" not in names(samples)
-        assert "no Smart Array CLI found" in agent.logs
         assert agent.stop()[0] == 0
     finally:
         agent.kill()
@@ -186,3 +186,45 @@ def _wait_until(condition, *, what: str, timeout_s: float = 30.0) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def test_a_reload_applies_policy_audit_and_redfish_at_once(tmp_path):
+    base = config(tmp_path, "unsafe-nbwc")
+    agent = AgentProcess(tmp_path, base).start()
+    try:
+        agent.wait_for(lambda s: value(s, "smartarray_no_battery_write_cache_enabled",
+                                       controller="0") == 1)
+        audit = tmp_path / "audit.jsonl"
+        credentials = tmp_path / "ilo.toml"
+        credentials.write_text('username = "monitor"\npassword = "x"\n')
+        credentials.chmod(0o600)
+        agent.config_path.write_text(base + f"""
+[policy]
+disable_unprotected_write_cache = true
+[audit]
+file = "{audit}"
+[redfish]
+address = "https://127.0.0.1:9"
+credentials_file = "{credentials}"
+""")
+        agent.signal(signal.SIGHUP)
+        samples = agent.wait_for(
+            lambda s: value(s, "smartarray_no_battery_write_cache_enabled", controller="0") == 0
+            and value(s, "smartarray_collector_success", collector="redfish") is not None)
+        assert value(samples, "smartarray_collector_success", collector="redfish") == 0
+        assert "smartarray-agent (guard)" in audit.read_text()  # the reloaded [audit] file
+        assert agent.stop()[0] == 0
+    finally:
+        agent.kill()
+
+
+def test_metrics_answer_before_the_first_collection_ends(tmp_path):
+    scenario = scenario_file(tmp_path, "gen9-battery", {"startup_delay_s": 30})
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario)).start()
+    try:
+        samples = agent.samples()
+        assert value(samples, "smartarray_collector_success", collector="ssacli") == 0
+        assert value(samples, "smartarray_collector_last_success_timestamp_seconds",
+                     collector="ssacli") is None
+    finally:
+        agent.kill()

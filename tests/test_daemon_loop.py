@@ -14,6 +14,7 @@ from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.model import Controller, Snapshot
 
 from . import fake_sysfs
+from .entries import ssacli
 
 
 def test_debounce_fires_after_the_last_event_but_not_later_than_the_cap():
@@ -31,12 +32,13 @@ def test_debounce_fires_after_the_last_event_but_not_later_than_the_cap():
 
 
 def test_status_line():
-    results = [
-        CollectorResult("ssacli", True, 1.234, 1.0, Snapshot(controllers=[
-            Controller(model="A"), Controller(model="B")])),
-        CollectorResult("sysfs", False, 0.0, None, None, "cannot list devices"),
+    entries = [
+        (ssacli(), CollectorResult("ssacli", True, 1.234, 1.0, Snapshot(controllers=[
+            Controller(model="A"), Controller(model="B")]))),
+        (SysfsCollector(), CollectorResult("sysfs", False, 0.0, None, None,
+                                           "cannot list devices")),
     ]
-    assert status_line(results) == (
+    assert status_line(entries) == (
         "ssacli ok: 2 controllers in 1.2 s; sysfs failed: cannot list devices")
 
 

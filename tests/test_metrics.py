@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.base import CollectorResult, collect_once
-from smartarray_agent.collectors.redfish.metrics import HELP as REDFISH_HELP
-from smartarray_agent.collectors.ssacli.collector import CollectionError
-from smartarray_agent.exporter.render import HELP, MetricSettings, controller_ids, render, stale_at
+from smartarray_agent.charge import Charge
+from smartarray_agent.collectors.base import CollectionError, CollectorResult, collect_once
+from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.collectors.ssacli import metrics as ssacli_metrics
+from smartarray_agent.exporter.render import MetricSettings, render, valid_until
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.model import (
     BackupPower,
@@ -22,18 +24,21 @@ from smartarray_agent.model import (
     LogicalDrive,
     Snapshot,
 )
+from smartarray_agent.sources import metric_help
 
 from .agent_process import parse_samples, value
+from .entries import ssacli, ssacli_entries
 
 GOLDEN = Path(__file__).with_name("golden")
 DOCS = Path(__file__).parents[1] / "docs" / "metrics.md"
 T0 = 1_700_000_000.0
-SETTINGS = MetricSettings(stale_after_s=180, battery_threshold_percent=80)
+SETTINGS = MetricSettings(stale_after_s=180)
 
 
 def exposition(*results: CollectorResult, now: float = T0 + 1,
-               settings: MetricSettings = SETTINGS) -> str:
-    return render(list(results), now=now, settings=settings).decode()
+               settings: MetricSettings = SETTINGS, threshold_percent: float = 80.0) -> str:
+    entries = ssacli_entries(*results, threshold_percent=threshold_percent)
+    return render(entries, now=now, settings=settings).decode()
 
 
 def ok(snapshot: Snapshot, at: float = T0) -> CollectorResult:
@@ -119,11 +124,10 @@ def test_write_cache_active_and_unprotected(fields, active, unprotected):
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == unprotected
 
 
-def test_the_threshold_comes_from_the_settings():
+def test_the_threshold_is_the_interlocks():
     snapshot = Snapshot(controllers=[controller(
         backup_power=BackupPower(source="batteries", count=1, status="ok", charge_percent=85.0))])
-    strict = MetricSettings(stale_after_s=180, battery_threshold_percent=90)
-    samples = parse_samples(exposition(ok(snapshot), settings=strict))
+    samples = parse_samples(exposition(ok(snapshot), threshold_percent=90))
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 1
     assert value(samples, "smartarray_backup_power_charge_ratio", controller="0") == 0.85
 
@@ -131,7 +135,7 @@ def test_the_threshold_comes_from_the_settings():
 def test_controller_labels_are_unique():
     controllers = [controller(slot="0"), controller(slot="0", serial="B"),
                    controller(slot=None, serial="C"), controller(slot=None, serial=None)]
-    assert controller_ids(controllers) == ["0", "0#2", "sn:C", "index:3"]
+    assert ssacli_metrics.controller_ids(controllers) == ["0", "0#2", "sn:C", "index:3"]
 
 
 def test_a_failure_keeps_the_last_good_values_with_their_time():
@@ -178,7 +182,8 @@ def test_a_collector_that_never_succeeded_has_no_timestamp():
 def test_the_view_renders_once_and_again_only_when_data_goes_stale():
     clock = [T0]
     view = MetricsView(SETTINGS, clock=lambda: clock[0])
-    view.publish(ok(Snapshot(controllers=[controller()])))
+    entries = ssacli_entries(ok(Snapshot(controllers=[controller()])))
+    view.publish(entries)
     first = view.body()
     assert view.body() is first  # served from the cache
     clock[0] = T0 + 180
@@ -189,9 +194,27 @@ def test_the_view_renders_once_and_again_only_when_data_goes_stale():
     assert view.body() is stale  # nothing else will go stale: cached again
     assert gzip.decompress(view.body(compressed=True)) == stale
     assert view.body(compressed=True) is view.body(compressed=True)
-    assert stale_at(view.results(), SETTINGS, clock[0]) is None
+    assert valid_until(entries, SETTINGS, clock[0]) is None
 
 
 def test_docs_list_every_metric_and_only_those():
     documented = set(re.findall(r"^### `(smartarray_[a-z_]+)`", DOCS.read_text(), re.M))
-    assert documented == set(HELP) | set(REDFISH_HELP)
+    assert documented == set(metric_help())
+
+
+def test_an_ilo_charge_is_served_until_max_age_and_the_page_is_made_again_then():
+    settings = RedfishSettings.model_construct(address="https://ilo.example",
+                                               credentials_file=Path("/nonexistent"),
+                                               max_age_s=900.0)
+    charge = Charge(settings, clock=lambda: T0)
+    charge.update(Reading(taken_at=T0, batteries=[Battery(index=1, charge_percent=97)],
+                          controllers=[ArrayController(resource="/ac/0/", slot="0",
+                                                       backup_power="present")]))
+    clock = [T0 + 10]
+    view = MetricsView(MetricSettings(stale_after_s=None), clock=lambda: clock[0])
+    view.publish([(ssacli(charge=charge), ok(Snapshot(controllers=[controller()])))])
+    assert b'smartarray_backup_power_charge_ratio{controller="0"} 0.97' in view.body()
+    clock[0] = T0 + 900
+    assert b"smartarray_backup_power_charge_ratio{" in view.body()
+    clock[0] = T0 + 950  # a reading older than max_age_s is never served from the cache
+    assert b"smartarray_backup_power_charge_ratio{" not in view.body()

@@ -16,10 +16,13 @@ import pytest
 
 from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.simulator import list_scenarios, vendor_argv
-from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.exporter.render import MetricSettings, render
 
+from .entries import ssacli_entries
 from .promtool import check_metrics, needs_promtool
 
 GOLDEN = Path(__file__).with_name("golden")
@@ -30,14 +33,14 @@ COLLECTED_AT = 1_700_000_000.0
 
 def exposition(scenario: str, state_dir: Path) -> bytes:
     cli = VendorCli(tuple(vendor_argv(scenario, state_dir=state_dir)), "simulator")
-    collector = SsacliCollector(cli, timeout_s=60, lock_path=state_dir / "cli.lock",
-                                lock_wait_s=10, console=False)
+    runner = VendorRunner(cli, HostLock(state_dir / "cli.lock", 10), timeout_s=60,
+                          console=False)
     try:
-        snapshot = collector.collect()
+        snapshot = read_snapshot(runner)
     finally:
-        collector.close()
+        runner.close()
     result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot)
-    return render([result], now=COLLECTED_AT + 1, settings=MetricSettings(180))
+    return render(ssacli_entries(result), now=COLLECTED_AT + 1, settings=MetricSettings(180))
 
 
 @pytest.fixture(scope="module")

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from smartarray_agent.exporter.render import HELP
+from smartarray_agent.sources import metric_help
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(
     PROMTOOL is None, reason="promtool is not installed (apt-get install prometheus)"
 )
 
-# Every metric the agent exports (agent/metrics.py HELP, which docs/metrics.md documents).
-AGENT_METRICS = frozenset(HELP)
+# Every metric the agent exports (their HELP texts, which docs/metrics.md documents).
+AGENT_METRICS = frozenset(metric_help())
 # node_exporter's textfile collector, for the textfile-mode alert.
 NODE_EXPORTER_METRICS = frozenset({"node_textfile_mtime_seconds", "node_textfile_scrape_error"})
 

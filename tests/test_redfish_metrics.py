@@ -3,16 +3,25 @@ collector metrics, through the agent's own renderer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.exporter.render import MetricSettings, render
+
+SETTINGS = RedfishSettings.model_construct(address="https://ilo.example",
+                                           credentials_file=Path("/nonexistent"))
 
 
 def exposition(reading, *, success: bool, duration_s: float,
                last_success_at: float | None) -> str:
     result = CollectorResult(name="redfish", success=success, duration_s=duration_s,
                              last_success_at=last_success_at, data=reading)
-    return render([result], now=1_700_000_100.0,
+    collector = RedfishCollector(SETTINGS, Charge(SETTINGS))
+    return render([(collector, result)], now=1_700_000_100.0,
                   settings=MetricSettings(stale_after_s=None)).decode()
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
-from smartarray_agent.collectors.ssacli.collector import CollectionError, SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
@@ -37,13 +38,26 @@ def sim(tmp_path, monkeypatch):
     return make
 
 
+class Reader:
+    """A runner and the collector's read path over it."""
+
+    def __init__(self, runner: VendorRunner) -> None:
+        self.runner = runner
+
+    def collect(self):
+        return read_snapshot(self.runner)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
 @pytest.fixture
 def collectors(tmp_path):
-    made: list[SsacliCollector] = []
+    made: list[Reader] = []
 
     def make(cli: VendorCli, console: bool, timeout_s: float = 15, wait_s: float = 15):
-        collector = SsacliCollector(cli, timeout_s=timeout_s, lock_path=tmp_path / "cli.lock",
-                                    lock_wait_s=wait_s, console=console)
+        collector = Reader(VendorRunner(cli, HostLock(tmp_path / "cli.lock", wait_s),
+                                        timeout_s=timeout_s, console=console))
         made.append(collector)
         return collector
 
@@ -166,14 +180,16 @@ def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
 LOOP = """
 import sys
 from pathlib import Path
-from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
 argv, lock, console = sys.argv[1].split("\\x1f"), Path(sys.argv[2]), sys.argv[3] == "1"
-c = SsacliCollector(VendorCli(tuple(argv), "simulator"), timeout_s=20, lock_path=lock,
-                    lock_wait_s=30, console=console)
+runner = VendorRunner(VendorCli(tuple(argv), "simulator"), HostLock(lock, 30), timeout_s=20,
+                      console=console)
 for _ in range(4):
-    assert c.collect().controllers
-c.close()
+    assert read_snapshot(runner).controllers
+runner.close()
 """
 
 

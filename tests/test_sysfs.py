@@ -78,7 +78,8 @@ def test_udev_discovery_runs_on_this_machine():
 
 def test_host_metrics(sysfs):
     result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs))
-    text = render([result], now=1_700_000_001.0, settings=MetricSettings(180)).decode()
+    text = render([(SysfsCollector(), result)], now=1_700_000_001.0,
+                  settings=MetricSettings(180)).decode()
     samples = parse_samples(text)
     assert value(samples, "smartarray_controller_lockup_detected", pci_address=HPSA) == 0
     assert value(samples, "smartarray_controller_lockup_detected", pci_address=HPSA_LOCKED) == 1
@@ -93,7 +94,8 @@ def test_host_metrics(sysfs):
 @needs_promtool
 def test_host_metrics_pass_promtool(sysfs):
     result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs))
-    check_metrics(render([result], now=1_700_000_001.0, settings=MetricSettings(180)))
+    check_metrics(render([(SysfsCollector(), result)], now=1_700_000_001.0,
+                         settings=MetricSettings(180)))
 
 
 @pytest.mark.parametrize(
@@ -131,7 +133,7 @@ def test_a_disk_gone_from_an_unknown_function_is_ignored(sysfs):
 def test_udev_events_ask_for_one_debounced_early_collection(
     sysfs, tmp_path, caplog, monkeypatch
 ):
-    caplog.set_level("INFO", logger="smartarray_agent.daemon.agent")
+    caplog.set_level("INFO", logger="smartarray_agent.collectors.sysfs")
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim-state"))
     config = tmp_path / "agent.toml"
     config.write_text(f"""
@@ -148,13 +150,14 @@ udev_debounce_s = 0.3
     agent.start()
     try:
         _wait(lambda: agent.loop.rounds == 1)
+        watcher = next(c for c in agent.loop.collectors if c.name == "sysfs")
         disk = fake_sysfs.disk_path(sysfs, AHCI, 4, "sdz")
-        agent._on_udev(UdevEvent("add", "block", "disk", str(disk)))  # not ours
+        watcher.handle(UdevEvent("add", "block", "disk", str(disk)))  # not ours
         time.sleep(1.0)
         assert agent.loop.rounds == 1
         for n in range(20):  # a cage of disks appears
             disk = fake_sysfs.disk_path(sysfs, HPSA, 0, f"sd{chr(97 + n)}")
-            agent._on_udev(UdevEvent("add", "block", "disk", str(disk)))
+            watcher.handle(UdevEvent("add", "block", "disk", str(disk)))
         _wait(lambda: agent.loop.rounds == 2)
         time.sleep(1.0)
         assert agent.loop.rounds == 2  # one collection for the burst

@@ -5,6 +5,7 @@ docs/agent.md describes them, the configuration file and the endpoint.
 
 from __future__ import annotations
 
+import dataclasses
 import faulthandler
 import logging
 import os
@@ -17,26 +18,19 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.common import (
-    CliPathOption,
-    ConfigOption,
-    SimulateOption,
-    command_config,
-    fail,
-)
+from smartarray_agent.cli.context import CommandContext, fail, with_context
 from smartarray_agent.collectors.base import collect_once
 from smartarray_agent.config import (
     DEFAULT_PATH,
     Config,
-    Overrides,
     load_config,
     parse_listen_address,
 )
 from smartarray_agent.configfile import ConfigError
-from smartarray_agent.daemon.agent import Agent, StartError, metric_settings, web_security
+from smartarray_agent.daemon.agent import Agent, StartError, web_security
 from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.render import render
+from smartarray_agent.exporter.render import Entry, MetricSettings, render
 from smartarray_agent.sources import build_collectors
 
 TEXTFILE_NAME = "smartarray.prom"
@@ -52,16 +46,9 @@ LogLevelOption = Annotated[
 config_app = typer.Typer(no_args_is_help=True, help="Check the agent's configuration file.")
 
 
-def register(app: typer.Typer) -> None:
-    app.command("run")(run)
-    app.command("metrics")(metrics)
-    app.add_typer(config_app, name="config")
-
-
+@with_context
 def run(
-    config: ConfigOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
+    context: CommandContext,
     listen: Annotated[
         str | None,
         typer.Option("--listen", metavar="HOST:PORT",
@@ -79,9 +66,9 @@ def run(
     setup_logging(level)
     faulthandler.enable()  # WatchdogSignal=SIGABRT prints every thread's stack
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    overrides = Overrides(simulate, Path(cli_path) if cli_path else None, listen)
+    overrides = dataclasses.replace(context.overrides, listen_address=listen)
     try:
-        agent = Agent(config, overrides, Notifier.from_environment())
+        agent = Agent(context.config_path, overrides, Notifier.from_environment())
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
     try:
@@ -108,7 +95,9 @@ def config_check(
     typer.echo(f"{file}: OK")
 
 
+@with_context
 def metrics(
+    context: CommandContext,
     once: Annotated[bool, typer.Option("--once", help="Print the exposition and exit.")] = False,
     textfile: Annotated[
         Path | None,
@@ -116,9 +105,6 @@ def metrics(
                      help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile "
                           "collector) and exit."),
     ] = None,
-    config: ConfigOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
 ) -> None:
     """Collect once and print or write the metrics. Exit 1 when a collector failed (the
     metrics are still written, with smartarray_collector_success 0)."""
@@ -127,8 +113,7 @@ def metrics(
     if textfile is not None and not textfile.is_dir():
         raise fail(f"--textfile {textfile}: not a directory", exitcodes.BAD_INPUT)
     setup_logging(logging.WARNING)
-    loaded = command_config(config, simulate, cli_path)
-    body, failed = _collect_and_render(loaded)
+    body, failed = _collect_and_render(context.config)
     if textfile is not None:
         write_atomically(textfile / TEXTFILE_NAME, body)
     else:
@@ -141,14 +126,15 @@ def metrics(
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:
-    results = []
+    entries: list[Entry] = []
     for collector in build_collectors(config):
         try:
-            results.append(collect_once(collector, None))
+            entries.append((collector, collect_once(collector, None)))
         finally:
             collector.close()
-    body = render(results, now=time.time(), settings=metric_settings(config, drop_stale=False))
-    return body, [(r.name, r.error) for r in results if not r.success]
+    # One collection: every value is served, whatever its age.
+    body = render(entries, now=time.time(), settings=MetricSettings(stale_after_s=None))
+    return body, [(r.name, r.error) for _, r in entries if not r.success]
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -11,24 +11,12 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.charge import ChargeSource
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.common import (
-    CliPathOption,
-    ConfigOption,
-    SimulateOption,
-    TimeoutOption,
-    command_config,
-    fail,
-    vendor_cli,
-    warn,
-)
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.lock import LockTimeout
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.config import Config
 from smartarray_agent.policy import Change, Kind
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import (
@@ -72,10 +60,6 @@ AuditFileOption = Annotated[
     typer.Option("--audit-file", help="Append-only JSON-lines audit log (default: [audit] "
                                       "file, /var/lib/smartarray-agent/audit.jsonl for root)."),
 ]
-LockFileOption = Annotated[
-    Path | None, typer.Option("--lock-file", help="The host-wide vendor CLI lock (default: "
-                                                  "[ssacli] lock_file).")
-]
 
 
 class Switch(StrEnum):
@@ -95,7 +79,9 @@ class Usage(StrEnum):
     hba = "hba"
 
 
+@with_context
 def set_cache_ratio(
+    context: CommandContext,
     ratio: Annotated[str, typer.Argument(metavar="READ/WRITE", help="e.g. 25/75")],
     slot: SlotOption = None,
     serial: SerialOption = None,
@@ -103,11 +89,6 @@ def set_cache_ratio(
     as_json: JsonOption = False,
     threshold: ThresholdOption = None,
     audit_file: AuditFileOption = None,
-    lock_file: LockFileOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
-    timeout: TimeoutOption = None,
-    config: ConfigOption = None,
 ) -> None:
     """Set a controller's read/write cache ratio (idempotent: nothing is sent when set)."""
     match = _RATIO.match(ratio.strip())
@@ -117,11 +98,13 @@ def set_cache_ratio(
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
     _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=True, as_json=as_json,
-         threshold=threshold, audit_file=audit_file, lock_file=lock_file,
-         settings=command_config(config, simulate, cli_path, timeout))
+         threshold=threshold, audit_file=audit_file,
+         context=context)
 
 
+@with_context
 def write_cache(
+    context: CommandContext,
     switch: Annotated[Switch, typer.Argument(help="enable or disable")],
     what: Annotated[What, typer.Option("--what", help="no-battery, drive or logical-drive")],
     logical_drive: Annotated[
@@ -138,11 +121,6 @@ def write_cache(
     as_json: JsonOption = False,
     threshold: ThresholdOption = None,
     audit_file: AuditFileOption = None,
-    lock_file: LockFileOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
-    timeout: TimeoutOption = None,
-    config: ConfigOption = None,
 ) -> None:
     """Turn no-battery write cache, drive write cache or a logical drive's caching on or off.
 
@@ -158,8 +136,8 @@ def write_cache(
     change = Change(kind, enable=switch is Switch.enable,
                     usage=str(usage) if usage else None, logical_drive=logical_drive)
     _run(change, _target(slot, serial), dry_run=dry_run, assume_yes=yes, as_json=as_json,
-         threshold=threshold, audit_file=audit_file, lock_file=lock_file,
-         settings=command_config(config, simulate, cli_path, timeout))
+         threshold=threshold, audit_file=audit_file,
+         context=context)
 
 
 def _target(slot: str | None, serial: str | None) -> Target:
@@ -177,17 +155,17 @@ def _ask(question: str) -> bool:
 
 
 def _run(change: Change, target: Target, *, dry_run: bool, assume_yes: bool, as_json: bool,
-         threshold: float | None, audit_file: Path | None, lock_file: Path | None,
-         settings: Config) -> None:
-    ssacli = settings.ssacli
-    lock = HostLock(lock_file or ssacli.lock_path, wait_s=ssacli.lock_wait_s)
-    runner = VendorRunner(vendor_cli(ssacli), lock, timeout_s=ssacli.timeout_s, console=False)
-    charge = ChargeSource(settings.redfish, warn)
-    charge.prefetch()  # the iLO is slow: never read it while holding the CLI lock
+         threshold: float | None, audit_file: Path | None, context: CommandContext) -> None:
+    settings = context.config
+    try:
+        runner = context.runner()
+    except CommandError as error:
+        raise fail(str(error), error.code) from None
+    charge = context.read_charge()  # the iLO is slow: never read it while holding the lock
     changer = ChangeRunner(
         runner, AuditLog(audit_file or settings.audit.path),
         threshold if threshold is not None else settings.policy.battery_threshold_percent,
-        confirm=_ask, enrich=charge.apply,
+        confirm=_ask, enrich=charge.overlay,
     )
     request = ChangeRequest(target, change, dry_run=dry_run, assume_yes=assume_yes)
     try:

@@ -1,79 +1,91 @@
-"""``smartarray-agent check``: a Nagios/Icinga plugin."""
+"""``smartarray-agent check``: a Nagios/Icinga plugin, by the monitoring plugins' guidelines.
+
+Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error, an unreadable input, a
+CLI that cannot run or times out); one status line on standard output,
+``SMARTARRAY STATE - reason | perfdata``; ``-w``/``--warning`` and ``-c``/``--critical`` for
+the charge thresholds, ``-t``/``--timeout``, ``-h``/``--help`` and ``-V``/``--version`` as
+plugins use them.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from importlib.metadata import version
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperCommand
 
-from smartarray_agent.charge import ChargeSource
-from smartarray_agent.cli import plugin as check
-from smartarray_agent.cli.common import (
-    CliPathOption,
-    CliUnavailable,
-    ConfigOption,
-    SimulateOption,
-    TimeoutOption,
-    command_config,
-    read_controllers,
-    warn,
-)
-from smartarray_agent.cli.inputs import InputError, read_capture
-from smartarray_agent.collectors.ssacli.collector import CollectionError
-from smartarray_agent.collectors.ssacli.errors import ParseError
-from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.config import Config
-from smartarray_agent.model import Snapshot
+from smartarray_agent.cli import plugin
+from smartarray_agent.cli.context import CommandContext, CommandError, with_context
+from smartarray_agent.cli.options import InputOption
+
+# click's UsageError, which typer vendors in some versions and not in others; BadParameter
+# is its subclass in all of them.
+_UsageError: type[Exception] = typer.BadParameter.__mro__[1]
 
 
-def check_command(
-    charge_warning: Annotated[
-        float | None, typer.Option("--charge-warning", min=0, max=100,
-                                   help="Warn below this backup power charge (%), where known "
-                                        "(default: [check] charge_warning_percent, 90).")
+class PluginCommand(TyperCommand):
+    """A usage error (an unknown option, a bad value) is UNKNOWN, exit 3, on stdout."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except _UsageError as error:
+            message = error.format_message()  # type: ignore[attr-defined]
+            _unknown(f"usage: {message} (see 'smartarray-agent check -h')")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"smartarray-agent check {version('smartarray-agent')}")
+        raise typer.Exit(plugin.OK)
+
+
+@with_context
+def check(
+    context: CommandContext,
+    warning: Annotated[
+        float | None, typer.Option("-w", "--warning", "--charge-warning", min=0, max=100,
+                                   metavar="PCT",
+                                   help="WARNING below this backup power charge (%), where "
+                                        "known (default: [check] charge_warning_percent, 90).")
     ] = None,
-    charge_critical: Annotated[
-        float | None, typer.Option("--charge-critical", min=0, max=100,
-                                   help="Critical below this charge (%); also what counts as "
+    critical: Annotated[
+        float | None, typer.Option("-c", "--critical", "--charge-critical", min=0, max=100,
+                                   metavar="PCT",
+                                   help="CRITICAL below this charge (%); also what counts as "
                                         "protected write cache (default: the interlock's "
                                         "threshold, 80).")
     ] = None,
-    input_file: Annotated[
-        str | None, typer.Option("--input", "-i", metavar="FILE",
-                                 help="Judge saved CLI output instead of running the CLI.")
-    ] = None,
-    config: ConfigOption = None,
-    simulate: SimulateOption = None,
-    cli_path: CliPathOption = None,
-    timeout: TimeoutOption = None,
+    input_file: InputOption = None,
+    show_version: Annotated[
+        bool, typer.Option("-V", "--version", callback=_print_version, is_eager=True,
+                           help="Print the version.")
+    ] = False,
 ) -> None:
-    """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, one status line
-    with perfdata."""
-    settings = command_config(config, simulate, cli_path, timeout)
-    thresholds = check.Thresholds(
-        charge_warning if charge_warning is not None
-        else settings.check.charge_warning_percent,
-        charge_critical if charge_critical is not None
+    """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and
+    timeouts too), one status line with the reason and perfdata."""
+    settings = context.config
+    thresholds = plugin.Thresholds(
+        warning if warning is not None else settings.check.charge_warning_percent,
+        critical if critical is not None
         else settings.check.charge_critical_percent
         if settings.check.charge_critical_percent is not None
         else settings.policy.battery_threshold_percent,
     )
     try:
-        snapshot = _snapshot(input_file, settings)
-    except (CollectionError, InputError, ParseError, CliUnavailable) as error:
-        typer.echo(f"SMARTARRAY UNKNOWN - {error}")
-        raise typer.Exit(check.UNKNOWN) from None
-    snapshot = ChargeSource(settings.redfish, warn).apply(snapshot)
-    result = check.judge(snapshot, thresholds)
-    typer.echo(result.line(check.summary(snapshot)))
+        snapshot = context.read_snapshot(input_file)
+    except CommandError as error:
+        _unknown(str(error))
+    if snapshot.error is not None:
+        _unknown(f"the saved output is a vendor error: {snapshot.error.message}")
+    snapshot = context.read_charge().overlay(snapshot)
+    result = plugin.judge(snapshot, thresholds)
+    typer.echo(result.line(plugin.summary(snapshot)))
     raise typer.Exit(result.code)
 
 
-def _snapshot(input_file: str | None, settings: Config) -> Snapshot:
-    if input_file is not None:
-        snapshot = parse(read_capture(input_file))
-        if snapshot.error is not None:
-            raise InputError(f"the saved output is a vendor error: {snapshot.error.message}")
-        return snapshot
-    return read_controllers(settings.ssacli)
-
+def _unknown(message: str) -> NoReturn:
+    typer.echo(f"SMARTARRAY UNKNOWN - {message}")
+    raise typer.Exit(plugin.UNKNOWN)

@@ -17,7 +17,8 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.common import ConfigOption, fail
+from smartarray_agent.cli.context import fail
+from smartarray_agent.cli.options import ConfigOption
 from smartarray_agent.config import Config, load_or_default, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon.agent import web_security

@@ -45,7 +45,7 @@ def _cache(cache: Cache) -> str | None:
     if cache.present is False:
         parts.append("no cache module")
     if cache.status:
-        parts.append(_words(cache.status))
+        parts.append(cache.status.replace("_", " "))
     if cache.size_bytes is not None:
         parts.append(_size(cache.size_bytes))
     return ", ".join(parts) or None

@@ -15,12 +15,6 @@ import select
 import signal
 from pathlib import Path
 
-from smartarray_agent.collectors.sysfs import (
-    SysfsError,
-    UdevEvent,
-    UdevWatch,
-    concerns_smart_array,
-)
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon import children
@@ -43,14 +37,9 @@ class StartError(RuntimeError):
     """The agent cannot start serving (address in use, permission denied)."""
 
 
-def metric_settings(config: Config, *, drop_stale: bool = True) -> MetricSettings:
-    """What the exposition needs of ``config``; ``drop_stale`` False (one-off collections)
-    keeps every value whatever its age."""
-    return MetricSettings(
-        stale_after_s=config.stale_after if drop_stale else None,
-        charge_max_age_s=config.redfish.max_age_s if config.redfish else None,
-        battery_threshold_percent=config.policy.battery_threshold_percent,
-    )
+def metric_settings(config: Config) -> MetricSettings:
+    """What the exposition needs of ``config``."""
+    return MetricSettings(stale_after_s=config.stale_after)
 
 
 def web_security(config: Config) -> WebSecurity:
@@ -72,7 +61,6 @@ class Agent:
             interval_s=self.config.collect.interval_s,
             debounce_s=self.config.sysfs.udev_debounce_s,
         )
-        self.udev: UdevWatch | None = None
         self.server: Endpoint | None = None
         self._wakeup_r, self._wakeup_w = os.pipe()
         for fd in (self._wakeup_r, self._wakeup_w):
@@ -93,9 +81,10 @@ class Agent:
             ) from None
         self.server.start()
         log.info("listening on %s", self.server.url)
-        self.loop.start()
-        self._watch_udev(self.config.sysfs.enabled)
+        # Before the loop starts: its first round sends READY with the real status, which
+        # nothing older may overwrite.
         self.notifier.status(f"serving on {self.server.url}, first collection running")
+        self.loop.start()
 
     def serve_until_stopped(self) -> None:
         """Handle signals until SIGTERM or SIGINT, then stop. Main thread only."""
@@ -116,7 +105,6 @@ class Agent:
 
     def stop(self) -> None:
         self.notifier.stopping()
-        self._watch_udev(False)
         if self.server is not None:
             self.server.stop()
         self.loop.stop()
@@ -157,42 +145,21 @@ class Agent:
         if self.server is not None:
             self.server.security = security
         self.view.configure(metric_settings(config))
-        changed = (config.ssacli != self.config.ssacli
-                   or config.sysfs.enabled != self.config.sysfs.enabled)
+        changed = _collector_inputs(config) != _collector_inputs(self.config)
         self.loop.reconfigure(
             build_collectors(config) if changed else None,
             config.collect.interval_s,
             config.sysfs.udev_debounce_s,
         )
-        self._watch_udev(config.sysfs.enabled)
         self.config = config
         log.info("configuration reloaded")
         self.notifier.ready("configuration reloaded")
 
-    # -- udev ------------------------------------------------------------------------------
-    def _watch_udev(self, enabled: bool) -> None:
-        if enabled and self.udev is None:
-            watch = UdevWatch(self._on_udev)
-            try:
-                watch.start()
-            except SysfsError as error:
-                log.warning("%s; controllers appearing or going wait for the next collection",
-                            error)
-                return
-            self.udev = watch
-        elif not enabled and self.udev is not None:
-            self.udev.stop()
-            self.udev = None
 
-    def _on_udev(self, event: UdevEvent) -> None:
-        known = {
-            host.pci_address
-            for result in self.view.results() if isinstance(result.data, tuple)
-            for host in result.data
-        }
-        if concerns_smart_array(event, known):
-            log.info("udev: %s %s; collecting early", event.action, event.sys_path)
-            self.loop.poke()
+def _collector_inputs(config: Config) -> tuple[object, ...]:
+    """The sections the collectors are built from: a change in any of them rebuilds them
+    (the guard's policy and audit file, the iLO, the CLI, sysfs)."""
+    return (config.ssacli, config.sysfs, config.policy, config.audit, config.redfish)
 
 
 def _note(signum: int, frame: object) -> None:

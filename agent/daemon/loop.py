@@ -16,22 +16,23 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from smartarray_agent.collectors.base import Collector, CollectorResult, collect_once
+from smartarray_agent.collectors.base import AnyCollector, CollectorResult, collect_once
 from smartarray_agent.daemon.debounce import Debounce
 from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.render import Entry
 from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.model import Snapshot
 
 log = logging.getLogger(__name__)
 
 MAX_DEBOUNCE_FACTOR = 5  # a burst of events delays the collection at most 5 debounce delays
 SCHEDULE_SLACK_S = 1.0  # a round this much early still runs a collector of its own interval
+FIRST_ROUND = "first collection running"  # the error shown until a first attempt ends
 
 
 class CollectionLoop:
     def __init__(
         self,
-        collectors: Sequence[Collector],
+        collectors: Sequence[AnyCollector],
         view: MetricsView,
         notifier: Notifier,
         *,
@@ -48,15 +49,21 @@ class CollectionLoop:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._pending: tuple[list[Collector] | None, float, float] | None = None
-        self._last: dict[str, CollectorResult] = {}
+        self._pending: tuple[list[AnyCollector] | None, float, float] | None = None
+        self._last: dict[str, Entry] = {}
         self._attempted_at: dict[str, float] = {}  # monotonic start of each last attempt
-        self._round_started: float | None = None
+        self._round_started = self._monotonic()
         self.rounds = 0  # completed rounds of collection
         self._thread = threading.Thread(target=self._run, name="collect", daemon=True)
 
     # -- called from other threads -------------------------------------------------------
     def start(self) -> None:
+        """Start collecting. Until a collector's first attempt ends, the exposition shows it
+        with ``smartarray_collector_success`` 0 and no timestamp (docs/agent.md)."""
+        self._view.publish(
+            (collector, CollectorResult(collector.name, False, 0.0, None, None, FIRST_ROUND))
+            for collector in self._collectors
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -68,6 +75,11 @@ class CollectionLoop:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    @property
+    def collectors(self) -> list[AnyCollector]:
+        """The collectors of the current configuration."""
+        return list(self._collectors)
+
     def poke(self) -> None:
         """Ask for an early collection (udev); a burst of pokes makes one collection."""
         with self._lock:
@@ -75,7 +87,7 @@ class CollectionLoop:
         self._wake.set()
 
     def reconfigure(
-        self, collectors: list[Collector] | None, interval_s: float, debounce_s: float
+        self, collectors: list[AnyCollector] | None, interval_s: float, debounce_s: float
     ) -> None:
         """Applied between collections; ``collectors`` None keeps the running ones."""
         with self._lock:
@@ -84,6 +96,8 @@ class CollectionLoop:
 
     # -- the loop thread -------------------------------------------------------------------
     def _run(self) -> None:
+        for collector in self._collectors:
+            collector.watch(self.poke)
         try:
             while not self._stop.is_set():
                 self._collect_round()
@@ -96,6 +110,7 @@ class CollectionLoop:
         with self._lock:
             self._debounce.clear()
         self._round_started = self._monotonic()
+        collected: list[Entry] = []
         for collector in list(self._collectors):
             if self._stop.is_set():
                 return
@@ -103,10 +118,11 @@ class CollectionLoop:
                 continue
             self._attempted_at[collector.name] = self._monotonic()
             previous = self._last.get(collector.name)
-            result = collect_once(collector, previous)
-            self._last[collector.name] = result
-            self._view.publish(result)
-            _log_outcome(result, previous)
+            result = collect_once(collector, previous[1] if previous else None)
+            self._last[collector.name] = (collector, result)
+            collected.append((collector, result))
+            _log_outcome(collector, result, previous[1] if previous else None)
+        self._view.publish(collected)
         self.rounds += 1
         status = status_line(list(self._last.values()))
         if self.rounds == 1:
@@ -115,10 +131,10 @@ class CollectionLoop:
             self._notifier.status(status)
         self._notifier.watchdog()
 
-    def _due(self, collector: Collector) -> bool:
+    def _due(self, collector: AnyCollector) -> bool:
         """A collector with an ``interval_s`` of its own (Redfish: the iLO is slow) runs in
         the first round at least that long after its last attempt."""
-        interval = getattr(collector, "interval_s", None)
+        interval = collector.interval_s
         last = self._attempted_at.get(collector.name)
         if interval is None or last is None:
             return True
@@ -157,41 +173,37 @@ class CollectionLoop:
                 self._last.pop(old.name, None)
                 self._view.forget(old.name)
         self._collectors = list(collectors)
+        for collector in self._collectors:
+            collector.watch(self.poke)
         self._attempted_at.clear()
         self._round_started = self._monotonic() - self._interval_s  # collect now
 
 
-def status_line(results: Sequence[CollectorResult]) -> str:
+def status_line(entries: Sequence[Entry]) -> str:
     """``STATUS=`` text: each collector's last outcome, e.g. ``ssacli ok: 2 controllers
-    in 1.2 s; sysfs ok: 2 hosts``."""
+    in 1.2 s; sysfs ok: 2 hosts in 0.0 s``."""
     parts = []
-    for result in results:
-        if result.success:
-            parts.append(f"{result.name} ok: {_what(result.data)} in {result.duration_s:.1f} s")
+    for collector, result in entries:
+        if result.success and result.data is not None:
+            parts.append(f"{result.name} ok: {collector.summary(result.data)} "
+                         f"in {result.duration_s:.1f} s")
         else:
             parts.append(f"{result.name} failed: {result.error}")
     return "; ".join(parts)
 
 
-def _what(data: object) -> str:
-    if isinstance(data, Snapshot):
-        n = len(data.controllers)
-        return f"{n} controller" + ("" if n == 1 else "s")
-    if isinstance(data, tuple):
-        return f"{len(data)} host" + ("" if len(data) == 1 else "s")
-    return "done"
-
-
-def _log_outcome(result: CollectorResult, previous: CollectorResult | None) -> None:
+def _log_outcome(
+    collector: AnyCollector, result: CollectorResult, previous: CollectorResult | None
+) -> None:
     if not result.success:
         if previous is None or previous.success or previous.error != result.error:
             log.warning("collector %s failed: %s", result.name, result.error)
     elif previous is None or not previous.success:
-        log.info("collector %s ok: %s in %.1f s", result.name, _what(result.data),
+        log.info("collector %s ok: %s in %.1f s", result.name, collector.summary(result.data),
                  result.duration_s)
 
 
-def _close(collector: Collector) -> None:
+def _close(collector: AnyCollector) -> None:
     try:
         collector.close()
     except Exception:  # closing must not stop the others from closing

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.metrics import battery_families
 from smartarray_agent.collectors.redfish.resources import (
     ArrayController,
     Battery,
@@ -24,40 +28,63 @@ from smartarray_agent.collectors.redfish.resources import (
 )
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
+if TYPE_CHECKING:
+    from smartarray_agent.charge import Charge
+
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
 ARRAY_CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
 
 
+def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.time) -> Reading:
+    """One session with the iLO. Raises :class:`RedfishError` (one line, never a password)."""
+    try:
+        credentials = load_credentials(settings.credentials_file)
+    except CredentialsError as error:
+        raise RedfishError(str(error)) from None
+    notices: list[str] = []
+    with RedfishClient(settings, credentials) as client:
+        batteries = _batteries(client, notices)
+        controllers = _controllers(client, notices)
+    return Reading(taken_at=clock(), batteries=batteries, controllers=controllers, notices=notices)
+
+
 class RedfishCollector:
+    """Runs on its own, slower schedule (``interval_s``) and hands every reading to the
+    agent's :class:`~smartarray_agent.charge.Charge`, which lays it over the CLI's snapshots.
+    Its families are the battery's own (collectors/redfish/metrics.py)."""
+
     name = "redfish"
 
     def __init__(
-        self, settings: RedfishSettings, clock: Callable[[], float] = time.time
+        self, settings: RedfishSettings, charge: Charge, clock: Callable[[], float] = time.time
     ) -> None:
         self.settings = settings
+        self.charge = charge
         self.clock = clock
-        self.last: Reading | None = None  # the last successful reading, for the guard
-
-    @property
-    def interval_s(self) -> float:
-        """The agent's loop runs this collector on its own, slower schedule."""
-        return self.settings.interval_s
+        self.interval_s: float | None = settings.interval_s
 
     def collect(self) -> Reading:
-        """Raises :class:`RedfishError` (one line, never a password) on any failure."""
         try:
-            credentials = load_credentials(self.settings.credentials_file)
-        except CredentialsError as error:
-            raise RedfishError(str(error)) from None
-        notices: list[str] = []
-        with RedfishClient(self.settings, credentials) as client:
-            batteries = _batteries(client, notices)
-            controllers = _controllers(client, notices)
-        self.last = Reading(
-            taken_at=self.clock(), batteries=batteries, controllers=controllers, notices=notices
-        )
-        return self.last
+            reading = read_reading(self.settings, self.clock)
+        except RedfishError as error:
+            self.charge.failed(str(error))
+            raise
+        self.charge.update(reading)
+        return reading
+
+    def families(self, data: Reading, now: float) -> list[Metric]:
+        return battery_families(data)
+
+    def changes_at(self, data: Reading) -> float | None:
+        return None
+
+    def summary(self, data: Reading) -> str:
+        n = len(data.batteries)
+        return f"{n} batter" + ("y" if n == 1 else "ies")
+
+    def watch(self, poke: Callable[[], None]) -> None:
+        """The iLO is polled, not watched."""
 
     def close(self) -> None:
         """Nothing stays open between collections."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smartarray_agent.collectors.ssacli.collector import CollectionError
+from smartarray_agent.collectors.base import CollectionError
 
 
 class RedfishError(CollectionError):

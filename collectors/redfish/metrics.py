@@ -1,12 +1,13 @@
-"""A Redfish reading -> Prometheus metric families. Pure: no I/O. The agent's exporter
-(agent/metrics.py) adds the collector's ``smartarray_collector_*`` series.
+"""A Redfish reading -> Prometheus metric families. Pure: no I/O. The exposition
+(agent/exporter/render.py) adds the collector's ``smartarray_collector_*`` series.
 
 Conventions of DESIGN.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
 ``_info`` metric, the battery's status as one series per known state (``ok``, ``warning``,
 ``critical``, plus ``other`` for a word outside these and ``absent`` when the iLO gives none),
 no raw status text in labels. Battery series carry ``battery`` (the iLO's ``Index``),
-``model`` and ``controller``: the slot of the one controller the battery backs (merge.py,
-rule 1), else empty. A value the iLO does not report (iLO 4 has no charge) has no series.
+``model`` and ``controller``: the label the CLI's series give the one controller the
+battery backs (merge.py, rule 1; collectors/families.py: the slot, else ``sn:<serial>``),
+else empty. A value the iLO does not report (iLO 4 has no charge) has no series.
 
 Sample, one iLO 5 battery backing the controller in slot 0::
 
@@ -27,14 +28,13 @@ model="875241-B21"} 29.0
 
 from __future__ import annotations
 
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import Metric
 
+from smartarray_agent.collectors.families import Families, controller_label
 from smartarray_agent.collectors.redfish.merge import backed_controllers
 from smartarray_agent.collectors.redfish.resources import Battery, Reading
 
 BATTERY_STATES = ("ok", "warning", "critical")
-OTHER, ABSENT = "other", "absent"
-_LABELS = ["battery", "model", "controller"]
 
 HELP = {
     "smartarray_battery_info": "Smart Storage Battery identity from the iLO; always 1.",
@@ -50,45 +50,22 @@ HELP = {
 def battery_families(reading: Reading) -> list[Metric]:
     """The battery metrics of ``reading``; the agent adds the collector's own three."""
     backed = backed_controllers(reading)
-    controller = backed[0].slot or "" if len(backed) == 1 else ""
-    info, values, states = [], {name: [] for name in _VALUES}, []
+    controller = controller_label(backed[0].slot, backed[0].serial) if len(backed) == 1 else ""
+    out = Families(HELP)
     for position, battery in enumerate(reading.batteries):
-        labels = [_battery_id(battery, position), battery.model or "", controller]
-        info.append((labels + [battery.serial or "", battery.product_name or "",
-                               battery.firmware or ""], 1.0))
-        for name, value in _values(battery).items():
-            if value is not None:
-                values[name].append((labels, value))
-        state = _state(battery.health)
-        states += [(labels + [known], float(known == state)) for known in _STATES]
-    out = [_gauge("smartarray_battery_info", _LABELS + ["serial", "product", "firmware"], info)]
-    out += [_gauge(name, _LABELS, samples) for name, samples in values.items()]
-    out.append(_gauge("smartarray_battery_status", _LABELS + ["state"], states))
-    return out
-
-
-_VALUES = (
-    "smartarray_battery_charge_ratio",
-    "smartarray_battery_wear_ratio",
-    "smartarray_battery_capacity_watts",
-    "smartarray_battery_remaining_charge_time_seconds",
-)
-_STATES = BATTERY_STATES + (OTHER, ABSENT)
-
-
-def _values(battery: Battery) -> dict[str, float | None]:
-    return dict(zip(_VALUES, (
-        _ratio(battery.charge_percent),
-        _ratio(battery.wear_percent),
-        battery.capacity_watts,
-        battery.remaining_charge_time_s,
-    ), strict=True))
-
-
-def _state(health: str | None) -> str:
-    if health is None:
-        return ABSENT
-    return health if health in BATTERY_STATES else OTHER
+        labels = {"battery": _battery_id(battery, position), "model": battery.model or "",
+                  "controller": controller}
+        out.gauge("smartarray_battery_info", {
+            **labels, "serial": battery.serial or "", "product": battery.product_name or "",
+            "firmware": battery.firmware or "",
+        }, 1.0)
+        out.gauge("smartarray_battery_charge_ratio", labels, _ratio(battery.charge_percent))
+        out.gauge("smartarray_battery_wear_ratio", labels, _ratio(battery.wear_percent))
+        out.gauge("smartarray_battery_capacity_watts", labels, battery.capacity_watts)
+        out.gauge("smartarray_battery_remaining_charge_time_seconds", labels,
+                  battery.remaining_charge_time_s)
+        out.state("smartarray_battery_status", labels, BATTERY_STATES, battery.health)
+    return out.metrics()
 
 
 def _battery_id(battery: Battery, position: int) -> str:
@@ -97,12 +74,3 @@ def _battery_id(battery: Battery, position: int) -> str:
 
 def _ratio(percent: float | None) -> float | None:
     return None if percent is None else percent / 100
-
-
-def _gauge(
-    name: str, labels: list[str], samples: list[tuple[list[str], float]]
-) -> GaugeMetricFamily:
-    family = GaugeMetricFamily(name, HELP[name], labels=labels)
-    for values, value in samples:
-        family.add_metric(values, value)
-    return family

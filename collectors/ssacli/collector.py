@@ -1,16 +1,32 @@
 """The ssacli collector: one ``ctrl all show config detail`` per collection, whatever the
 number of controllers, plus ``ctrl all show detail`` only when a controller's block came
 back without its own fields (some firmware prints a short config section). The CLI's
-version comes from the console banner, or from one ``version`` call in the collector's
-life when it runs one-shot."""
+version comes from the console banner, or from one ``version`` call in the runner's life.
+
+The runner is opened at the first collection that finds the vendor CLI: an agent started
+before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
+CLI up once it is there. Its metric families (collectors/ssacli/metrics.py) carry the iLO's
+charge while it is fresh (agent/charge.py).
+
+Sample metric lines::
+
+    smartarray_cache_status{controller="0",state="ok"} 1.0
+    smartarray_backup_power_status{controller="0",state="failed"} 1.0
+    smartarray_unprotected_write_cache{controller="0"} 1.0
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
+from typing import Protocol
 
-from smartarray_agent.collectors.ssacli.discover import VendorCli
+from prometheus_client.core import Metric
+
+from smartarray_agent.charge import Charge
+from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
+from smartarray_agent.collectors.ssacli.lock import LockTimeout
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -22,48 +38,78 @@ DETAIL = ["ctrl", "all", "show", "detail"]
 _FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures")
 
 
-class CollectionError(RuntimeError):
-    """A collection failed; the message is one line that says why."""
+class Enforcer(Protocol):
+    """Acts on what a collection shows (the guard); True when it changed a controller."""
+
+    def enforce(self, snapshot: Snapshot, runner: VendorRunner) -> bool: ...
+
+
+def read_snapshot(runner: VendorRunner) -> Snapshot:
+    """Every controller, read under the host lock. Raises CollectionError (one line)."""
+    try:
+        with runner.hold():
+            snapshot = _read(runner, CONFIG_DETAIL)
+            if any(not c.raw for c in snapshot.controllers):
+                _fill_from(snapshot, _read(runner, DETAIL))
+            snapshot.cli_version = snapshot.cli_version or runner.version()
+    except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError) as error:
+        raise CollectionError(str(error)) from error
+    except OSError as error:
+        raise CollectionError(f"could not run {runner.cli.argv[0]}: {error}") from error
+    return snapshot
 
 
 class SsacliCollector:
     name = "ssacli"
+    interval_s: float | None = None
 
     def __init__(
         self,
-        cli: VendorCli,
-        *,
-        timeout_s: float,
-        lock_path: Path,
-        lock_wait_s: float,
-        console: bool,
+        open_runner: Callable[[], VendorRunner],
+        charge: Charge,
+        threshold_percent: float,
+        guard: Enforcer | None = None,
     ) -> None:
-        self.runner = VendorRunner(
-            cli, HostLock(lock_path, lock_wait_s), timeout_s=timeout_s, console=console
-        )
+        """``open_runner`` raises CollectionError while there is no CLI to run."""
+        self._open_runner = open_runner
+        self._runner: VendorRunner | None = None
+        self.charge = charge
+        self.threshold_percent = threshold_percent
+        self.guard = guard
 
     def collect(self) -> Snapshot:
-        try:
-            with self.runner.hold():
-                snapshot = self._read(CONFIG_DETAIL)
-                if any(not c.raw for c in snapshot.controllers):
-                    _fill_from(snapshot, self._read(DETAIL))
-                snapshot.cli_version = snapshot.cli_version or self.runner.version()
-        except (VendorCommandError, CliTimeout, CliFailed, LockTimeout, SessionError) as error:
-            raise CollectionError(str(error)) from error
-        except OSError as error:
-            raise CollectionError(f"could not run {self.runner.cli.argv[0]}: {error}") from error
+        if self._runner is None:
+            self._runner = self._open_runner()
+        snapshot = read_snapshot(self._runner)
+        if self.guard is not None and self.guard.enforce(snapshot, self._runner):
+            snapshot = read_snapshot(self._runner)  # what the controllers show now
         return snapshot
 
-    def close(self) -> None:
-        self.runner.close()
+    def families(self, data: Snapshot, now: float) -> list[Metric]:
+        return metrics.families(self.charge.overlay(data, now), self.threshold_percent)
 
-    def _read(self, command: list[str]) -> Snapshot:
-        output = self.runner.run(command)
-        try:
-            return parse(output)
-        except ParseError as error:
-            raise CollectionError(f"{' '.join(command)}: {error}") from error
+    def changes_at(self, data: Snapshot) -> float | None:
+        return self.charge.expires_at()
+
+    def summary(self, data: Snapshot) -> str:
+        n = len(data.controllers)
+        return f"{n} controller" + ("" if n == 1 else "s")
+
+    def watch(self, poke: Callable[[], None]) -> None:
+        """The CLI has no events to watch."""
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
+def _read(runner: VendorRunner, command: list[str]) -> Snapshot:
+    output = runner.run(command)
+    try:
+        return parse(output)
+    except ParseError as error:
+        raise CollectionError(f"{' '.join(command)}: {error}") from error
 
 
 def _fill_from(snapshot: Snapshot, detail: Snapshot) -> None:

@@ -1,0 +1,40 @@
+"""``smartarray-agent status``: each controller as a table, or the status JSON contract."""
+
+from __future__ import annotations
+
+import typer
+
+from smartarray_agent.cli import exitcodes, table
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
+from smartarray_agent.cli.options import InputOption, JsonOption
+from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
+from smartarray_agent.model import Snapshot
+
+
+@with_context
+def status(context: CommandContext, as_json: JsonOption = False,
+           input_file: InputOption = None) -> None:
+    """Show each controller's cache, write-cache switches and backup power (with the iLO's
+    battery charge when [redfish] is configured)."""
+    if input_file is not None and context.overrides.simulate is not None:
+        raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
+    try:
+        snapshot = context.read_snapshot(input_file)
+    except CommandError as error:
+        raise fail(str(error), error.code) from None
+    snapshot = context.read_charge().overlay(snapshot)
+    if as_json:
+        typer.echo(snapshot.model_dump_json(indent=2))
+    else:
+        typer.echo(table.render(snapshot), nl=False)
+    if snapshot.error is not None:
+        raise _vendor_error(snapshot)
+
+
+def _vendor_error(snapshot: Snapshot) -> typer.Exit:
+    error = snapshot.error
+    assert error is not None
+    message = f"the saved output is a vendor error: Error: {error.message}"
+    if error.kind == "no_controllers":
+        message += f"\nhint: {NO_CONTROLLERS_HINT}"
+    return fail(message, exitcodes.VENDOR_ERROR)

@@ -1,0 +1,50 @@
+"""The one way to build the vendor-CLI stack from the configuration: which CLI (the bundled
+simulator for ``simulate``, else ``path``, else discovered), the host lock, the timeout, and
+a console or one-shot runs. The daemon and every command go through :func:`open_runner`."""
+
+from __future__ import annotations
+
+from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.config import SsacliConfig
+
+
+class CliUnavailable(CollectionError):
+    """No CLI to run: ``not_found`` (none installed, or ``path`` is not one) or
+    ``bad_scenario`` (``simulate`` names no scenario)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def vendor_cli(config: SsacliConfig) -> VendorCli:
+    """The simulator for ``simulate``, else ``path``, else the discovered CLI."""
+    if config.simulate is not None:
+        from smartarray_agent.collectors import simulator
+
+        try:
+            return VendorCli(tuple(simulator.vendor_argv(config.simulate)), "simulator")
+        except simulator.ScenarioError as error:
+            raise CliUnavailable(_one_line(error), "bad_scenario") from None
+    try:
+        return find_cli(str(config.path) if config.path is not None else None)
+    except CliNotFound as error:
+        raise CliUnavailable(_one_line(error), "not_found") from None
+
+
+def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorRunner:
+    """A runner for the configured CLI under the host lock; ``console`` None: as configured
+    (the daemon), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
+    return VendorRunner(
+        vendor_cli(config),
+        HostLock(config.lock_path, config.lock_wait_s),
+        timeout_s=config.timeout_s,
+        console=config.console if console is None else console,
+    )
+
+
+def _one_line(error: Exception) -> str:
+    return "; ".join(line.strip() for line in str(error).splitlines() if line.strip())

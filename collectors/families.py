@@ -1,0 +1,69 @@
+"""What every collector's metric families share: the builder with its state-gauge helper and
+the ``controller`` label scheme. Pure: no I/O, no clock.
+
+Conventions (DESIGN.md): prefix ``smartarray_``, units in names, ratios 0-1, identity in
+``_info`` metrics, states as a gauge with a ``state`` label that emits every known state
+(0/1) plus ``other`` (a word outside the list) and ``absent`` (no status given), and no raw
+status text in any label. A value that is not known has no series (never a 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from prometheus_client.core import GaugeMetricFamily, Metric
+
+OTHER, ABSENT = "other", "absent"
+
+
+class Families:
+    """Gauge families built sample by sample; ``help`` gives each family's HELP text."""
+
+    def __init__(self, help: Mapping[str, str]) -> None:  # noqa: A002 (Prometheus' word)
+        self._help = help
+        self._by_name: dict[str, GaugeMetricFamily] = {}
+
+    def gauge(self, name: str, labels: Mapping[str, str], value: float | None) -> None:
+        if value is None:
+            return
+        family = self._by_name.get(name)
+        if family is None:
+            family = GaugeMetricFamily(name, self._help[name], labels=list(labels))
+            self._by_name[name] = family
+        family.add_metric(list(labels.values()), value)
+
+    def flag(self, name: str, labels: Mapping[str, str], value: bool | None) -> None:
+        self.gauge(name, labels, None if value is None else float(value))
+
+    def state(
+        self, name: str, labels: Mapping[str, str], known: Sequence[str], value: str | None
+    ) -> None:
+        """One series per known state, plus ``other`` and ``absent``; the current one is 1."""
+        current = ABSENT if value is None else value if value in known else OTHER
+        for state in (*known, OTHER, ABSENT):
+            self.gauge(name, {**labels, "state": state}, float(state == current))
+
+    def metrics(self) -> list[Metric]:
+        return list(self._by_name.values())
+
+
+def controller_label(slot: str | None, serial: str | None, index: int | None = None) -> str:
+    """The ``controller`` label of every source: the slot (``0``, ``0b``), else
+    ``sn:<serial>``, else ``index:<n>`` (its position in the CLI's output), else empty."""
+    if slot:
+        return slot
+    if serial and serial.strip():
+        return f"sn:{serial.strip()}"
+    return f"index:{index}" if index is not None else ""
+
+
+def unique(labels: Sequence[str]) -> list[str]:
+    """``labels`` with a repeated value made unique by ``#2``, ``#3`` appended."""
+    out: list[str] = []
+    for base in labels:
+        ident, n = base, 1
+        while ident in out:
+            n += 1
+            ident = f"{base}#{n}"
+        out.append(ident)
+    return out

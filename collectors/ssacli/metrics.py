@@ -1,0 +1,149 @@
+"""A CLI snapshot -> Prometheus metric families. Pure: no I/O, no clock.
+
+Every controller-level series carries ``controller`` (collectors/families.py: the slot, else
+``sn:<serial>``, else ``index:<n>``; a repeated value gets ``#2``, ``#3``). docs/metrics.md
+documents every family in ``HELP``.
+
+Sample lines::
+
+    smartarray_cli_info{version="6.45-8.0"} 1.0
+    smartarray_cache_status{controller="0",state="ok"} 1.0
+    smartarray_cache_ratio{controller="0",op="write"} 0.75
+    smartarray_backup_power_status{controller="0",state="failed"} 1.0
+    smartarray_unprotected_write_cache{controller="0"} 1.0
+    smartarray_logical_drive_status{controller="0",logical_drive="1",state="ok"} 1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prometheus_client.core import Metric
+
+from smartarray_agent import policy
+from smartarray_agent.collectors.families import Families, controller_label, unique
+from smartarray_agent.model import Controller, Snapshot
+
+CONTROLLER_STATES = ("ok", "failed")
+MODE_STATES = ("raid", "hba", "mixed")
+CACHE_STATES = ("ok", "not_configured", "temporarily_disabled", "permanently_disabled")
+BACKUP_SOURCES = ("batteries", "capacitors")
+BACKUP_STATES = ("ok", "recharging", "failed")
+POLICY_STATES = ("default", "enable", "disable")
+LOGICAL_DRIVE_STATES = (
+    "ok", "failed", "interim_recovery_mode", "ready_for_rebuild", "rebuilding", "recovering",
+)
+PHYSICAL_DRIVE_STATES = ("ok", "failed", "predictive_failure", "rebuilding")
+
+
+HELP = {
+    "smartarray_cli_info": "The vendor CLI's version (hpacucli, hpssacli or ssacli); always 1.",
+    "smartarray_controller_info": "Controller identity; always 1.",
+    "smartarray_controller_status": "Controller Status, one series per known state.",
+    "smartarray_controller_mode": "Controller mode (RAID, HBA, mixed), one series per mode.",
+    "smartarray_controller_temperature_celsius": "Controller board temperatures.",
+    "smartarray_cache_present": "1 when a cache board is present (Cache Board Present).",
+    "smartarray_cache_status": "Cache Status, one series per known state.",
+    "smartarray_cache_size_bytes": "Total cache size.",
+    "smartarray_cache_ratio": "Share of the cache given to reads or writes (0-1).",
+    "smartarray_no_battery_write_cache_enabled":
+        "1 when write cache is allowed without backup power (No-Battery Write Cache).",
+    "smartarray_drive_write_cache_enabled":
+        "1 when the physical drives' write cache is on (pre-Gen10 Drive Write Cache).",
+    "smartarray_drive_write_cache_policy":
+        "Gen10 drive write cache policy per drive usage, one series per policy.",
+    "smartarray_write_cache_active": "1 when the controller caches writes now.",
+    "smartarray_unprotected_write_cache":
+        "1 when write cache can hold data that no healthy backup power protects.",
+    "smartarray_backup_power_source": "Cache backup power source, one series per kind.",
+    "smartarray_backup_power_units": "Number of batteries or capacitors (Battery/Capacitor Count).",
+    "smartarray_backup_power_status":
+        "Battery/Capacitor Status, one series per known state.",
+    "smartarray_backup_power_charge_ratio":
+        "Backup power charge (0-1) the interlock uses for this controller: the iLO's battery "
+        "charge (Redfish) mapped to it, while fresh.",
+    "smartarray_logical_drive_info": "Logical drive identity; always 1.",
+    "smartarray_logical_drive_status": "Logical drive status, one series per known state.",
+    "smartarray_logical_drive_size_bytes": "Logical drive size.",
+    "smartarray_logical_drive_caching_enabled":
+        "1 when the controller cache serves this logical drive (Caching).",
+    "smartarray_physical_drive_info": "Physical drive identity; always 1.",
+    "smartarray_physical_drive_status": "Physical drive status, one series per known state.",
+    "smartarray_physical_drive_size_bytes": "Physical drive size (decimal, as labelled).",
+    "smartarray_physical_drive_temperature_celsius": "Physical drive temperature.",
+}
+
+
+def controller_ids(controllers: Sequence[Controller]) -> list[str]:
+    """The ``controller`` label of each controller, in order, unique."""
+    return unique([controller_label(c.slot, c.serial, i) for i, c in enumerate(controllers)])
+
+
+def families(snapshot: Snapshot, threshold_percent: float) -> list[Metric]:
+    """The metric families of ``snapshot``; ``threshold_percent`` is the interlock's, for
+    ``smartarray_unprotected_write_cache``."""
+    out = Families(HELP)
+    if snapshot.cli_version:
+        out.gauge("smartarray_cli_info", {"version": snapshot.cli_version}, 1.0)
+    for ident, ctrl in zip(controller_ids(snapshot.controllers), snapshot.controllers,
+                           strict=True):
+        _controller(out, ident, ctrl, threshold_percent)
+    return out.metrics()
+
+
+def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -> None:
+    c = {"controller": ident}
+    out.gauge("smartarray_controller_info", {
+        **c, "slot": ctrl.slot or "", "model": ctrl.model, "serial": ctrl.serial or "",
+        "firmware": ctrl.firmware or "",
+    }, 1.0)
+    out.state("smartarray_controller_status", c, CONTROLLER_STATES, ctrl.status)
+    out.state("smartarray_controller_mode", c, MODE_STATES, ctrl.mode)
+    temps = ctrl.temperatures
+    for sensor, value in (("controller", temps.controller_c),
+                          ("cache_module", temps.cache_module_c),
+                          ("capacitor", temps.capacitor_c)):
+        out.gauge("smartarray_controller_temperature_celsius", {**c, "sensor": sensor}, value)
+
+    cache = ctrl.cache
+    out.flag("smartarray_cache_present", c, cache.present)
+    out.state("smartarray_cache_status", c, CACHE_STATES, cache.status)
+    out.gauge("smartarray_cache_size_bytes", c, cache.size_bytes)
+    if cache.read_percent is not None and cache.write_percent is not None:
+        out.gauge("smartarray_cache_ratio", {**c, "op": "read"}, cache.read_percent / 100)
+        out.gauge("smartarray_cache_ratio", {**c, "op": "write"}, cache.write_percent / 100)
+    out.flag("smartarray_no_battery_write_cache_enabled", c, cache.no_battery_write_cache)
+    out.flag("smartarray_drive_write_cache_enabled", c, cache.drive_write_cache)
+    dwc_policy = cache.drive_write_cache_policy
+    if dwc_policy is not None:
+        for usage in ("configured", "unconfigured", "hba"):
+            out.state("smartarray_drive_write_cache_policy", {**c, "usage": usage},
+                      POLICY_STATES, getattr(dwc_policy, usage))
+    out.flag("smartarray_write_cache_active", c, policy.write_cache_active(ctrl))
+    out.flag("smartarray_unprotected_write_cache", c,
+             policy.unprotected_write_cache(ctrl, threshold))
+
+    power = ctrl.backup_power
+    out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source)
+    out.gauge("smartarray_backup_power_units", c, power.count)
+    out.state("smartarray_backup_power_status", c, BACKUP_STATES, power.status)
+    if power.charge_percent is not None:
+        out.gauge("smartarray_backup_power_charge_ratio", c, power.charge_percent / 100)
+
+    for ld in ctrl.logical_drives:
+        d = {**c, "logical_drive": ld.drive_id}
+        out.gauge("smartarray_logical_drive_info", {
+            **d, "array": ld.array or "", "raid": ld.raid or "", "disk_name": ld.disk_name or "",
+        }, 1.0)
+        out.state("smartarray_logical_drive_status", d, LOGICAL_DRIVE_STATES, ld.status)
+        out.gauge("smartarray_logical_drive_size_bytes", d, ld.size_bytes)
+        out.flag("smartarray_logical_drive_caching_enabled", d, ld.caching)
+    for pd in ctrl.physical_drives:
+        d = {**c, "drive": pd.drive_id}
+        out.gauge("smartarray_physical_drive_info", {
+            **d, "array": pd.array or "", "interface": pd.interface or "",
+            "model": pd.model or "", "serial": pd.serial or "", "firmware": pd.firmware or "",
+        }, 1.0)
+        out.state("smartarray_physical_drive_status", d, PHYSICAL_DRIVE_STATES, pd.status)
+        out.gauge("smartarray_physical_drive_size_bytes", d, pd.size_bytes)
+        out.gauge("smartarray_physical_drive_temperature_celsius", d, pd.temperature_c)
