@@ -1,6 +1,6 @@
 """One client connection of the endpoint: an asyncio protocol on the server's event loop.
 
-Time limits, all on the loop's clock, none per ``recv``:
+Time limits, all on the loop's clock, none per ``recv`` (enforced within SWEEP_S):
 
 - ``REQUEST_DEADLINE_S`` for a whole request head, from the connection's first byte (from
   its accept for a new one, so a TLS handshake counts too);
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
@@ -55,8 +56,11 @@ class HttpConnection(asyncio.Protocol):
         self._paused = False  # the client is not reading what was sent
         self._finished = False  # no more requests are read: closing or closed
         self._aborted = False
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_reason = ""
+        # When the connection is closed unless something happens first, on the loop's clock;
+        # the server's sweep (http.py) enforces it. No timer handle per request: re-arming
+        # is one assignment.
+        self.deadline = math.inf
+        self.deadline_reason = ""
         self._arm(REQUEST_DEADLINE_S, "no complete request")
 
     # -- asyncio callbacks -----------------------------------------------------------------
@@ -68,7 +72,7 @@ class HttpConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._finished:
             return
-        if not self._buffer and self._timer_reason == "idle":
+        if not self._buffer and self.deadline_reason == "idle":
             self._arm(REQUEST_DEADLINE_S, "no complete request")
         self._buffer += data
         if len(self._buffer) > _MAX_BUFFER_BYTES:
@@ -83,7 +87,7 @@ class HttpConnection(asyncio.Protocol):
         if exc is not None:
             log.debug("%s went away: %s", self.peer, exc)
         self._finished = self._aborted = True
-        self._cancel_timer()
+        self._disarm()
         self.server.forget(self)
 
     def pause_writing(self) -> None:
@@ -101,7 +105,7 @@ class HttpConnection(asyncio.Protocol):
             return
         log.debug("closing the connection of %s: %s", self.peer, why)
         self._finished = self._aborted = True
-        self._cancel_timer()
+        self._disarm()
         if self.transport is not None:
             self.transport.abort()
         elif self.opening is not None:
@@ -109,15 +113,12 @@ class HttpConnection(asyncio.Protocol):
         self.server.forget(self)
 
     def _arm(self, seconds: float, why: str) -> None:
-        self._cancel_timer()
-        self._timer = self.server.loop.call_later(seconds, self.close, why)
-        self._timer_reason = why
+        self.deadline = self.server.loop.time() + seconds
+        self.deadline_reason = why
 
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-            self._timer_reason = ""
+    def _disarm(self) -> None:
+        self.deadline = math.inf
+        self.deadline_reason = ""
 
     # -- requests --------------------------------------------------------------------------
     def _next(self) -> None:
@@ -132,7 +133,7 @@ class HttpConnection(asyncio.Protocol):
             return
         head = bytes(self._buffer[:end.start()])
         del self._buffer[:end.end()]
-        self._cancel_timer()
+        self._disarm()
         try:
             request = parse_head(head)
         except BadRequest as error:

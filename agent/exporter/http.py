@@ -19,6 +19,7 @@ import logging
 import resource
 import socket
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 MAX_CONNECTIONS = 512
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
+SWEEP_S = 0.25  # deadlines are enforced this late at most
 _TLS_HANDSHAKE = 0x16  # the first byte of a TLS ClientHello record
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
@@ -95,6 +97,7 @@ class ExporterServer:
         self._fresh: dict[HttpConnection, None] = {}
         self._kept: dict[HttpConnection, None] = {}
         self._thread: threading.Thread | None = None
+        self._answers: dict[tuple[bool, bool, bool], tuple[bytes, int, bytes]] = {}
 
     @property
     def url(self) -> str:
@@ -109,6 +112,7 @@ class ExporterServer:
 
     def start(self) -> None:
         self.loop.add_reader(self._socket, self._accept)
+        self.loop.call_soon(self._sweep)
         self._thread = threading.Thread(target=self.loop.run_forever, name="http", daemon=True)
         self._thread.start()
 
@@ -140,16 +144,28 @@ class ExporterServer:
             if body is None:
                 return response(503, _UNPUBLISHED, _TEXT, send_body=send_body,
                                 keep_alive=keep_alive, headers={"Retry-After": "5"})
-            headers = {"Content-Encoding": "gzip"} if compressed else {}
-            headers["Vary"] = "Accept-Encoding"
-            return response(200, body, CONTENT_TYPE, send_body=send_body,
-                            keep_alive=keep_alive, headers=headers)
+            return self._metrics(body, compressed, send_body, keep_alive)
         if path == "/":
             return response(200, self.page, "text/html; charset=utf-8", send_body=send_body,
                             keep_alive=keep_alive)
         if path == "/-/healthy":
             return response(200, b"OK\n", _TEXT, send_body=send_body, keep_alive=keep_alive)
         return response(404, b"Not Found\n", _TEXT, send_body=send_body, keep_alive=keep_alive)
+
+    def _metrics(self, body: bytes, compressed: bool, send_body: bool, keep_alive: bool) -> bytes:
+        """The whole /metrics answer, made once per exposition, variant and second (the Date
+        header): a burst of scrapes costs a lookup each, not a copy of the body each."""
+        variant = (compressed, send_body, keep_alive)
+        second = int(time.time())
+        cached = self._answers.get(variant)
+        if cached is not None and cached[0] is body and cached[1] == second:
+            return cached[2]
+        headers = {"Content-Encoding": "gzip"} if compressed else {}
+        headers["Vary"] = "Accept-Encoding"
+        answer = response(200, body, CONTENT_TYPE, send_body=send_body, keep_alive=keep_alive,
+                          headers=headers)
+        self._answers[variant] = (body, second, answer)
+        return answer
 
     # -- the connection table ----------------------------------------------------------------
     def served(self, connection: HttpConnection) -> None:
@@ -161,6 +177,14 @@ class ExporterServer:
     def forget(self, connection: HttpConnection) -> None:
         self._fresh.pop(connection, None)
         self._kept.pop(connection, None)
+
+    def _sweep(self) -> None:
+        """Close every connection past its deadline; again in SWEEP_S."""
+        now = self.loop.time()
+        for connection in [*self._fresh, *self._kept]:
+            if connection.deadline <= now:
+                connection.close(connection.deadline_reason)
+        self.loop.call_later(SWEEP_S, self._sweep)
 
     def _evict(self) -> bool:
         """Close the longest-waiting connection that is not being answered."""

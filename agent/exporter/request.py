@@ -37,17 +37,12 @@ class BadRequest(ValueError):
 class Request:
     method: str
     target: str
-    minor: int  # HTTP/1.<minor>
     headers: dict[str, str]  # lower-case names
+    keep_alive: bool
 
     @property
     def path(self) -> str:
         return self.target.split("?", 1)[0]
-
-    @property
-    def keep_alive(self) -> bool:
-        tokens = {t.strip().lower() for t in self.headers.get("connection", "").split(",")}
-        return "keep-alive" in tokens if self.minor == 0 else "close" not in tokens
 
 
 def parse_head(head: bytes) -> Request:
@@ -77,7 +72,9 @@ def parse_head(head: bytes) -> Request:
         raise BadRequest(405, f"{method} is not served: use GET or HEAD")
     if "transfer-encoding" in headers or headers.get("content-length", "0") != "0":
         raise BadRequest(400, "a request body is not accepted")
-    return Request(method, target, int(match.group(2)), headers)
+    tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
+    keep_alive = "keep-alive" in tokens if match.group(2) == "0" else "close" not in tokens
+    return Request(method, target, headers, keep_alive)
 
 
 _date_cache: tuple[int, str] = (0, "")
