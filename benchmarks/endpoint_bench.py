@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from input_bench import spread
 from scrape_bench import BURSTS, SCRAPERS, burst_at_once, percentile
 
 _CHILD = """
@@ -62,10 +62,6 @@ def one_run(plain: Path, zipped: Path, gzipped: bool) -> tuple[list[float], floa
     cpu_s = float(child.stdout.readline())
     child.wait(10)
     return latencies, cpu_s / len(latencies) * 1e6
-
-
-def spread(values: list[float]) -> str:
-    return f"min {min(values):.2f} / median {statistics.median(values):.2f} / max {max(values):.2f}"
 
 
 def main() -> None:

@@ -36,6 +36,13 @@ def scenario_file(directory: Path, name: str, faults: dict | None = None) -> Pat
     return path
 
 
+def simulated(directory: Path, scenario: str, extra: str = "") -> str:
+    """An agent configuration on the bundled ``scenario``, with the CLI lock in ``directory``
+    and no udev watch; ``extra`` (TOML tables) is appended."""
+    return (f'[ssacli]\nsimulate = "{scenario}"\nlock_file = "{directory}/cli.lock"\n'
+            f"[sysfs]\nenabled = false\n{extra}")
+
+
 def parse_samples(text: str) -> Samples:
     samples: Samples = {}
     for family in text_string_to_metric_families(text):

@@ -12,7 +12,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from .agent_process import AgentProcess, value
+from .agent_process import AgentProcess, simulated, value
 
 TLS = Path(__file__).with_name("tls")
 
@@ -32,15 +32,8 @@ tls_server_config:
 basic_auth_users:
   prometheus: {hashed}
 """)
-    agent = AgentProcess(tmp_path, f"""
-[ssacli]
-simulate = "gen8-capacitor"
-lock_file = "{tmp_path}/cli.lock"
-[web]
-config_file = "web.yml"
-[sysfs]
-enabled = false
-""").start()
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen8-capacitor",
+                                             '[web]\nconfig_file = "web.yml"\n')).start()
     yield agent
     agent.kill()
 
@@ -73,13 +66,7 @@ def test_tls_and_basic_auth(secured_agent):
 
 
 def test_fifty_concurrent_keep_alive_scrapers(tmp_path):
-    agent = AgentProcess(tmp_path, f"""
-[ssacli]
-simulate = "two-controllers"
-lock_file = "{tmp_path}/cli.lock"
-[sysfs]
-enabled = false
-""").start()
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "two-controllers")).start()
     try:
         agent.wait_for(lambda s: value(s, "smartarray_collector_success", collector="ssacli"))
         statuses: list[int] = []

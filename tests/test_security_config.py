@@ -18,7 +18,7 @@ from smartarray_agent.config import ConfigError, load_config
 from smartarray_agent.configfile import MAX_DEPTH
 from smartarray_agent.exporter.webconfig import load_web_config
 
-from .agent_process import AgentProcess
+from .agent_process import AgentProcess, simulated
 
 TLS = Path(__file__).with_name("tls")
 NOBODY = 65534
@@ -164,13 +164,7 @@ def test_config_check_names_each_problem(private):
 
 
 def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
-    agent = AgentProcess(tmp_path, f"""
-[ssacli]
-simulate = "gen9-battery"
-lock_file = "{tmp_path}/cli.lock"
-[sysfs]
-enabled = false
-""").start()
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery")).start()
     try:
         def reload_fails() -> None:
             before = agent.logs.count("reload failed")

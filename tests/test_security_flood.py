@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .agent_process import AgentProcess, value
+from .agent_process import AgentProcess, simulated, value
 
 FLOOD = 1100
 HOLD_S = 16.0
@@ -52,13 +52,8 @@ def test_scrapes_are_answered_through_a_flood_of_idle_connections(tmp_path):
     if hard != resource.RLIM_INFINITY and hard < FLOOD + 200:
         pytest.skip(f"the test itself needs {FLOOD + 200} descriptors; the hard limit is {hard}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, FLOOD + 200), hard))
-    agent = AgentProcess(tmp_path, f"""
-[ssacli]
-simulate = "gen9-battery"
-lock_file = "{tmp_path}/cli.lock"
-[sysfs]
-enabled = false
-""", prefix=("prlimit", "--nofile=1024", "--")).start()
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery"),
+                         prefix=("prlimit", "--nofile=1024", "--")).start()
     flood: list[socket.socket] = []
     try:
         assert agent.process is not None

@@ -21,7 +21,7 @@ import pytest
 
 from smartarray_agent.exporter.publish import GZIPPED, PLAIN, PublishedExposition
 
-from .agent_process import AgentProcess, parse_samples, value
+from .agent_process import AgentProcess, parse_samples, simulated, value
 
 NOBODY = 65534
 _SERVING = re.compile(r"serving \S+ on http://([^/]+)/")
@@ -84,15 +84,7 @@ class Serve:
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                     reason="needs root and setpriv to run serve as another user")
 def test_run_publishes_and_an_unprivileged_serve_answers(tmp_path, shared_dir):
-    config = f"""
-[ssacli]
-simulate = "gen9-battery"
-lock_file = "{tmp_path}/cli.lock"
-[sysfs]
-enabled = false
-[web]
-publish_dir = "{shared_dir}"
-"""
+    config = simulated(tmp_path, "gen9-battery", f'[web]\npublish_dir = "{shared_dir}"\n')
     agent = AgentProcess(tmp_path, config)
     # The config as serve sees it, readable by its group (the root agent reads its own).
     serve_config = shared_dir / "serve.toml"

@@ -12,37 +12,21 @@
 #
 #   sudo packaging/nspawn/privileges.sh [DEB]
 #
-# Same needs, cache ($SMARTARRAY_CI_CACHE) and Debian root recipe as test.sh beside it. The
+# Same needs, cache ($SMARTARRAY_CI_CACHE) and Debian root as test.sh (lib.sh, shared). The
 # units, sysusers.d and tmpfiles.d entries are copied from this checkout's systemd/ when the
 # package does not ship them.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-base="$cache/bookworm-base"
-recipe="bookworm minbase systemd,systemd-sysv,dbus,python3.11"
 started=$(date +%s)
 say() { printf '[privileges %3ss] %s\n' "$(($(date +%s) - started))" "$*"; }
 fail() { say "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || { echo "privileges.sh: run as root" >&2; exit 2; }
-for tool in systemd-nspawn debootstrap nsenter; do
-    command -v "$tool" >/dev/null || { echo "privileges.sh: $tool is missing" >&2; exit 2; }
-done
+# shellcheck source=lib.sh
+. "$repo/packaging/nspawn/lib.sh"
+nspawn_check_tools privileges.sh
 
 work=$(mktemp -d /tmp/smartarray-privileges.XXXXXX)
-root="$work/root"
-nspawn_pid="" leader="" mounted=""
-cleanup() {
-    set +e
-    [ -n "$leader" ] && nsenter -t "$leader" -a systemctl poweroff >/dev/null 2>&1
-    for _ in $(seq 30); do [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 0.5; done
-    [ -n "$nspawn_pid" ] && kill "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null
-    [ -n "$mounted" ] && umount "$root"
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'nspawn_cleanup "$work"' EXIT
 
 deb=${1:-}
 if [ -z "$deb" ]; then
@@ -50,34 +34,10 @@ if [ -z "$deb" ]; then
     deb=$("$repo/packaging/build-deb.sh" "$work/dist" | tail -n 1)
 fi
 [ -f "$deb" ] || fail "no package at $deb"
-
-mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9
-if [ "$(cat "$base/.smartarray-ci-complete" 2>/dev/null)" != "$recipe" ]; then
-    say "debootstrap bookworm into $base (once; reused after)"
-    rm -rf "$base"
-    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3.11 \
-        bookworm "$base" "$mirror" > "$cache/debootstrap.log" 2>&1 \
-        || { tail -n 20 "$cache/debootstrap.log"; fail "debootstrap"; }
-    echo "smartarray-ci" > "$base/etc/hostname"
-    echo "$recipe" > "$base/.smartarray-ci-complete"
-fi
-flock -u 9
-
-mkdir -p "$root" "$work/upper" "$work/ovlwork"
-if mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/ovlwork" \
-    "$root" 2>/dev/null; then
-    mounted=yes
-else
-    cp -a "$base/." "$root/"
-fi
+nspawn_prepare "$work"
 
 say "installing $(basename "$deb") and the privilege-separation units"
-cp "$deb" "$root/var/tmp/smartarray-agent.deb"
-systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
-    dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg.log" 2>&1 \
-    || { cat "$work/dpkg.log"; fail "dpkg -i"; }
+nspawn_install_deb "$deb" "$work/dpkg.log"
 units="$root/lib/systemd/system"
 [ -e "$units/smartarray-agent-serve.service" ] \
     || install -m 0644 "$repo/systemd/smartarray-agent-serve.service" "$units/"
@@ -125,21 +85,7 @@ for unit in smartarray-agent.service smartarray-agent-serve.service; do
 done
 
 say "booting the container"
-systemd-nspawn -q -D "$root" -M "saci-priv-$$" --boot --register=no --keep-unit \
-    --private-network --capability=CAP_SYS_RAWIO --console=pipe < /dev/null \
-    > "$work/console.log" 2>&1 &
-nspawn_pid=$!
-for _ in $(seq 100); do
-    leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
-    [ -n "$leader" ] && break
-    sleep 0.1
-done
-[ -n "$leader" ] || { cat "$work/console.log"; fail "the container's systemd did not start"; }
-in_ct() { nsenter -t "$leader" -a "$@"; }
-for _ in $(seq 120); do
-    case "$(in_ct systemctl is-system-running 2>/dev/null || true)" in running|degraded) break ;; esac
-    sleep 0.5
-done
+nspawn_boot "saci-priv-$$" "$work/console.log"
 show() { in_ct systemctl show -p "$2" --value "$1"; }
 journal() { in_ct journalctl -u "$1" --no-pager -o cat; }
 
@@ -148,13 +94,9 @@ for unit in smartarray-agent.service smartarray-agent-serve.service; do
     for _ in $(seq 120); do [ "$(show "$unit" ActiveState)" = active ] && break; sleep 0.5; done
     [ "$(show "$unit" ActiveState)" = active ] || { journal "$unit" | tail -n 30; fail "$unit is $(show "$unit" ActiveState)"; }
 done
-fetch() {
-    in_ct python3.11 -c 'import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
-}
 metrics=""
 for _ in $(seq 60); do
-    metrics=$(fetch http://127.0.0.1:9712/metrics 2>/dev/null) && grep -q 'collector="ssacli"} 1.0' <<<"$metrics" && break
+    metrics=$(nspawn_fetch http://127.0.0.1:9712/metrics 2>/dev/null) && grep -q 'collector="ssacli"} 1.0' <<<"$metrics" && break
     sleep 0.5
 done
 grep -q '^smartarray_controller_info{.*model="Smart Array P440ar"' <<<"$metrics" \
