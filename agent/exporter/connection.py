@@ -15,6 +15,7 @@ verdict without holding up anyone else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 from concurrent.futures import Future
@@ -185,8 +186,13 @@ class HttpConnection(asyncio.Protocol):
             self.checking = True  # until the floor is reached, as during the check
             loop.call_later(delay, self._answer_failure, request)
 
-        future.add_done_callback(
-            lambda f: loop.call_soon_threadsafe(done, not f.cancelled() and f.result()))
+        def finished(checked: Future[bool]) -> None:  # on the checker thread
+            verified = (not checked.cancelled() and checked.exception() is None
+                        and checked.result())
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped
+                loop.call_soon_threadsafe(done, verified)
+
+        future.add_done_callback(finished)
 
     def _answer_failure(self, request: Request) -> None:
         self.checking = False
