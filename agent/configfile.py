@@ -249,8 +249,9 @@ def _yaml_document(path: Path, text: str) -> Document:
     alias = next((e for e in yaml.parse(text, Loader=yaml.SafeLoader)
                   if isinstance(e, yaml.AliasEvent)), None)
     if alias is not None:
-        raise ConfigError([f"{path}:{alias.start_mark.line + 1}: YAML aliases (*name) are "
-                           "not accepted: write the value out"])
+        line = alias.start_mark.line + 1 if alias.start_mark is not None else 1
+        raise ConfigError([f"{path}:{line}: YAML aliases (*name) are not accepted: write the "
+                           "value out"])
     if data is None:
         data = {}
     if not isinstance(data, dict):

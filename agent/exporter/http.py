@@ -274,8 +274,13 @@ class ExporterServer:
         return False
 
     async def _readable(self, sock: socket.socket) -> None:
-        ready = self.loop.create_future()
-        self.loop.add_reader(sock, lambda: ready.done() or ready.set_result(None))
+        ready: asyncio.Future[None] = self.loop.create_future()
+
+        def wake() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        self.loop.add_reader(sock, wake)
         try:
             await ready
         finally:
