@@ -6,6 +6,7 @@ their defaults. Relative paths in the file are relative to the file's own direct
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,13 @@ from pydantic import (
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.lock import default_lock_path
-from smartarray_agent.configfile import ConfigError, read_document, validate
+from smartarray_agent.configfile import (
+    ConfigError,
+    Document,
+    read_document,
+    trust_problem,
+    validate,
+)
 from smartarray_agent.write.audit import default_audit_file
 
 DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
@@ -30,19 +37,23 @@ DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
 DEFAULT_LISTEN_ADDRESS = "127.0.0.1:9712"
 
 
+HOUR_S = 3600.0
+DAY_S = 86400.0
+
+
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class SsacliConfig(_Section):
     path: Path | None = None  # the vendor CLI; default: discovered
     simulate: str | None = None  # a simulator scenario name or file, instead of the CLI
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=HOUR_S)
     # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
     # instance lock all the time, so every other ssacli user on the host is refused.
     console: bool = False
     lock_file: Path | None = None  # default: /run/smartarray-agent/cli.lock (root)
-    lock_wait_s: float = Field(default=30.0, ge=0)
+    lock_wait_s: float = Field(default=30.0, ge=0, le=HOUR_S)
 
     @model_validator(mode="after")
     def _one_source(self) -> SsacliConfig:
@@ -68,10 +79,10 @@ class SsacliConfig(_Section):
 
 
 class CollectConfig(_Section):
-    interval_s: float = Field(default=60.0, ge=1)
+    interval_s: float = Field(default=60.0, ge=1, le=DAY_S)
     # Last good values are served until they are this old, then dropped; default:
     # 3 intervals plus one vendor CLI timeout (Config.stale_after).
-    stale_after_s: float | None = Field(default=None, gt=0)
+    stale_after_s: float | None = Field(default=None, gt=0, le=7 * DAY_S)
 
     @field_validator("stale_after_s")
     @classmethod
@@ -88,6 +99,9 @@ class CollectConfig(_Section):
 class WebSection(_Section):
     listen_address: str = DEFAULT_LISTEN_ADDRESS
     config_file: Path | None = None  # exporter-toolkit web config: TLS, basic auth
+    # Privilege separation: ``run`` writes the exposition here instead of listening, and
+    # ``smartarray-agent serve`` (unprivileged) answers HTTP from it.
+    publish_dir: Path | None = None
 
     @field_validator("listen_address")
     @classmethod
@@ -195,7 +209,35 @@ def load_config(path: Path) -> Config:
     _resolve_paths(document.data, path.parent)
     config = validate(document, Config)
     assert isinstance(config, Config)
+    if os.geteuid() == 0:
+        _refuse_untrusted(document, config)
     return config
+
+
+def _refuse_untrusted(document: Document, config: Config) -> None:
+    """Root runs the CLI, reads the credentials and web config, writes the lock and the
+    audit log where the file says: each must be out of other users' reach."""
+    named: list[tuple[tuple[str, str], Path | None]] = [
+        (("ssacli", "path"), config.ssacli.path),
+        (("ssacli", "lock_file"), config.ssacli.lock_file),
+        (("web", "config_file"), config.web.config_file),
+        # root writes the files in it: the directory must be root's alone
+        (("web", "publish_dir"), config.web.publish_dir and config.web.publish_dir / "file"),
+        (("audit", "file"), config.audit.file),
+    ]
+    simulate = config.ssacli.simulate
+    if simulate is not None and Path(simulate).is_file():
+        named.append((("ssacli", "simulate"), Path(simulate)))
+    if config.redfish is not None:
+        named += [(("redfish", "credentials_file"), config.redfish.credentials_file),
+                  (("redfish", "ca_file"), config.redfish.ca_file)]
+    problems = []
+    for location, path in named:
+        problem = trust_problem(path) if path is not None else None
+        if problem is not None:
+            problems.append(document.problem(location, f"refused: {problem}"))
+    if problems:
+        raise ConfigError(problems)
 
 
 def load_or_default(path: Path | None) -> Config:
@@ -209,7 +251,8 @@ def load_or_default(path: Path | None) -> Config:
 
 # Keys holding a path; a relative one is relative to the configuration file's directory.
 _PATH_KEYS = (("ssacli", "path"), ("ssacli", "lock_file"), ("web", "config_file"),
-              ("audit", "file"), ("redfish", "credentials_file"), ("redfish", "ca_file"))
+              ("web", "publish_dir"), ("audit", "file"), ("redfish", "credentials_file"),
+              ("redfish", "ca_file"))
 
 
 def _resolve_paths(data: dict, base: Path) -> None:

@@ -4,11 +4,20 @@ Validation errors then read ``file:line: key: problem``, the form ``config check
 and editors jump to. Neither tomllib nor yaml's plain loader keeps positions, so
 :class:`Document` carries a key path -> line map built from the text (TOML) or from the
 YAML node tree.
+
+Reading is bounded and refuses what an agent running as root must not obey: anything but a
+regular file (a FIFO would block a reload for ever, a device never ends), more than
+``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML aliases, numbers that are not finite
+and, when running as root, a file that a user other than root could have written
+(:func:`trust_problem`).
 """
 
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +27,8 @@ from pydantic import BaseModel, ValidationError
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
+MAX_BYTES = 2**20
+MAX_DEPTH = 8  # [redfish] and web config tables are 2-3 deep; room to spare, no recursion bomb
 
 
 class ConfigError(ValueError):
@@ -49,33 +60,147 @@ class Document:
 
 def read_document(path: Path) -> Document:
     """Parse ``path`` as YAML when it ends in ``.yml``/``.yaml``, TOML otherwise."""
+    data = _read_bytes(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([f"{path}: no such file"]) from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError([f"{path}:1: not UTF-8 text"]) from None
+    try:
+        if path.suffix.lower() in (".yml", ".yaml"):
+            document = _yaml_document(path, text)
+        else:
+            document = _toml_document(path, text)
+    except RecursionError:
+        raise ConfigError([f"{path}:1: nested more than {MAX_DEPTH} levels deep"]) from None
+    deep = _too_deep(document.data, ())
+    if deep is not None:
+        raise ConfigError([document.problem(deep, f"nested more than {MAX_DEPTH} levels deep")])
+    return document
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file of at most MAX_BYTES that root may trust.
+    Opened without blocking and checked on the open descriptor: a FIFO or device put in
+    place of the file between a check and the open is refused all the same."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ConfigError([f"{path}: no such file"]) from None
     except OSError as error:
         raise ConfigError([f"{path}: {error.strerror or error}"]) from None
-    if path.suffix.lower() in (".yml", ".yaml"):
-        return _yaml_document(path, text)
-    return _toml_document(path, text)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError([f"{path}: not a regular file (a directory, FIFO, socket or "
+                               "device is refused)"])
+        problem = trust_problem(path, info) if os.geteuid() == 0 else None
+        if problem is not None:
+            raise ConfigError([f"{path}: refused: {problem}"])
+        data = b""
+        while len(data) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(data))):
+            data += chunk
+    except OSError as error:
+        raise ConfigError([f"{path}: {error.strerror or error}"]) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise ConfigError([f"{path}: larger than {MAX_BYTES // 1024} KiB"])
+    return data
+
+
+def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | None:
+    """Why root must not act on ``path`` (run it, read it, write beside it), or None.
+
+    ``path`` (``opened``: the stat of the descriptor actually read) and every directory
+    above it, as written and as resolved through symbolic links, must belong to root and be
+    writable by no one else (a group other than root's counts as someone else). A directory
+    higher up may be world-writable if it is sticky, like /tmp; the file's own directory
+    may not, or anyone could plant a file or a link there."""
+    path = Path(os.path.abspath(path))
+    resolved = path.resolve()
+    checked: set[Path] = set()
+    for target in (path, resolved):
+        for entry in (target, *target.parents):
+            if entry in checked:
+                continue
+            checked.add(entry)
+            try:
+                info = opened if entry == resolved and opened else os.lstat(entry)
+            except FileNotFoundError:
+                continue  # a file still to be made: its directory is what counts
+            except OSError as error:
+                return f"cannot check {entry}: {error.strerror or error}"
+            problem = _entry_problem(entry, info, own_directory=entry == target.parent)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _entry_problem(entry: Path, info: os.stat_result, *, own_directory: bool) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        return None  # its target is checked as the resolved path
+    fix = "only root may be able to change what root reads and runs"
+    if info.st_uid != 0:
+        return f"{entry} belongs to uid {info.st_uid}, not root ({fix})"
+    mode = stat.S_IMODE(info.st_mode)
+    others = mode & stat.S_IWOTH
+    group = mode & stat.S_IWGRP and info.st_gid != 0
+    sticky = stat.S_ISDIR(info.st_mode) and mode & stat.S_ISVTX and not own_directory
+    if (others or group) and not sticky:
+        who = "everyone" if others else f"group {info.st_gid}"
+        return f"{entry} is writable by {who} (mode {mode:04o}; {fix})"
+    return None
+
+
+def _children(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:
+    if isinstance(value, dict):
+        return [((*location, str(key)), item) for key, item in value.items()]
+    if isinstance(value, list):
+        return [((*location, str(index)), item) for index, item in enumerate(value)]
+    return []
+
+
+def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The first location nested deeper than MAX_DEPTH, or None."""
+    if len(location) > MAX_DEPTH:
+        return location
+    for child, item in _children(value, location):
+        deep = _too_deep(item, child)
+        if deep is not None:
+            return deep
+    return None
+
+
+def _not_finite(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
+    """Every number that is infinite or not a number: never a sane setting."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [(location, value)]
+    return [found for child, item in _children(value, location)
+            for found in _not_finite(item, child)]
 
 
 def validate(document: Document, model: type[BaseModel]) -> BaseModel:
-    """``model`` built from the document, or a ConfigError naming each bad key's line."""
+    """``model`` built from the document, or a ConfigError naming each bad key's line, in
+    the file's order (as an editor shows it; pydantic reports by field)."""
+    not_finite = _not_finite(document.data, ())
+    found = [(document.line_of(location),
+              document.problem(location, f"{value} is not a finite number"))
+             for location, value in not_finite]
     try:
-        return model.model_validate(document.data)
+        built = model.model_validate(document.data)
     except ValidationError as error:
-        found = []
+        reported = {location for location, _ in not_finite}
         for item in error.errors():
             location = tuple(str(part) for part in item["loc"])
+            if location in reported:
+                continue
             message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
             found.append((document.line_of(location),
                           document.problem(location, message.removeprefix("Value error, "))))
-        # In the file's order, as an editor shows it (pydantic reports by field).
-        raise ConfigError([problem for _, problem in sorted(found, key=lambda f: f[0])]) \
-            from None
+    else:
+        if not found:
+            return built
+    raise ConfigError([problem for _, problem in sorted(found, key=lambda f: f[0])])
 
 
 def _toml_document(path: Path, text: str) -> Document:
@@ -124,6 +249,12 @@ def _yaml_document(path: Path, text: str) -> Document:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError([f"{path}:{line}: not valid YAML: {problem}"]) from None
+    alias = next((e for e in yaml.parse(text, Loader=yaml.SafeLoader)
+                  if isinstance(e, yaml.AliasEvent)), None)
+    if alias is not None:
+        line = alias.start_mark.line + 1 if alias.start_mark is not None else 1
+        raise ConfigError([f"{path}:{line}: YAML aliases (*name) are not accepted: write the "
+                           "value out"])
     if data is None:
         data = {}
     if not isinstance(data, dict):

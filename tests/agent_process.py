@@ -36,6 +36,13 @@ def scenario_file(directory: Path, name: str, faults: dict | None = None) -> Pat
     return path
 
 
+def simulated(directory: Path, scenario: str, extra: str = "") -> str:
+    """An agent configuration on the bundled ``scenario``, with the CLI lock in ``directory``
+    and no udev watch; ``extra`` (TOML tables) is appended."""
+    return (f'[ssacli]\nsimulate = "{scenario}"\nlock_file = "{directory}/cli.lock"\n'
+            f"[sysfs]\nenabled = false\n{extra}")
+
+
 def parse_samples(text: str) -> Samples:
     samples: Samples = {}
     for family in text_string_to_metric_families(text):
@@ -56,8 +63,13 @@ class AgentProcess:
     """``smartarray-agent run --config FILE --listen 127.0.0.1:0`` in ``directory``, with the
     simulator's state and the CLI lock kept there too."""
 
-    def __init__(self, directory: Path, config: str, *, env: dict | None = None) -> None:
+    def __init__(
+        self, directory: Path, config: str, *, env: dict | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> None:
+        """``prefix``: a command the agent runs under, e.g. ``("prlimit", "--nofile=1024")``."""
         self.directory = directory
+        self.prefix = prefix
         self.config_path = directory / "agent.toml"
         self.config_path.write_text(config, encoding="utf-8")
         self.env = {
@@ -72,8 +84,8 @@ class AgentProcess:
 
     def start(self, timeout_s: float = 30.0) -> AgentProcess:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "smartarray_agent", "run", "--config", str(self.config_path),
-             "--listen", "127.0.0.1:0", "--log-level", "debug"],
+            [*self.prefix, sys.executable, "-m", "smartarray_agent", "run",
+             "--config", str(self.config_path), "--listen", "127.0.0.1:0", "--log-level", "debug"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True, env=self.env, cwd=self.directory,
         )

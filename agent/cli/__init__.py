@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from smartarray_agent.cli import agent, change, check, simulate, status
+from smartarray_agent.cli import agent, change, check, serve, simulate, status
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[Callable[..., None], type[TyperCommand]]] = {
     "write-cache": (change.write_cache, TyperCommand),
     "run": (agent.run, TyperCommand),
     "metrics": (agent.metrics, TyperCommand),
+    "serve": (serve.serve, TyperCommand),
 }
 GROUPS = {
     "config": agent.config_app,

@@ -21,7 +21,7 @@ from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.publish import Endpoint, open_endpoint
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
@@ -62,7 +62,7 @@ class Agent:
             interval_s=self.config.collect.interval_s,
             debounce_s=self.config.sysfs.udev_debounce_s,
         )
-        self.server: ExporterServer | None = None
+        self.server: Endpoint | None = None
         self._wakeup_r, self._wakeup_w = os.pipe()
         for fd in (self._wakeup_r, self._wakeup_w):
             os.set_blocking(fd, False)
@@ -72,17 +72,17 @@ class Agent:
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
-        address = self.config.web.address
+        address, publish_dir = self.config.web.address, self.config.web.publish_dir
         try:
-            self.server = ExporterServer(address, self.view.body, self.security)
+            self.server = open_endpoint(publish_dir, address, self.view.body, self.security)
         except OSError as error:
-            raise StartError(
-                f"cannot listen on {self.config.web.listen_address}: {error.strerror or error}"
-            ) from None
+            where = (f"publish to {publish_dir}" if publish_dir is not None
+                     else f"listen on {self.config.web.listen_address}")
+            raise StartError(f"cannot {where}: {error.strerror or error}") from None
         self.server.start()
         log.info("listening on %s", self.server.url)
-        if not _loopback(address[0]) and (self.security.tls is None
-                                          or self.security.auth is None):
+        if publish_dir is None and not _loopback(address[0]) and (
+                self.security.tls is None or self.security.auth is None):
             log.warning("listening beyond loopback (%s) without TLS and basic auth: anyone "
                         "who reaches it reads every controller, drive serial and firmware; "
                         "set [web] config_file (docs/agent.md, Web config)",

@@ -10,31 +10,33 @@ exporter-toolkit format (YAML, or TOML with the same keys)::
     basic_auth_users:
       prometheus: $2y$10$...                          # bcrypt hash (htpasswd -nBC 10 "")
 
+bcrypt reads the first 72 bytes of a password, and htpasswd hashes only those: a longer
+password logs in with those 72 bytes and whatever follows (auth.py).
 Keys of the toolkit that this agent does not implement (cipher_suites, http_server_config,
 ...) are refused, not ignored. Relative paths are relative to the file's directory.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
+import os
 import re
 import ssl
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-import bcrypt
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
-from smartarray_agent.configfile import ConfigError, read_document, validate
+from smartarray_agent.configfile import (
+    ConfigError,
+    Document,
+    read_document,
+    trust_problem,
+    validate,
+)
+from smartarray_agent.exporter.auth import BasicAuth
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
-# Checked against when the user is unknown, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = b"$2b$10$aqXa/y.wCNf4zzbGL1sUFOYCacihXDMi2ff2nxytvM/NbN6qRyKoa"
-_VERIFIED_CACHE_SIZE = 256
 _CLIENT_AUTH = {
     "NoClientCert": ssl.CERT_NONE,
     "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
@@ -84,54 +86,6 @@ class WebSecurity:
     auth: BasicAuth | None = None
 
 
-class BasicAuth:
-    """HTTP basic auth against bcrypt hashes. A bcrypt check costs tens of milliseconds
-    by design, so a successful (user, password, hash) is remembered, as a SHA-256 digest,
-    and the next scrape with the same credentials is answered at once."""
-
-    def __init__(self, users: dict[str, str]) -> None:
-        self._users = {user: hashed.encode() for user, hashed in users.items()}
-        self._verified: set[bytes] = set()
-        self._lock = threading.Lock()
-
-    def check(self, header: str | None) -> bool:
-        credentials = _credentials(header)
-        if credentials is None:
-            return False
-        user, password = credentials
-        hashed = self._users.get(user)
-        digest = hashlib.sha256(b"\0".join((user.encode(), password, hashed or b""))).digest()
-        with self._lock:
-            if hashed is not None and digest in self._verified:
-                return True
-        if hashed is None:
-            bcrypt.checkpw(password, _DUMMY_HASH)
-            return False
-        if not bcrypt.checkpw(password, hashed):
-            return False
-        with self._lock:
-            if len(self._verified) >= _VERIFIED_CACHE_SIZE:
-                self._verified.clear()
-            self._verified.add(digest)
-        return True
-
-
-def _credentials(header: str | None) -> tuple[str, bytes] | None:
-    if not header:
-        return None
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(encoded.strip(), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    user, sep, password = decoded.partition(b":")
-    if not sep:
-        return None
-    return user.decode("utf-8", errors="replace"), password
-
-
 def load_web_config(path: Path) -> WebSecurity:
     """TLS context and basic auth from ``path``; ConfigError names the file, line and key."""
     document = read_document(path)
@@ -139,6 +93,7 @@ def load_web_config(path: Path) -> WebSecurity:
     assert isinstance(config, WebConfig)
     tls = None
     if config.tls_server_config is not None:
+        _refuse_untrusted(document, config.tls_server_config, path.parent)
         try:
             tls = _tls_context(config.tls_server_config, path.parent)
         except (OSError, ssl.SSLError, ValueError) as error:
@@ -146,6 +101,21 @@ def load_web_config(path: Path) -> WebSecurity:
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
     auth = BasicAuth(config.basic_auth_users) if config.basic_auth_users else None
     return WebSecurity(tls=tls, auth=auth)
+
+
+def _refuse_untrusted(document: Document, tls: TlsServerConfig, base: Path) -> None:
+    """As root, the key and certificates must be out of other users' reach too."""
+    if os.geteuid() != 0:
+        return
+    named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
+             "client_ca_file": tls.client_ca_file}
+    problems = []
+    for key, file in named.items():
+        problem = trust_problem(base / file) if file is not None else None
+        if problem is not None:
+            problems.append(document.problem(("tls_server_config", key), f"refused: {problem}"))
+    if problems:
+        raise ConfigError(problems)
 
 
 def _tls_context(tls: TlsServerConfig, base: Path) -> ssl.SSLContext:

@@ -1,0 +1,96 @@
+"""``smartarray-agent serve``: the HTTP endpoint alone, unprivileged, answering from the
+exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
+
+It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
+basic auth, publish_dir) and nothing else of it; it never runs the vendor CLI and needs no
+privilege. SIGHUP reloads the web config; SIGTERM or SIGINT stop it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.context import fail
+from smartarray_agent.cli.options import ConfigOption
+from smartarray_agent.config import Config, load_or_default, parse_listen_address
+from smartarray_agent.configfile import ConfigError
+
+_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+
+
+def serve(
+    config: ConfigOption = None,
+    listen: Annotated[
+        str | None,
+        typer.Option("--listen", metavar="HOST:PORT",
+                     help="Listen address (overrides [web] listen_address; port 0: any)."),
+    ] = None,
+) -> None:
+    """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
+    from smartarray_agent.daemon.agent import web_security
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.daemon.notify import Notifier
+    from smartarray_agent.exporter.http import ExporterServer
+    from smartarray_agent.exporter.publish import PublishedExposition
+
+    setup_logging(logging.INFO)
+    loaded = _load(config)
+    directory = loaded.web.publish_dir
+    if directory is None:
+        raise fail("[web] publish_dir is not set: 'run' serves HTTP itself",
+                   exitcodes.BAD_INPUT)
+    try:
+        address = parse_listen_address(listen or loaded.web.listen_address)
+    except ValueError as error:
+        raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
+    try:
+        server = ExporterServer(address, PublishedExposition(directory).body,
+                                web_security(_credentials(loaded)))
+    except ConfigError as error:
+        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    except OSError as error:
+        raise fail(f"cannot listen on {address[0]}:{address[1]}: {error.strerror or error}",
+                   exitcodes.CANNOT_SERVE) from None
+    server.start()
+    notifier = Notifier.from_environment()
+    typer.echo(f"smartarray-agent: serving {directory} on {server.url}", err=True)
+    notifier.ready(f"serving {directory} on {server.url}")
+    try:
+        while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
+            notifier.reloading()
+            try:
+                server.security = web_security(_credentials(_load(config)))
+                notifier.ready("web config reloaded")
+            except (ConfigError, typer.Exit):
+                notifier.ready("reload failed, running web config kept")
+        typer.echo(f"smartarray-agent: {signal.Signals(received).name}: stopping", err=True)
+    finally:
+        notifier.stopping()
+        server.stop()
+
+
+def _credentials(config: Config) -> Config:
+    """The web config from systemd's credentials directory when the unit loads it there
+    (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
+    it names, under the same names): the unprivileged user cannot read root's key."""
+    directory = os.environ.get("CREDENTIALS_DIRECTORY")
+    named = config.web.config_file
+    if not directory or named is None or not (Path(directory) / named.name).is_file():
+        return config
+    web = config.web.model_copy(update={"config_file": Path(directory) / named.name})
+    return config.model_copy(update={"web": web})
+
+
+def _load(path: ConfigOption) -> Config:
+    try:
+        return load_or_default(path)
+    except ConfigError as error:
+        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

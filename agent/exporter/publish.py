@@ -1,0 +1,166 @@
+"""Privilege separation: the root agent writes the exposition to files, and an unprivileged
+``smartarray-agent serve`` answers HTTP from them (docs/privileges.md).
+
+Root side, :class:`Publisher`: with ``[web] publish_dir`` set, ``run`` listens on nothing.
+It writes ``metrics.prom`` and ``metrics.prom.gz`` (mode 0640; their group is the
+directory's when it is set-group-ID, as the shipped tmpfiles.d entry makes it) whenever the
+exposition changes, atomically (a new file renamed over the old), and touches them at least
+every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. It removes them
+when it stops.
+
+Serving side, :class:`PublishedExposition`: the bytes of those files, read again only when
+they change; None (the endpoint answers 503) when they are missing or older than
+``MAX_AGE_S``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from smartarray_agent.configfile import trust_problem
+from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.webconfig import WebSecurity
+
+log = logging.getLogger(__name__)
+
+PLAIN = "metrics.prom"
+GZIPPED = "metrics.prom.gz"
+POLL_S = 0.5  # how soon a new exposition is published
+REFRESH_S = 30.0
+MAX_AGE_S = 3 * REFRESH_S
+FILE_MODE = 0o640
+
+
+class Endpoint(Protocol):
+    """What the daemon runs to make its metrics available: a server or a publisher."""
+
+    security: WebSecurity
+
+    @property
+    def url(self) -> str: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
+                  body: Callable[[bool], bytes], security: WebSecurity) -> Endpoint:
+    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
+    ``address``; OSError when neither can start."""
+    if publish_dir is not None:
+        return Publisher(publish_dir, body, security)
+    return ExporterServer(address, body, security)
+
+
+class Publisher:
+    """Stands where the HTTP server would in the daemon: ``start``, ``stop``, ``url`` and a
+    ``security`` that reloads may set (the serving side owns TLS and auth)."""
+
+    def __init__(self, directory: Path, body: Callable[[bool], bytes],
+                 security: WebSecurity) -> None:
+        """OSError when ``directory`` cannot be used (missing, or root could be tricked)."""
+        self.directory = directory
+        self.body = body
+        self.security = security
+        info = os.stat(directory)
+        if not stat.S_ISDIR(info.st_mode):
+            raise NotADirectoryError(0, "not a directory", str(directory))
+        problem = trust_problem(directory / PLAIN) if os.geteuid() == 0 else None
+        if problem is not None:
+            raise PermissionError(0, f"refused: {problem}", str(directory))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._published: bytes | None = None
+        self._at = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"file://{self.directory}/{PLAIN}"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="publish", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        for name in (PLAIN, GZIPPED):
+            (self.directory / name).unlink(missing_ok=True)
+
+    def publish(self) -> None:
+        """Write the exposition if it changed, touch it if it is getting old."""
+        plain = self.body(False)
+        now = time.monotonic()
+        if plain is self._published:
+            if now - self._at >= REFRESH_S:
+                for name in (GZIPPED, PLAIN):
+                    os.utime(self.directory / name)
+                self._at = now
+            return
+        _write(self.directory / GZIPPED, self.body(True))
+        _write(self.directory / PLAIN, plain)
+        self._published, self._at = plain, now
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self.publish()
+            except OSError as error:
+                log.error("cannot publish the metrics in %s: %s", self.directory,
+                          error.strerror or error)
+                self._published = None  # write again at the next turn
+            if self._stop.wait(POLL_S):
+                return
+
+
+def _write(path: Path, data: bytes) -> None:
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class PublishedExposition:
+    """What ``serve`` answers: ``body(compressed)`` as the daemon's view gives it, or None
+    when the agent has published nothing recent."""
+
+    def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.directory = directory
+        self.max_age_s = max_age_s
+        self._clock = clock
+        self._cache: dict[str, tuple[tuple[int, int], bytes]] = {}
+
+    def body(self, compressed: bool = False) -> bytes | None:
+        name = GZIPPED if compressed else PLAIN
+        try:
+            info = os.stat(self.directory / name)
+        except OSError:
+            return None
+        if self._clock() - info.st_mtime > self.max_age_s:
+            return None
+        key = (info.st_ino, info.st_mtime_ns)
+        cached = self._cache.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            data = (self.directory / name).read_bytes()
+        except OSError:
+            return None
+        self._cache[name] = (key, data)
+        return data

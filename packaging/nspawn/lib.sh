@@ -1,0 +1,88 @@
+# Shared by the nspawn scripts (source it; privileges.sh does, test.sh can): a throw-away
+# Debian 12 root over a cached base, booted with systemd-nspawn. Needs root, systemd-nspawn,
+# debootstrap and nsenter. After nspawn_prepare WORK: $root. After nspawn_boot MACHINE:
+# $leader, in_ct CMD... runs CMD in the container. nspawn_cleanup undoes both (trap it).
+
+nspawn_cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
+nspawn_mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+nspawn_recipe="bookworm minbase systemd,systemd-sysv,dbus,python3.11"
+nspawn_pid="" leader="" mounted="" root=""
+
+nspawn_check_tools() {  # nspawn_check_tools NAME
+    [ "$(id -u)" = 0 ] || { echo "$1: run as root" >&2; exit 2; }
+    for tool in systemd-nspawn debootstrap nsenter; do
+        command -v "$tool" >/dev/null || { echo "$1: $tool is missing" >&2; exit 2; }
+    done
+}
+
+nspawn_prepare() {  # nspawn_prepare WORK: the cached base (made once), overlaid at WORK/root
+    local base="$nspawn_cache/bookworm-base"
+    mkdir -p "$nspawn_cache"
+    exec 9>"$nspawn_cache/.lock"
+    flock 9  # one debootstrap at a time; later runs wait, then reuse its root
+    if [ "$(cat "$base/.smartarray-ci-complete" 2>/dev/null)" != "$nspawn_recipe" ]; then
+        say "debootstrap bookworm into $base (once; reused after)"
+        rm -rf "$base"
+        debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3.11 \
+            bookworm "$base" "$nspawn_mirror" > "$nspawn_cache/debootstrap.log" 2>&1 \
+            || { tail -n 20 "$nspawn_cache/debootstrap.log"; fail "debootstrap"; }
+        echo "smartarray-ci" > "$base/etc/hostname"
+        echo "$nspawn_recipe" > "$base/.smartarray-ci-complete"
+    fi
+    flock -u 9
+    root="$1/root"
+    mkdir -p "$root" "$1/upper" "$1/ovlwork"
+    if mount -t overlay overlay -o "lowerdir=$base,upperdir=$1/upper,workdir=$1/ovlwork" \
+        "$root" 2>/dev/null; then
+        mounted=yes
+    else
+        say "no overlayfs here: copying the root"
+        cp -a "$base/." "$root/"
+    fi
+}
+
+nspawn_install_deb() {  # nspawn_install_deb DEB LOG: dpkg -i in the root, not booted
+    cp "$1" "$root/var/tmp/smartarray-agent.deb"
+    systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
+        dpkg -i /var/tmp/smartarray-agent.deb > "$2" 2>&1 || { cat "$2"; fail "dpkg -i"; }
+}
+
+in_ct() { nsenter -t "$leader" -a "$@"; }
+
+nspawn_boot() {  # nspawn_boot MACHINE CONSOLE_LOG: boot, wait until running or degraded
+    # CAP_SYS_RAWIO is not in nspawn's default set; give it so the units' bounding set can be
+    # checked as on a host.
+    systemd-nspawn -q -D "$root" -M "$1" --boot --register=no --keep-unit --private-network \
+        --capability=CAP_SYS_RAWIO --console=pipe < /dev/null > "$2" 2>&1 &
+    nspawn_pid=$!
+    for _ in $(seq 100); do
+        leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
+        [ -n "$leader" ] && break
+        sleep 0.1
+    done
+    [ -n "$leader" ] || { cat "$2"; fail "the container's systemd did not start"; }
+    local state=""
+    for _ in $(seq 120); do
+        state=$(in_ct systemctl is-system-running 2>/dev/null || true)
+        case "$state" in running|degraded) break ;; esac
+        sleep 0.5
+    done
+    say "container up: $state"
+}
+
+nspawn_fetch() {  # nspawn_fetch URL: the body, fetched from inside the container
+    in_ct python3.11 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
+}
+
+nspawn_cleanup() {  # nspawn_cleanup WORK
+    set +e
+    if [ -n "$leader" ] && kill -0 "$leader" 2>/dev/null; then
+        in_ct systemctl poweroff >/dev/null 2>&1
+        for _ in $(seq 30); do kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 0.5; done
+    fi
+    [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null && kill "$nspawn_pid"
+    [ -n "$nspawn_pid" ] && wait "$nspawn_pid" 2>/dev/null
+    [ -n "$mounted" ] && umount "$root"
+    rm -rf "$1"
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Privilege separation under a real systemd (issue 17): boot the .deb in a Debian 12 container
+# with systemd-nspawn, the root daemon publishing ([web] publish_dir) and
+# smartarray-agent-serve.service answering HTTP, and check that
+#   1. both units are active and /metrics, served by serve, has the simulator's controller,
+#   2. the serving process is not root and holds no capability; the root daemon listens on
+#      nothing,
+#   3. from inside each unit (an ExecStartPre= probe, in the unit's own sandbox) systemd-run is
+#      refused and /etc/shadow and /etc/ssh cannot be read, while the same probe outside any
+#      sandbox can do all three (so the probe can tell),
+# and print the live `systemd-analyze security` exposure of both units.
+#
+#   sudo packaging/nspawn/privileges.sh [DEB]
+#
+# Same needs, cache ($SMARTARRAY_CI_CACHE) and Debian root as test.sh (lib.sh, shared). The
+# units, sysusers.d and tmpfiles.d entries are copied from this checkout's systemd/ when the
+# package does not ship them.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+started=$(date +%s)
+say() { printf '[privileges %3ss] %s\n' "$(($(date +%s) - started))" "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
+# shellcheck source=lib.sh
+. "$repo/packaging/nspawn/lib.sh"
+nspawn_check_tools privileges.sh
+
+work=$(mktemp -d /tmp/smartarray-privileges.XXXXXX)
+trap 'nspawn_cleanup "$work"' EXIT
+
+deb=${1:-}
+if [ -z "$deb" ]; then
+    say "building the .deb"
+    deb=$("$repo/packaging/build-deb.sh" "$work/dist" | tail -n 1)
+fi
+[ -f "$deb" ] || fail "no package at $deb"
+nspawn_prepare "$work"
+
+say "installing $(basename "$deb") and the privilege-separation units"
+nspawn_install_deb "$deb" "$work/dpkg.log"
+units="$root/lib/systemd/system"
+[ -e "$units/smartarray-agent-serve.service" ] \
+    || install -m 0644 "$repo/systemd/smartarray-agent-serve.service" "$units/"
+[ -e "$root/usr/lib/sysusers.d/smartarray-agent.conf" ] \
+    || install -D -m 0644 "$repo/systemd/sysusers.d/smartarray-agent.conf" "$root/usr/lib/sysusers.d/smartarray-agent.conf"
+[ -e "$root/usr/lib/tmpfiles.d/smartarray-agent.conf" ] \
+    || install -D -m 0644 "$repo/systemd/tmpfiles.d/smartarray-agent.conf" "$root/usr/lib/tmpfiles.d/smartarray-agent.conf"
+ln -sf /lib/systemd/system/smartarray-agent-serve.service \
+    "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service"
+
+scenario=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' | head -n 1)
+cp "$scenario" "$root/etc/smartarray-agent/sim.toml"
+cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
+[ssacli]
+simulate = "/etc/smartarray-agent/sim.toml"
+console = false
+
+[collect]
+interval_s = 2.0
+
+[web]
+listen_address = "127.0.0.1:9712"
+publish_dir = "/run/smartarray-agent-metrics"
+TOML
+# Secrets to fail to read: the container has no sshd, so give it a host key.
+install -d -m 0755 "$root/etc/ssh"
+echo "not a real key" > "$root/etc/ssh/ssh_host_ed25519_key"
+chmod 0600 "$root/etc/ssh/ssh_host_ed25519_key"
+
+# What a compromised process would try first; one line per attempt.
+cat > "$root/usr/local/sbin/smartarray-probe" <<'SH'
+#!/bin/sh
+if systemd-run --wait --quiet --collect /bin/true >/dev/null 2>&1; then r=ALLOWED; else r=refused; fi
+echo "PROBE systemd-run: $r"
+if head -c 1 /etc/shadow >/dev/null 2>&1; then r=READABLE; else r=unreadable; fi
+echo "PROBE /etc/shadow: $r"
+if head -c 1 /etc/ssh/ssh_host_ed25519_key >/dev/null 2>&1; then r=READABLE; else r=unreadable; fi
+echo "PROBE /etc/ssh: $r"
+SH
+chmod 0755 "$root/usr/local/sbin/smartarray-probe"
+for unit in smartarray-agent.service smartarray-agent-serve.service; do
+    mkdir -p "$root/etc/systemd/system/$unit.d"
+    printf '[Service]\nExecStartPre=/usr/local/sbin/smartarray-probe\n' \
+        > "$root/etc/systemd/system/$unit.d/probe.conf"
+done
+
+say "booting the container"
+nspawn_boot "saci-priv-$$" "$work/console.log"
+show() { in_ct systemctl show -p "$2" --value "$1"; }
+journal() { in_ct journalctl -u "$1" --no-pager -o cat; }
+
+# 1. both active, serve answers with the simulator's controller
+for unit in smartarray-agent.service smartarray-agent-serve.service; do
+    for _ in $(seq 120); do [ "$(show "$unit" ActiveState)" = active ] && break; sleep 0.5; done
+    [ "$(show "$unit" ActiveState)" = active ] || { journal "$unit" | tail -n 30; fail "$unit is $(show "$unit" ActiveState)"; }
+done
+metrics=""
+for _ in $(seq 60); do
+    metrics=$(nspawn_fetch http://127.0.0.1:9712/metrics 2>/dev/null) && grep -q 'collector="ssacli"} 1.0' <<<"$metrics" && break
+    sleep 0.5
+done
+grep -q '^smartarray_controller_info{.*model="Smart Array P440ar"' <<<"$metrics" \
+    || { journal smartarray-agent-serve.service | tail; fail "/metrics from serve has no simulated controller"; }
+say "1 ok: both units active; /metrics from serve has the simulated controller"
+
+# 2. who holds what
+serve_status=$(in_ct cat "/proc/$(show smartarray-agent-serve.service MainPID)/status")
+uid=$(awk '/^Uid:/ {print $2}' <<<"$serve_status")
+[ "$uid" != 0 ] || fail "serve runs as root"
+grep -q '^CapEff:[[:space:]]*0000000000000000$' <<<"$serve_status" || fail "serve has capabilities"
+grep -q '^CapBnd:[[:space:]]*0000000000000000$' <<<"$serve_status" || fail "serve has a bounding set"
+journal smartarray-agent.service | grep -c 'listening on file:///run/smartarray-agent-metrics/' >/dev/null \
+    || fail "the root daemon did not publish instead of listening"
+agent_pid=$(show smartarray-agent.service MainPID)
+in_ct python3.11 - "$agent_pid" <<'PY' || fail "the root daemon has a listening TCP socket"
+import os, sys
+pid = sys.argv[1]
+inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")
+          if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")}
+for table in ("tcp", "tcp6"):
+    for line in open(f"/proc/{pid}/net/{table}").read().splitlines()[1:]:
+        fields = line.split()
+        if fields[9] in inodes and fields[3] == "0A":
+            sys.exit(1)
+PY
+say "2 ok: serve runs as uid $uid with no capability; the root daemon listens on nothing"
+
+# 3. the probes
+control=$(in_ct systemd-run --wait --pipe --quiet /usr/local/sbin/smartarray-probe)
+for line in "systemd-run: ALLOWED" "/etc/shadow: READABLE" "/etc/ssh: READABLE"; do
+    grep -q "PROBE $line" <<<"$control" || fail "the unconfined probe did not get '$line': $control"
+done
+for unit in smartarray-agent.service smartarray-agent-serve.service; do
+    probes=$(journal "$unit" | grep '^PROBE' || true)
+    for line in "systemd-run: refused" "/etc/shadow: unreadable" "/etc/ssh: unreadable"; do
+        grep -q "PROBE $line" <<<"$probes" || fail "inside $unit: expected '$line', got: $probes"
+    done
+    say "3 ok: inside $unit systemd-run is refused, /etc/shadow and /etc/ssh unreadable (unconfined: all three allowed)"
+done
+
+for unit in smartarray-agent.service smartarray-agent-serve.service; do
+    say "security: $(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)"
+done
+say "PASS in $(($(date +%s) - started)) s"

@@ -1,0 +1,189 @@
+"""Configuration that a hostile local user could shape (issue 17, items 5 and 7): files
+others can write are refused when running as root, and every file is bounded (type, size,
+depth, finite numbers), with ``file:line`` reasons, on load, on ``config check`` and on a
+SIGHUP reload that must leave the daemon running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.config import ConfigError, load_config
+from smartarray_agent.configfile import MAX_DEPTH
+from smartarray_agent.exporter.webconfig import load_web_config
+
+from .agent_process import AgentProcess, simulated
+
+TLS = Path(__file__).with_name("tls")
+NOBODY = 65534
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the trust rules apply to root")
+
+
+def problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return caught.value.problems
+
+
+@pytest.fixture
+def private(tmp_path) -> Path:
+    """A directory only root can write, as /etc is (pytest's own are 0700 under /tmp)."""
+    directory = tmp_path / "etc"
+    directory.mkdir(mode=0o755)
+    return directory
+
+
+# -- trust --------------------------------------------------------------------------------
+@as_root
+def test_a_config_file_others_can_write_is_refused(private):
+    path = private / "config.toml"
+    path.write_text("[collect]\ninterval_s = 30\n")
+    assert load_config(path).collect.interval_s == 30  # root's, 0644, under a sticky /tmp
+    path.chmod(0o646)
+    assert problems(path) == [f"{path}: refused: {path} is writable by everyone (mode 0646; "
+                              "only root may be able to change what root reads and runs)"]
+    path.chmod(0o664)
+    os.chown(path, 0, NOBODY)
+    assert f"{path} is writable by group {NOBODY}" in problems(path)[0]
+    os.chown(path, 0, 0)
+    assert load_config(path).collect.interval_s == 30  # group root may write
+    os.chown(path, NOBODY, 0)
+    assert f"{path} belongs to uid {NOBODY}, not root" in problems(path)[0]
+
+
+@as_root
+def test_a_directory_others_can_write_or_a_link_out_of_root_s_reach_is_refused(private):
+    path = private / "config.toml"
+    path.write_text("")
+    private.chmod(0o1777)  # sticky is enough for /tmp, not for the file's own directory
+    assert f"{private} is writable by everyone (mode 1777" in problems(path)[0]
+    private.chmod(0o755)
+    theirs = private.parent / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, NOBODY, NOBODY)
+    (theirs / "config.toml").write_text("")
+    link = private / "linked.toml"
+    link.symlink_to(theirs / "config.toml")
+    assert f"{theirs} belongs to uid {NOBODY}" in problems(link)[0]
+
+
+@as_root
+def test_files_the_config_names_must_be_root_s_too(private):
+    cli = private / "ssacli"
+    cli.write_text("#!/bin/sh\n")
+    cli.chmod(0o757)
+    path = private / "config.toml"
+    path.write_text(f'[ssacli]\npath = "{cli}"\n[audit]\nfile = "/tmp/audit.jsonl"\n')
+    assert problems(path) == [
+        f"{path}:2: ssacli.path: refused: {cli} is writable by everyone (mode 0757; only root "
+        "may be able to change what root reads and runs)",
+        f"{path}:4: audit.file: refused: /tmp is writable by everyone (mode 1777; only root "
+        "may be able to change what root reads and runs)",
+    ]
+    cli.chmod(0o755)
+    path.write_text(f'[ssacli]\npath = "{cli}"\n')
+    assert load_config(path).ssacli.path == cli
+
+
+@as_root
+def test_the_web_config_and_the_key_it_names_must_be_root_s(private):
+    for name in ("server.crt", "server.key"):
+        (private / name).write_bytes((TLS / name).read_bytes())
+    web = private / "web.yml"
+    web.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    assert load_web_config(web).tls is not None
+    os.chown(private / "server.key", NOBODY, 0)
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(web)
+    assert caught.value.problems[0].startswith(
+        f"{web}:3: tls_server_config.key_file: refused: {private}/server.key belongs to uid")
+
+
+# -- bounds -------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e300"])
+def test_interval_must_be_finite_and_sane(private, value):
+    path = private / "config.toml"
+    path.write_text(f"[collect]\n\ninterval_s = {value}\n")
+    [problem] = problems(path)
+    assert problem.startswith(f"{path}:3: collect.interval_s: ")
+
+
+def test_deep_nesting_is_a_config_error_not_a_crash(private):
+    deep = private / "deep.toml"
+    deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert problems(deep) == [f"{deep}:1: nested more than {MAX_DEPTH} levels deep"]
+    tables = private / "tables.toml"
+    tables.write_text("[collect]\ninterval_s = 30\n\n[" + ".".join("abcdefghijk") + "]\n")
+    assert problems(tables) == [f"{tables}:4: a.b.c.d.e.f.g.h.i: nested more than "
+                                f"{MAX_DEPTH} levels deep"]
+    yaml_deep = private / "web.yml"
+    yaml_deep.write_text("a: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="nested more than"):
+        load_web_config(yaml_deep)
+
+
+def test_yaml_aliases_are_refused(private):
+    web = private / "web.yml"
+    web.write_text('a: &a ["x", "x"]\nb: &b [*a, *a]\nc: [*b, *b]\n')
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(web)
+    assert caught.value.problems == [f"{web}:2: YAML aliases (*name) are not accepted: "
+                                     "write the value out"]
+
+
+def test_fifos_devices_directories_and_huge_files_are_refused(private):
+    fifo = private / "fifo.toml"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    assert problems(fifo) == [f"{fifo}: not a regular file (a directory, FIFO, socket or "
+                              "device is refused)"]
+    assert time.monotonic() - started < 1  # no writer needed to find out
+    for other in (Path("/dev/zero"), private):
+        assert "not a regular file" in problems(other)[0]
+    huge = private / "huge.toml"
+    huge.write_text("# padding\n" * 200_000)
+    assert problems(huge) == [f"{huge}: larger than 1024 KiB"]
+
+
+def test_config_check_names_each_problem(private):
+    path = private / "config.toml"
+    path.write_text("[collect]\ninterval_s = inf\n[ssacli]\ntimeout_s = 1e9\n")
+    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "config", "check",
+                             str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout.splitlines() == [
+        f"{path}:2: collect.interval_s: inf is not a finite number",
+        f"{path}:4: ssacli.timeout_s: Input should be less than or equal to 3600",
+    ]
+
+
+def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery")).start()
+    try:
+        def reload_fails() -> None:
+            before = agent.logs.count("reload failed")
+            agent.signal(signal.SIGHUP)
+            deadline = time.monotonic() + 20
+            while agent.logs.count("reload failed") == before:
+                assert time.monotonic() < deadline, agent.logs
+                time.sleep(0.05)
+
+        agent.config_path.write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
+        reload_fails()
+        agent.config_path.write_text("[collect]\ninterval_s = inf\n")
+        reload_fails()
+        agent.config_path.unlink()
+        os.mkfifo(agent.config_path)
+        reload_fails()
+        assert agent.request("/-/healthy")[0] == 200
+        code, took = agent.stop()
+        assert code == 0 and took < 10
+        assert "Traceback" not in agent.logs
+    finally:
+        agent.kill()

@@ -1,0 +1,231 @@
+"""The endpoint against hostile clients (issue 17): malformed and oversized requests, clients
+that go away, and basic auth that leaks nothing and cannot be used to slow scrapes. A real
+ExporterServer on loopback, in this process, serving a fixed body."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import logging
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+
+import bcrypt
+import pytest
+
+from smartarray_agent.exporter.auth import FAILURE_FLOOR_S, AttemptLimiter, BasicAuth
+from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.webconfig import WebSecurity
+
+BODY = b"smartarray_up 1\n" * 1000
+
+
+def start(security: WebSecurity | None = None, body: bytes = BODY) -> ExporterServer:
+    server = ExporterServer(("127.0.0.1", 0), lambda compressed: body,
+                            security or WebSecurity())
+    server.start()
+    return server
+
+
+@pytest.fixture
+def server() -> Iterator[ExporterServer]:
+    running = start()
+    yield running
+    running.stop()
+
+
+def exchange(server: ExporterServer, data: bytes, source: str = "127.0.0.1") -> bytes:
+    """Send ``data`` on a new connection and read until the server closes it."""
+    with socket.create_connection(server.server_address[:2], timeout=10,
+                                  source_address=(source, 0)) as sock:
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def status_line(data: bytes) -> bytes:
+    return data.split(b"\r\n", 1)[0]
+
+
+@pytest.mark.parametrize(("request_bytes", "expected"), [
+    (b"GARBAGE\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+    (b"GET /metrics\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+    (b"GET /metrics HTTP/2.0\r\n\r\n", b"HTTP/1.1 505 HTTP Version Not Supported"),
+    (b"GET /metrics HTTP/1.1\r\nBad Header\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+    (b"GET /metrics HTTP/1.1\r\n folded: value\r\n\r\n", b"HTTP/1.1 400 Bad Request"),
+    (b"POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
+     b"HTTP/1.1 405 Method Not Allowed"),
+    (b"GET /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", b"HTTP/1.1 400 Bad Request"),
+    (b"GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+     b"HTTP/1.1 400 Bad Request"),
+    (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n",
+     b"HTTP/1.1 431 Request Header Fields Too Large"),
+    (b"GET /metrics HTTP/1.1\r\n" + b"X: 1\r\n" * 101 + b"\r\n",
+     b"HTTP/1.1 431 Request Header Fields Too Large"),
+])
+def test_a_bad_request_gets_its_status_and_the_connection_closes(server, request_bytes,
+                                                                 expected):
+    answer = exchange(server, request_bytes)
+    assert status_line(answer) == expected
+    assert b"\r\nConnection: close\r\n" in answer
+
+
+def test_pipelined_keep_alive_and_http_1_0(server):
+    two = exchange(server, b"GET /-/healthy HTTP/1.1\r\n\r\n"
+                           b"HEAD /metrics HTTP/1.1\r\nConnection: close\r\n\r\n")
+    first, second = two.split(b"HTTP/1.1 ")[1:]
+    assert first.startswith(b"200 OK") and first.endswith(b"\r\n\r\nOK\n")
+    assert second.startswith(b"200 OK") and second.endswith(b"\r\n\r\n")  # HEAD: no body
+    assert f"Content-Length: {len(BODY)}".encode() in second
+    old = exchange(server, b"GET /metrics HTTP/1.0\n\n")  # bare newlines, closed by default
+    assert status_line(old) == b"HTTP/1.1 200 OK" and old.endswith(BODY)
+    assert status_line(exchange(server, b"GET /nothing HTTP/1.1\r\nConnection: close\r\n\r\n")) \
+        == b"HTTP/1.1 404 Not Found"
+
+
+def test_clients_that_go_away_are_one_debug_line_each(caplog):
+    running = start(body=b"x" * 8_000_000)  # more than the socket buffers: the answer blocks
+    caplog.set_level(logging.DEBUG, logger="smartarray_agent.exporter")
+    try:
+        for _ in range(20):
+            sock = socket.create_connection(running.server_address[:2])
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            sock.sendall(b"GET /metrics HTTP/1.1\r\n\r\n")
+            sock.recv(1000)
+            sock.close()  # a reset, in the middle of the answer
+        deadline = time.monotonic() + 10
+        while running.connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running.connections == 0
+        assert all(record.levelno <= logging.DEBUG and record.exc_info is None
+                   for record in caplog.records), [r.getMessage() for r in caplog.records]
+        conn = http.client.HTTPConnection(*running.server_address[:2], timeout=10)
+        conn.request("GET", "/-/healthy")
+        assert conn.getresponse().status == 200
+    finally:
+        running.stop()
+
+
+# -- basic auth ---------------------------------------------------------------------------
+def basic(user: str, password: str | bytes) -> dict[str, str]:
+    raw = password if isinstance(password, bytes) else password.encode()
+    return {"Authorization": "Basic " + base64.b64encode(user.encode() + b":" + raw).decode()}
+
+
+LONG_PASSWORD = b"correct horse battery staple " * 4  # 116 bytes; bcrypt reads 72
+
+
+@pytest.fixture(scope="module")
+def users() -> dict[str, str]:
+    return {
+        "cheap": bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode(),
+        "costly": bcrypt.hashpw(b"s3cret", bcrypt.gensalt(10)).decode(),
+        # what htpasswd -B makes of a long password: the hash of its first 72 bytes
+        "long": bcrypt.hashpw(LONG_PASSWORD[:72], bcrypt.gensalt(4)).decode(),
+    }
+
+
+@pytest.fixture
+def secured(users) -> Iterator[ExporterServer]:
+    running = start(WebSecurity(auth=BasicAuth(users)))
+    yield running
+    running.stop()
+
+
+def get(server: ExporterServer, headers: dict[str, str], source: str = "127.0.0.1",
+        ) -> tuple[int, float, dict[str, str]]:
+    """Status, seconds taken and headers of one GET /metrics on a new connection."""
+    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=30,
+                                      source_address=(source, 0))
+    started = time.monotonic()
+    try:
+        conn.request("GET", "/metrics", headers=headers)
+        response = conn.getresponse()
+        response.read()
+        return response.status, time.monotonic() - started, dict(response.getheaders())
+    finally:
+        conn.close()
+
+
+def test_passwords_over_72_bytes_log_in_as_htpasswd_made_them(secured):
+    assert get(secured, basic("long", LONG_PASSWORD))[0] == 200
+    assert get(secured, basic("long", LONG_PASSWORD[:72] + b"anything after"))[0] == 200
+    assert get(secured, basic("long", LONG_PASSWORD[:71]))[0] == 401
+
+
+def test_every_failed_login_takes_the_same_time_whatever_the_user(secured):
+    timings: dict[str, list[float]] = {}
+    for attempt in range(3):
+        for user in ("cheap", "costly", "nobody"):
+            # a new source address each time: the attempt limiter stays out of it
+            status, took, _ = get(secured, basic(user, "wrong"), f"127.0.1.{attempt * 3 + 1}")
+            assert status == 401
+            timings.setdefault(user, []).append(took)
+    medians = {user: statistics.median(times) for user, times in timings.items()}
+    assert min(medians.values()) >= FAILURE_FLOOR_S
+    assert max(medians.values()) - min(medians.values()) < 0.1, medians
+    assert get(secured, basic("cheap", "s3cret"))[0] == 200
+
+
+def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured):
+    good = basic("costly", "s3cret")
+    assert get(secured, good)[0] == 200  # verified once, then remembered
+    quiet = []
+    for _ in range(10):
+        quiet.append(get(secured, good)[1])
+        time.sleep(0.1)
+
+    def attacker(source: str, statuses: list[int], stop: threading.Event) -> None:
+        while not stop.is_set():
+            statuses.append(get(secured, basic("costly", "wrong"), source)[0])
+            if statuses[-1] == 429:
+                stop.wait(0.2)  # the attackers share this process's GIL with the server
+
+    stop = threading.Event()
+    statuses: dict[str, list[int]] = {f"127.0.2.{n}": [] for n in range(1, 31)}
+    attackers = [threading.Thread(target=attacker, args=(source, seen, stop))
+                 for source, seen in statuses.items()]
+    for thread in attackers:
+        thread.start()
+    try:
+        scrapes = []
+        for _ in range(30):
+            status, took, _ = get(secured, good)
+            assert status == 200
+            scrapes.append(took)
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for thread in attackers:
+            thread.join(30)
+    # a remembered password never waits for bcrypt, whatever the others do (1.3-2.9 s a
+    # scrape before); the margin is for the attackers' own Python work in this process
+    baseline = statistics.median(quiet)
+    assert statistics.median(scrapes) < max(3 * baseline, baseline + 0.05), (quiet, scrapes)
+    assert max(scrapes) < 0.5, scrapes
+    # each client gets a few checks, then one per 5 s at most; beyond 8 queued checks in
+    # all, everyone gets 429 at once
+    assert all(set(seen) <= {401, 429} for seen in statuses.values())
+    assert any(429 in seen for seen in statuses.values())
+    assert all(seen.count(401) <= AttemptLimiter().burst + 2 for seen in statuses.values())
+    assert sum(seen.count(401) for seen in statuses.values()) >= 8
+    burst = AttemptLimiter().burst
+    assert [get(secured, basic("cheap", "wrong"), "127.0.3.1")[0] for _ in range(burst)] \
+        == [401] * burst
+    status, took, headers = get(secured, basic("cheap", "wrong"), "127.0.3.1")
+    assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
+
+
+def test_the_attempt_limiter_refills_and_gives_back_on_success():
+    limiter = AttemptLimiter(burst=2, every_s=10)
+    assert limiter.take("a", 0) is None and limiter.take("a", 0) is None
+    assert limiter.take("a", 1) == pytest.approx(9)
+    assert limiter.take("b", 1) is None  # another client has its own bucket
+    assert limiter.take("a", 10) is None  # one token back after 10 s
+    limiter.give_back("a", 10)
+    assert limiter.take("a", 10) is None

@@ -1,0 +1,166 @@
+"""Privilege separation (issue 17, item 3): ``run`` with ``[web] publish_dir`` listens on
+nothing and publishes the exposition; ``serve``, as an unprivileged user with no
+capabilities, answers HTTP from it, and says 503 once the agent is gone."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.exporter.publish import GZIPPED, PLAIN, PublishedExposition
+
+from .agent_process import AgentProcess, parse_samples, simulated, value
+
+NOBODY = 65534
+_SERVING = re.compile(r"serving \S+ on http://([^/]+)/")
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A publish directory as systemd-tmpfiles makes it: root's, set-group-ID, its group
+    (nogroup here) the serving user's, mode 2750; in /tmp so that nobody can reach it."""
+    directory = Path(tempfile.mkdtemp(prefix="smartarray-publish-"))
+    os.chown(directory, 0, NOBODY)
+    directory.chmod(0o2750)
+    yield directory
+    shutil.rmtree(directory)
+
+
+def wait_until(predicate, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met"
+        time.sleep(0.05)
+
+
+class Serve:
+    """``smartarray-agent serve`` as uid/gid 65534 with no capabilities (setpriv)."""
+
+    def __init__(self, config: Path) -> None:
+        self.process = subprocess.Popen(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+             "--inh-caps=-all", "--bounding-set=-all",
+             sys.executable, "-m", "smartarray_agent", "serve", "--config", str(config),
+             "--listen", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True)
+        assert self.process.stderr is not None
+        self.lines: list[str] = []
+        for line in self.process.stderr:
+            self.lines.append(line)
+            if match := _SERVING.search(line):
+                self.host = match.group(1)
+                break
+        else:
+            raise AssertionError("serve did not start:\n" + "".join(self.lines))
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        self.lines.extend(self.process.stderr)
+
+    def status_field(self, name: str) -> str:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return next(line.split(":", 1)[1].strip() for line in status.splitlines()
+                    if line.startswith(f"{name}:"))
+
+    def stop(self) -> int:
+        self.process.terminate()
+        return self.process.wait(10)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run serve as another user")
+def test_run_publishes_and_an_unprivileged_serve_answers(tmp_path, shared_dir):
+    config = simulated(tmp_path, "gen9-battery", f'[web]\npublish_dir = "{shared_dir}"\n')
+    agent = AgentProcess(tmp_path, config)
+    # The config as serve sees it, readable by its group (the root agent reads its own).
+    serve_config = shared_dir / "serve.toml"
+    serve_config.write_text(config)
+    os.chown(serve_config, 0, NOBODY)
+    serve_config.chmod(0o640)
+    agent.process = subprocess.Popen(
+        [sys.executable, "-m", "smartarray_agent", "run", "--config", str(agent.config_path),
+         "--log-level", "debug"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=agent.env, cwd=tmp_path)
+    serve = None
+    try:
+        wait_until(lambda: b'collector="ssacli"} 1' in _read(shared_dir / PLAIN))
+        for name in (PLAIN, GZIPPED):
+            info = (shared_dir / name).stat()
+            assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 0, NOBODY)
+        assert not any(":" in line.split()[1] and line.split()[3] == "0A"
+                       for line in _tcp_sockets(agent.process.pid)), "run listens on TCP"
+
+        serve = Serve(serve_config)
+        assert serve.status_field("Uid").split()[0] == str(NOBODY)
+        assert serve.status_field("CapEff") == "0000000000000000"
+        assert serve.status_field("CapBnd") == "0000000000000000"
+        agent.host = serve.host
+        samples = agent.samples()
+        assert value(samples, "smartarray_backup_power_status", controller="0",
+                     state="ok") == 1
+        status, headers, zipped = agent.request(headers={"Accept-Encoding": "gzip"})
+        assert status == 200 and headers["Content-Encoding"] == "gzip"
+        assert parse_samples(gzip.decompress(zipped).decode()) == samples
+
+        agent.process.terminate()
+        assert agent.process.wait(10) == 0
+        assert not (shared_dir / PLAIN).exists() and not (shared_dir / GZIPPED).exists()
+        status, headers, body = agent.request()
+        assert (status, headers["Retry-After"]) == (503, "5")
+        assert b"smartarray-agent.service" in body
+        assert serve.stop() == 0
+        assert "Traceback" not in "".join(serve.lines)
+    finally:
+        agent.kill()
+        if serve is not None and serve.process.poll() is None:
+            serve.process.kill()
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _tcp_sockets(pid: int) -> list[str]:
+    """The TCP sockets in ``pid``'s network namespace that belong to it."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = os.readlink(fd)
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    rows = []
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            if line.split()[9] in inodes:
+                rows.append(line)
+    return rows
+
+
+def test_a_stale_or_missing_publication_is_none(tmp_path):
+    now = [1000.0]
+    published = PublishedExposition(tmp_path, max_age_s=90, clock=lambda: now[0])
+    assert published.body() is None
+    (tmp_path / PLAIN).write_bytes(b"a 1\n")
+    os.utime(tmp_path / PLAIN, (1000, 1000))
+    assert published.body() == b"a 1\n"
+    now[0] = 1091
+    assert published.body() is None  # the agent stopped touching it: dead or stuck
+    os.utime(tmp_path / PLAIN, (1090, 1090))
+    assert published.body() == b"a 1\n"
+    assert published.body(compressed=True) is None

@@ -1,0 +1,77 @@
+"""The units of issue 17's privilege separation: the unprivileged endpoint
+(smartarray-agent-serve.service) verifies clean and rates lower than the root daemon, both
+keep PID 1, D-Bus and the host's secrets out of reach, and the publish directory of the
+tmpfiles.d entry is the one the units and the docs name. That these hold under a real
+systemd is tests/test_security_nspawn.py's."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .test_packaging_units import ANALYZE, PACKAGED_BINARY, SYSTEMD, directives, needs_analyze
+
+SERVE = "smartarray-agent-serve.service"
+DAEMON = "smartarray-agent.service"
+PUBLISH_DIR = "/run/smartarray-agent-metrics"
+HIDDEN = {"/run/systemd/private", "/run/dbus/system_bus_socket", "/etc/shadow", "/etc/gshadow",
+          "/etc/ssh", "/etc/sudoers"}
+
+
+def inaccessible(unit: str) -> set[str]:
+    return {path.lstrip("-") for value in directives(unit).get("Service.InaccessiblePaths", [])
+            for path in value.split()}
+
+
+def copy_for_analysis(tmp_path: Path, unit: str) -> Path:
+    copy = tmp_path / unit
+    copy.write_text((SYSTEMD / unit).read_text().replace(PACKAGED_BINARY, "/bin/true"))
+    return copy
+
+
+@needs_analyze
+def test_the_serving_unit_verifies_and_rates_lower_than_the_daemon(tmp_path):
+    exposure = {}
+    for unit in (SERVE, DAEMON):
+        copy = copy_for_analysis(tmp_path, unit)
+        verify = subprocess.run([ANALYZE, "verify", "--man=no", str(copy)],
+                                capture_output=True, text=True, timeout=120)
+        assert (verify.returncode, verify.stdout + verify.stderr) == (0, "")
+        result = subprocess.run([ANALYZE, "security", "--offline=true", "--no-pager", str(copy)],
+                                capture_output=True, text=True, timeout=120)
+        match = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
+        assert match, result.stdout + result.stderr
+        exposure[unit] = float(match.group(1))
+    print(exposure)
+    assert exposure[SERVE] <= 2.0 and exposure[SERVE] < exposure[DAEMON]
+
+
+@pytest.mark.parametrize("unit", [SERVE, DAEMON])
+def test_pid_1_d_bus_and_secrets_are_out_of_reach(unit):
+    assert inaccessible(unit) >= HIDDEN
+    assert directives(unit)["Service.LimitNOFILE"] == ["1024"]
+
+
+def test_the_serving_unit_holds_nothing():
+    serve = directives(SERVE)
+    assert serve["Service.DynamicUser"] == ["yes"]
+    assert serve["Service.CapabilityBoundingSet"] == [""]
+    assert serve["Service.PrivateDevices"] == ["yes"]
+    assert serve["Service.RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"]
+    assert {"/run/smartarray-agent", "/var/lib/smartarray-agent"} <= inaccessible(SERVE)
+    assert "Service.User" not in serve
+    assert serve["Service.SupplementaryGroups"] == ["smartarray-metrics"]
+
+
+def test_the_publish_directory_is_the_same_everywhere():
+    tmpfiles = (SYSTEMD / "tmpfiles.d" / "smartarray-agent.conf").read_text().splitlines()
+    assert f"d {PUBLISH_DIR} 2750 root smartarray-metrics -" in tmpfiles
+    sysusers = (SYSTEMD / "sysusers.d" / "smartarray-agent.conf").read_text().splitlines()
+    assert "g smartarray-metrics -" in sysusers
+    assert f"-{PUBLISH_DIR}" in directives(DAEMON)["Service.ReadWritePaths"]
+    assert f'publish_dir = "{PUBLISH_DIR}"' in (SYSTEMD / SERVE).read_text()
+    assert f'publish_dir = "{PUBLISH_DIR}"' in (SYSTEMD.parent / "docs" / "privileges.md"
+                                                ).read_text()
