@@ -38,5 +38,5 @@ def test_the_deb_under_a_real_systemd():
     for check in ("1 ok: active (Type=notify)", "2 ok: /metrics answers", "3 ok: reload",
                   "4 ok: SIGKILL", "5 ok: the watchdog", "6 ok: without node_exporter",
                   "6 ok: smartarray-agent-textfile", "6 ok: with no vendor CLI",
-                  "7 ok: dpkg -r stops it", "PASS in"):
+                  "7 ok: dpkg -r stops it", "8 ok: a cache ratio set from the CLI", "PASS in"):
         assert check in result.stdout, check

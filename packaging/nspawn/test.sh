@@ -12,6 +12,8 @@
 #   7. dpkg -r stops the service, a reinstall on the running system starts it with the
 #      administrator's config kept, and a purge removes the config and smartarray.prom but not
 #      the audit log,
+#   8. with the state directory docs/packaging.md gives to both, a cache ratio changed from the
+#      CLI on the simulator shows in the service's /metrics,
 # and print the live `systemd-analyze security` exposure of both services.
 #
 #   sudo packaging/nspawn/test.sh [DEB]
@@ -280,6 +282,25 @@ for unit in smartarray-agent.service smartarray-agent-textfile.service; do
     exposure=$(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)
     say "security: $exposure"
 done
+
+# 8. one simulated host for the service and the operator's CLI (docs/packaging.md)
+cat > "$root/etc/systemd/system/smartarray-agent.service.d/simstate.conf" <<'INI'
+[Service]
+Environment=SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim
+INI
+in_ct systemctl daemon-reload
+in_ct systemctl restart smartarray-agent.service || fail "restart with the shared simulator state"
+wait_active 60 || fail "not active with the shared simulator state"
+in_ct env SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim /usr/bin/smartarray-agent \
+    set-cache-ratio 25/75 --slot 0 --simulate /etc/smartarray-agent/sim.toml > "$work/ratio.log" 2>&1 \
+    || { cat "$work/ratio.log"; fail "set-cache-ratio on the shared simulator"; }
+for _ in $(seq 60); do
+    fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
+    sleep 0.5
+done
+fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
+    || fail "the CLI's change to the shared simulator does not show in /metrics"
+say "8 ok: a cache ratio set from the CLI shows in the service's /metrics (shared simulator state)"
 
 # 7. the maintainer scripts on a running system: remove stops it, a reinstall starts it again
 # with the administrator's config kept, purge removes the config and keeps the audit log.
