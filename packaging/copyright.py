@@ -48,11 +48,16 @@ class Library:
     licence_text: str  # the first licence file's text
 
 
+def field(dist: Distribution, name: str) -> str:
+    """A metadata field, stripped; "" when absent."""
+    return (dist.metadata[name] or "").strip() if name in dist.metadata else ""
+
+
 def spdx_of(dist: Distribution) -> str:
     meta = dist.metadata
-    if meta.get("License-Expression"):
-        return meta["License-Expression"].strip()
-    free = (meta.get("License") or "").strip()
+    if field(dist, "License-Expression"):
+        return field(dist, "License-Expression")
+    free = field(dist, "License")
     if free.lower() in ALIASES:
         return ALIASES[free.lower()]
     for classifier in meta.get_all("Classifier") or []:
@@ -76,9 +81,9 @@ def library(dist: Distribution, site: Path) -> Library:
             if COPYRIGHT_LINE.match(line) and line.strip() not in copyright_lines:
                 copyright_lines.append(line.strip())
     if not copyright_lines:
-        author = dist.metadata.get("Author") or dist.metadata.get("Author-email") \
-            or dist.metadata.get("Maintainer") or f"the {dist.metadata['Name']} authors"
-        copyright_lines = [author.strip()]
+        author = field(dist, "Author") or field(dist, "Author-email") \
+            or field(dist, "Maintainer") or f"the {dist.metadata['Name']} authors"
+        copyright_lines = [author]
     tops = sorted({f.parts[0] for f in files
                    if f.parts and f.parts[0] not in ("..", "__pycache__")})
     return Library(dist.metadata["Name"], dist.version, spdx_of(dist), copyright_lines, tops,
