@@ -1,33 +1,56 @@
 #!/usr/bin/env bash
 # Build dist/smartarray-agent_VERSION_ARCH.deb from this checkout, with dpkg-deb (no debhelper).
 #   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/)
-# Environment: see stage.sh (TARGET_PYTHON, PIP, WHEEL_DIR).
+# Needs (Debian 12): python3-venv, binutils, dpkg-dev; network access to PyPI.
+# The version and maintainer come from packaging/deb/changelog, whose upstream version must be
+# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$repo/dist}
+for tool in dpkg-deb dpkg-parsechangelog dpkg-shlibdeps; do
+    command -v "$tool" >/dev/null || { echo "build-deb.sh: $tool not found (apt-get install dpkg-dev)" >&2; exit 1; }
+done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+changelog="$repo/packaging/deb/changelog"
+full_version=$(dpkg-parsechangelog -l "$changelog" -S Version)
+maintainer=$(dpkg-parsechangelog -l "$changelog" -S Maintainer)
 version=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")
-revision=${DEB_REVISION:-1}
+[ "${full_version%-*}" = "$version" ] || {
+    echo "build-deb.sh: packaging/deb/changelog is at $full_version, pyproject.toml at $version: add a changelog entry" >&2
+    exit 1
+}
 arch=$(dpkg --print-architecture)
 root="$work/root"
 "$repo/packaging/stage.sh" "$root" /lib/systemd/system >/dev/null
 
+doc="$root/usr/share/doc/smartarray-agent"
+gzip -9n < "$changelog" > "$doc/changelog.Debian.gz"
+install -D -m 0644 "$repo/packaging/deb/lintian-overrides" "$root/usr/share/lintian/overrides/smartarray-agent"
+
+# The libraries the bundled shared objects link to (libc, libgcc_s), as dpkg-shlibdeps finds them.
+mkdir -p "$work/shlibs/debian"
+printf 'Source: smartarray-agent\n\nPackage: smartarray-agent\nArchitecture: any\n' > "$work/shlibs/debian/control"
+mapfile -t objects < <(find "$root" -type f -name '*.so*')
+shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "${objects[@]}" 2>"$work/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$shlibs" ] || { cat "$work/shlibdeps.log" >&2; echo "build-deb.sh: dpkg-shlibdeps found no library dependency" >&2; exit 1; }
+
 install -d -m 0755 "$root/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-sed -e "s/@VERSION@/$version-$revision/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
+sed -e "s/@VERSION@/$full_version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
+    -e "s/@MAINTAINER@/$maintainer/" -e "s/@SHLIBS@/$shlibs/" \
     "$repo/packaging/deb/control.in" > "$root/DEBIAN/control"
-# The config is the administrator's: dpkg keeps their edits and asks on a changed default.
-echo /etc/smartarray-agent/config.toml > "$root/DEBIAN/conffiles"
+# The administrator's files: dpkg keeps their edits and asks on a changed default.
+printf '%s\n' /etc/smartarray-agent/config.toml /etc/logrotate.d/smartarray-agent > "$root/DEBIAN/conffiles"
 for script in postinst prerm postrm; do
     install -m 0755 "$repo/packaging/deb/$script" "$root/DEBIAN/$script"
 done
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
     > "$root/DEBIAN/md5sums"
 
-deb="$out/smartarray-agent_${version}-${revision}_${arch}.deb"
+deb="$out/smartarray-agent_${full_version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
 echo "$deb"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Build dist/smartarray-agent-VERSION-RELEASE.x86_64.rpm from this checkout with rpmbuild
-# (on Debian: apt-get install rpm).
+# (on Debian: apt-get install rpm python3-venv binutils).
 #   packaging/build-rpm.sh [OUT_DIR]      (default OUT_DIR: dist/)
-# The package runs on RHEL/Rocky/Alma 8 and 9 with their python3.11 package installed.
-# Environment: see stage.sh (TARGET_PYTHON, PIP, WHEEL_DIR).
+# The package runs on RHEL/Rocky/Alma 8 and 9 with their python3.11 package installed. The
+# packager is the maintainer of packaging/deb/changelog. Lint it with its filters:
+#   rpmlint -r packaging/rpm/smartarray-agent.rpmlintrc dist/smartarray-agent-*.rpm
+# Environment: see stage.sh (TARGET_PYTHON); RPM_RELEASE (default 1).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$repo/dist}
+command -v rpmbuild >/dev/null || { echo "build-rpm.sh: rpmbuild not found (apt-get install rpm)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
@@ -14,10 +17,22 @@ trap 'rm -rf "$work"' EXIT
 
 version=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")
 release=${RPM_RELEASE:-1}
+packager=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$repo/packaging/deb/changelog" | head -n 1)
 stage="$work/stage"
 "$repo/packaging/stage.sh" "$stage" /usr/lib/systemd/system >/dev/null
+install -m 0644 "$repo/packaging/rpm/smartarray-agent.rpmlintrc" "$stage/usr/share/doc/smartarray-agent/"
+# The audit log's directory, which the logrotate entry names (systemd's StateDirectory= makes it
+# on Debian too; rpm wants the package to own it). Kept on erase while it holds the log.
+install -d -m 0750 "$stage/var/lib/smartarray-agent"
+
+# AutoReqProv is off (the bundled libraries provide nothing to the system); the C library the
+# bundled shared objects need is required by hand, as rpm's own elfdeps names it.
+find "$stage" -type f -name '*.so*' -print0 | xargs -0 /usr/lib/rpm/elfdeps --requires \
+    | sort -u | sed 's/^/Requires:       /' > "$work/requires"
+grep -q 'libc.so.6' "$work/requires" || { echo "build-rpm.sh: elfdeps found no libc requirement" >&2; exit 1; }
 
 sed -e "s|@VERSION@|$version|" -e "s|@RELEASE@|$release|" -e "s|@STAGE@|$stage|" \
+    -e "s|@PACKAGER@|$packager|" -e "/^Requires:       systemd$/r $work/requires" \
     "$repo/packaging/rpm/smartarray-agent.spec.in" > "$work/smartarray-agent.spec"
 rpmbuild -bb --quiet \
     --define "_topdir $work/rpmbuild" \

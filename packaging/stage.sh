@@ -2,48 +2,60 @@
 # Lay out the installed tree of smartarray-agent under a staging directory, for build-deb.sh
 # and build-rpm.sh: a self-contained virtual environment in /opt/smartarray-agent built from
 # the project's wheel, the systemd units, the sg modules-load.d entry, the default config,
-# bash completion and the man page.
+# logrotate for the audit log, bash completion, the man page and the copyright file.
 #
 #   packaging/stage.sh STAGE_DIR UNIT_DIR
 #
 # UNIT_DIR is where the units go inside the tree (/lib/systemd/system on Debian 12,
-# /usr/lib/systemd/system for the rpm). Environment:
+# /usr/lib/systemd/system for the rpm). Needs python3 with venv (python3-venv: its ensurepip
+# gives the build its own pip; no system pip), binutils (strip) and network access to PyPI.
+# Environment:
 #   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target
 #                  (default /usr/bin/python3.11: Debian 12's python3.11; RHEL 8/9's python3.11)
-#   PIP            a pip command to build and install with (default: python3 -m pip)
-#   WHEEL_DIR      reuse the wheel(s) in this directory instead of building one
 set -euo pipefail
 
 stage=${1:?usage: stage.sh STAGE_DIR UNIT_DIR}
 unit_dir=${2:?usage: stage.sh STAGE_DIR UNIT_DIR}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 target_python=${TARGET_PYTHON:-/usr/bin/python3.11}
-read -r -a pip <<<"${PIP:-python3 -m pip}"
 prefix=/opt/smartarray-agent
 
 [ -x "$target_python" ] || { echo "stage.sh: $target_python not found (apt-get install python3.11-venv)" >&2; exit 1; }
+command -v strip >/dev/null || { echo "stage.sh: strip not found (apt-get install binutils)" >&2; exit 1; }
 py_version=$("$target_python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 rm -rf "$stage"
 mkdir -p "$stage"
 stage=$(cd "$stage" && pwd)
 venv="$stage$prefix"
+site="$venv/lib/python$py_version/site-packages"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
 
-# 1. The wheel of this checkout.
-wheels=${WHEEL_DIR:-}
-if [ -z "$wheels" ]; then
-    wheels=$(mktemp -d)
-    trap 'rm -rf "$wheels"' EXIT
-    "${pip[@]}" wheel --quiet --no-deps --wheel-dir "$wheels" "$repo"
-fi
-wheel=$(find "$wheels" -maxdepth 1 -name 'smartarray_agent-*.whl' | sort | tail -n 1)
-[ -n "$wheel" ] || { echo "stage.sh: no smartarray_agent wheel in $wheels" >&2; exit 1; }
+# 1. The wheel of this checkout, built from a copy (setuptools writes build/ and *.egg-info
+# into the tree it builds) with the pip of a throw-away venv.
+python3 -m venv "$build/venv"
+pip=("$build/venv/bin/python" -m pip --disable-pip-version-check --quiet)
+mkdir "$build/src" "$build/wheels"
+cp -a "$repo/pyproject.toml" "$repo/README.md" "$repo/agent" "$repo/collectors" "$build/src/"
+find "$build/src" -name '__pycache__' -prune -exec rm -rf {} +
+"${pip[@]}" wheel --no-deps --wheel-dir "$build/wheels" "$build/src"
+wheel=$(find "$build/wheels" -maxdepth 1 -name 'smartarray_agent-*.whl')
 
 # 2. A virtual environment at its final path, without pip: nothing installs into it on the
 # target. bin/python stays a symlink to the target's interpreter.
 "$target_python" -m venv --without-pip "$venv"
-"${pip[@]}" --python "$venv/bin/python" install --quiet --no-compile --no-warn-script-location \
-    --disable-pip-version-check "$wheel"
+"${pip[@]}" --python "$venv/bin/python" install --no-compile --no-warn-script-location "$wheel"
+# PyYAML's C extension embeds its own copy of libyaml (Debian forbids embedded copies); the
+# pure-Python loader it falls back to reads the small web config as well.
+rm -f "$site"/yaml/_yaml.*.so
+rm -rf "$site/_yaml"
+# Library modules that open with a #! line are imported, never run: the line is blanked (not
+# removed, so that tracebacks keep their line numbers).
+find "$site" -type f -name '*.py' ! -perm -u+x -exec sed -i '1s/^#!.*$//' {} +
+# The wheels' shared objects carry symbols and debug sections nothing here uses.
+find "$venv" -type f -name '*.so*' -exec strip --strip-unneeded --remove-section=.comment \
+    --remove-section=.note {} +
 
 # Console scripts name the staging path in their #! line; point them at the final one.
 for script in "$venv"/bin/*; do
@@ -67,7 +79,7 @@ find "$venv" -name '__pycache__' -prune -exec rm -rf {} +
 # Byte-compile for the final path; unchecked-hash: the package manager owns these files and the
 # unit's ProtectSystem=strict would stop Python from rewriting them anyway.
 "$target_python" -m compileall -q -j 0 --invalidation-mode unchecked-hash \
-    -s "$stage" -p / "$venv/lib/python$py_version/site-packages" >/dev/null
+    -s "$stage" -p / "$site" >/dev/null
 if grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >/dev/null; then
     echo "stage.sh: the staging path is still named in:" >&2
     grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >&2
@@ -98,5 +110,9 @@ install -m 0644 "$repo/README.md" "$doc/"
 for f in "$repo"/docs/*.md; do install -m 0644 "$f" "$doc/"; done
 install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$doc/prometheus/"
 install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$doc/grafana/"
+"$venv/bin/python" -I "$repo/packaging/copyright.py" "$site" "${site#"$stage"}" > "$doc/copyright"
+
+# 6. The audit log's rotation: rename, never copy and truncate (see the file).
+install -D -m 0644 "$repo/packaging/logrotate" "$stage/etc/logrotate.d/smartarray-agent"
 
 echo "$stage"

@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
 PROMETHEUS = shutil.which("prometheus")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
     PROMETHEUS is None, reason="the prometheus binary is not installed (apt-get install prometheus)"
-)
+)]
 
 
 def free_port() -> int:

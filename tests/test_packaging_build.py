@@ -1,12 +1,16 @@
 """The .deb and .rpm as built by packaging/build-deb.sh and build-rpm.sh: their metadata, their
-files, and the program they install running from its own virtual environment, with the bash
-completion and the man page that come with it."""
+files, lintian and rpmlint without an error, and the program they install running from its own
+virtual environment, with the bash completion and the man page that come with it.
+
+Marked ``packages`` (left out of the default run; ``pytest -m ''`` runs it): each build
+installs the dependencies from PyPI."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 TARGET_PYTHON = Path("/usr/bin/python3.11")  # Debian 12's; the package's venv links to it
 PREFIX = "opt/smartarray-agent"
-BUILD_ENV = {**os.environ, "PIP": f"{sys.executable} -m pip"}
+SITE = f"{PREFIX}/lib/python3.11/site-packages"
+CHANGELOG = ROOT / "packaging" / "deb" / "changelog"
+
+pytestmark = pytest.mark.packages
 
 needs_deb_tools = pytest.mark.skipif(
     not (shutil.which("dpkg-deb") and TARGET_PYTHON.exists()),
@@ -36,7 +43,7 @@ needs_rpmbuild = pytest.mark.skipif(
 
 def _build(script: str, out: Path) -> Path:
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
-                            text=True, env=BUILD_ENV, timeout=600)
+                            text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     package = Path(result.stdout.strip().splitlines()[-1])
     assert package.is_file() and package.parent == out
@@ -70,16 +77,39 @@ def run_installed(root: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+def changelog_field(field: str) -> str:
+    return subprocess.run(["dpkg-parsechangelog", "-l", str(CHANGELOG), "-S", field],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def lint_counts(output: str, prefix: str) -> dict[str, int]:
+    """``{"E": n, "W": n}`` from lintian (``E: pkg: tag``) or rpmlint (``pkg.arch: E: tag``)."""
+    counts = {"E": 0, "W": 0}
+    for line in output.splitlines():
+        match = re.match(prefix, line)
+        if match:
+            counts[match.group(1)] += 1
+    return counts
+
+
 @needs_deb_tools
 def test_deb_metadata(deb):
     assert deb.name == f"smartarray-agent_{VERSION}-1_amd64.deb"
     assert deb_field(deb, "Package") == "smartarray-agent"
-    assert deb_field(deb, "Version") == f"{VERSION}-1"
-    assert "python3.11" in deb_field(deb, "Depends")
-    assert deb_field(deb, "Recommends") == "ssacli"
+    assert deb_field(deb, "Version") == changelog_field("Version") == f"{VERSION}-1"
+    maintainer = deb_field(deb, "Maintainer")
+    assert maintainer == changelog_field("Maintainer")
+    assert "localhost" not in maintainer and "root@" not in maintainer
+    depends = [d.strip() for d in deb_field(deb, "Depends").split(",")]
+    # libc from dpkg-shlibdeps (the bundled pydantic_core and bcrypt link to it), the interpreter
+    # the venv links to, and deb-systemd-helper/-invoke for the maintainer scripts.
+    assert any(re.fullmatch(r"libc6 \(>= 2\.\d+\)", d) for d in depends), depends
+    assert "python3.11" in depends
+    assert any(d.startswith("init-system-helpers (>= ") for d in depends), depends
+    assert deb_field(deb, "Recommends") == "ssacli, logrotate"
     conffiles = subprocess.run(["dpkg-deb", "--info", str(deb), "conffiles"], capture_output=True,
                                text=True, check=True).stdout.split()
-    assert conffiles == ["/etc/smartarray-agent/config.toml"]
+    assert conffiles == ["/etc/smartarray-agent/config.toml", "/etc/logrotate.d/smartarray-agent"]
     for script in ("postinst", "prerm", "postrm"):
         text = subprocess.run(["dpkg-deb", "--info", str(deb), script], capture_output=True,
                               text=True, check=True).stdout
@@ -88,9 +118,77 @@ def test_deb_metadata(deb):
 
 
 @needs_deb_tools
+@pytest.mark.skipif(shutil.which("lintian") is None, reason="needs lintian")
+def test_lintian_finds_no_error(deb, installed):
+    result = subprocess.run(["lintian", "--tag-display-limit", "0", str(deb)],
+                            capture_output=True, text=True, timeout=600)
+    counts = lint_counts(result.stdout, r"([EW]): smartarray-agent")
+    assert counts == {"E": 0, "W": 0}, result.stdout
+    assert result.returncode == 0, result.stdout + result.stderr
+    print(f"lintian: {counts['E']} errors, {counts['W']} warnings")
+    # Every override ships in the package with its reason: a comment right above it.
+    overrides = (installed / "usr/share/lintian/overrides/smartarray-agent").read_text()
+    lines = overrides.splitlines()
+    for number, line in enumerate(lines):
+        if line.startswith("smartarray-agent:"):
+            assert number > 0 and lines[number - 1].startswith(("#", "smartarray-agent:")), line
+
+
+@needs_deb_tools
+def test_copyright_names_every_bundled_library(installed):
+    copyright_text = (installed / "usr/share/doc/smartarray-agent/copyright").read_text()
+    assert copyright_text.startswith(
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
+    bundled = sorted(p.name for p in (installed / SITE).glob("*.dist-info"))
+    assert len(bundled) > 10
+    for dist_info in bundled:
+        name, version = dist_info.removesuffix(".dist-info").rsplit("-", 1)
+        if name == "smartarray_agent":
+            continue
+        assert f"/{dist_info}/*" in copyright_text, dist_info
+        assert re.search(rf"^Comment: {re.escape(name)} {re.escape(version)}",
+                         copyright_text.replace("-", "_"), re.MULTILINE | re.IGNORECASE), dist_info
+    # Each licence named is either in /usr/share/common-licenses or has a paragraph of its own.
+    named = {n for line in re.findall(r"^License: (.+)$", copyright_text, re.MULTILINE)
+             for n in re.split(r" and | or ", line)}
+    for licence in named:
+        paragraph = rf"^License: {re.escape(licence)}\n "
+        assert re.search(paragraph, copyright_text, re.MULTILINE), licence
+
+
+@needs_deb_tools
+def test_changelog_and_logrotate(installed):
+    changelog = gzip.decompress(
+        (installed / "usr/share/doc/smartarray-agent/changelog.Debian.gz").read_bytes()).decode()
+    assert changelog == CHANGELOG.read_text()
+    assert (installed / "etc/logrotate.d/smartarray-agent").read_bytes() == (
+        ROOT / "packaging/logrotate").read_bytes()
+
+
+@needs_deb_tools
+def test_shared_objects_are_stripped_and_none_embeds_a_library(installed):
+    objects = sorted((installed / PREFIX).rglob("*.so*"))
+    assert objects, "pydantic_core and bcrypt ship shared objects"
+    for path in objects:
+        sections = subprocess.run(["readelf", "-S", "-W", str(path)], capture_output=True,
+                                  text=True, check=True).stdout
+        assert ".symtab" not in sections and ".debug_" not in sections, path
+    assert not list((installed / SITE / "yaml").glob("_yaml*.so")), "embedded libyaml"
+    loaded = subprocess.run(
+        [str(installed / PREFIX / "bin/python"), "-I", "-c",
+         "import yaml; print(yaml.__with_libyaml__, yaml.safe_load('a: [1, 2]'))"],
+        capture_output=True, text=True, timeout=60)
+    assert loaded.stdout.split("\n")[0] == "False {'a': [1, 2]}", loaded.stderr
+
+
+@needs_deb_tools
 def test_deb_files(installed):
     expected = [
         "etc/smartarray-agent/config.toml",
+        "etc/logrotate.d/smartarray-agent",
+        "usr/share/doc/smartarray-agent/copyright",
+        "usr/share/doc/smartarray-agent/changelog.Debian.gz",
+        "usr/share/lintian/overrides/smartarray-agent",
         "lib/systemd/system/smartarray-agent.service",
         "lib/systemd/system/smartarray-agent-textfile.service",
         "lib/systemd/system/smartarray-agent-textfile.timer",
@@ -187,17 +285,30 @@ def test_the_man_page_documents_every_command_and_option(installed):
         assert b"SMARTARRAY-AGENT(8)" in rendered.stdout
 
 
+@pytest.fixture(scope="module")
+def rpm(tmp_path_factory) -> Path:
+    return _build("build-rpm.sh", tmp_path_factory.mktemp("rpm"))
+
+
+def rpm_query(rpm: Path, *args: str) -> list[str]:
+    return subprocess.run(["rpm", "-qp", *args, str(rpm)], capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
 @needs_rpmbuild
-def test_rpm(tmp_path):
-    rpm = _build("build-rpm.sh", tmp_path)
+def test_rpm(rpm):
     assert rpm.name == f"smartarray-agent-{VERSION}-1.x86_64.rpm"
 
     def query(*args: str) -> list[str]:
-        return subprocess.run(["rpm", "-qp", *args, str(rpm)], capture_output=True, text=True,
-                              check=True).stdout.splitlines()
+        return rpm_query(rpm, *args)
 
-    assert "python3.11" in query("--requires")
-    assert query("--recommends") == ["ssacli"]
+    requires = query("--requires")
+    assert "python3.11" in requires
+    assert "libc.so.6()(64bit)" in requires
+    assert sorted(query("--recommends")) == ["logrotate", "ssacli"]
+    assert query("--qf", "%{PACKAGER}") == [changelog_field("Maintainer")]
+    assert query("--qf", "%{GROUP}") == ["Applications/System"]
+    assert query("--changelog")[0].endswith(f"- {VERSION}-1")
     listing = query("--qf", "[%{FILENAMES} %{FILEFLAGS:fflags}\n]")
     flags = dict(line.rsplit(" ", 1) for line in listing)
     assert flags["/etc/smartarray-agent/config.toml"] == "cn", "%config(noreplace)"
@@ -211,3 +322,17 @@ def test_rpm(tmp_path):
     scripts = "\n".join(query("--scripts"))
     assert "systemctl --no-reload preset smartarray-agent.service" in scripts
     assert "modprobe sg" in scripts
+
+
+@needs_rpmbuild
+@pytest.mark.skipif(shutil.which("rpmlint") is None, reason="needs rpmlint")
+def test_rpmlint_finds_no_error(rpm):
+    """With the filters the package ships, each with its reason."""
+    rc = ROOT / "packaging/rpm/smartarray-agent.rpmlintrc"
+    assert f"/usr/share/doc/smartarray-agent/{rc.name}" in rpm_query(rpm, "-l")
+    result = subprocess.run(["rpmlint", "-r", str(rc), str(rpm)], capture_output=True,
+                            text=True, timeout=600)
+    counts = lint_counts(result.stdout, r"smartarray-agent\.x86_64: ([EW]): ")
+    assert counts["E"] == 0, result.stdout
+    assert " 0 errors," in result.stdout, result.stdout
+    print(f"rpmlint: {counts['E']} errors, {counts['W']} warnings")

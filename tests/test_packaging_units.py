@@ -14,6 +14,7 @@ import pytest
 import typer
 
 from smartarray_agent import cli
+from smartarray_agent.cli import exitcodes
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
 from smartarray_agent.write import audit
@@ -197,6 +198,30 @@ def test_the_timer_runs_the_textfile_service_every_minute():
     assert one("smartarray-agent-textfile.timer", "Install.WantedBy") == "timers.target"
     assert one("smartarray-agent-textfile.service", "Service.Type") == "oneshot"
     assert "Install.WantedBy" not in directives("smartarray-agent-textfile.service")
+
+
+def test_the_textfile_service_is_harmless_without_node_exporter_or_a_cli(tmp_path):
+    """Skipped (not failed) without the textfile directory it writes to, and not failed when
+    the file was written but a collector failed: with no vendor CLI, ``metrics --textfile``
+    writes collector success 0 and exits VENDOR_ERROR, which the unit counts as success."""
+    textfile = directives("smartarray-agent-textfile.service")
+    directory = dict(v.split("=", 1) for v in textfile["Service.Environment"])["TEXTFILE_DIR"]
+    assert textfile["Unit.ConditionPathIsDirectory"] == [directory]
+    assert one("smartarray-agent-textfile.service", "Service.SuccessExitStatus") == str(
+        exitcodes.VENDOR_ERROR)
+    config = tmp_path / "config.toml"
+    config.write_text("[sysfs]\nenabled = false\n")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "metrics", "--config", str(config),
+         "--textfile", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, env={"PATH": str(empty), "LANG": "C.UTF-8"})
+    if "no Smart Array CLI found" not in done.stderr:
+        pytest.skip(f"a vendor CLI is installed here: {done.stderr.strip()}")
+    assert done.returncode == exitcodes.VENDOR_ERROR, done.stderr
+    written = (tmp_path / "smartarray.prom").read_text()
+    assert 'smartarray_collector_success{collector="ssacli"} 0.0' in written
 
 
 def test_modules_load_d_loads_sg():

@@ -163,16 +163,37 @@ def test_a_foreign_instance_holding_the_vendor_lock_is_retried_then_typed(sim, c
 
 
 def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
-    cli = sim(command_delay_s=1.0)
+    cli = sim()
     lock = HostLock(tmp_path / "cli.lock", wait_s=15)
-    # an instance started behind our lock's back, like an administrator's own ssacli
-    foreign = subprocess.Popen([*cli.argv, "ctrl", "all", "show"], stdout=subprocess.DEVNULL)
-    time.sleep(0.5)
+    # an instance started behind our lock's back, like an administrator's own ssacli; it holds
+    # the simulator's single-instance lock until the runner has met the conflict once
+    foreign = subprocess.Popen([*cli.argv, "ctrl", "all", "show"], stdout=subprocess.DEVNULL,
+                               env={**os.environ, "SMARTARRAY_SIM_FAULTS": '{"hang": ["*"]}'})
+    state = tmp_path / "sim"
+
+    def foreign_holds() -> bool:
+        return any(inv.pid == foreign.pid and inv.commands for inv in read_invocations(state))
+
+    def end_foreign_after_a_conflict() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+            inv.pid != foreign.pid and inv.exit_code == 1 for inv in read_invocations(state)
+        ):
+            time.sleep(0.02)
+        foreign.terminate()
+
+    deadline = time.monotonic() + 30
+    while not foreign_holds():
+        assert time.monotonic() < deadline, "the foreign instance did not start"
+        time.sleep(0.02)
+    releaser = threading.Thread(target=end_foreign_after_a_conflict)
+    releaser.start()
     runner = VendorRunner(cli, lock, timeout_s=10, console=False)
     try:
         output = runner.run(["ctrl", "all", "show", "config", "detail"])
     finally:
         runner.close()
+        releaser.join()
         foreign.wait(10)
     assert "in Slot" in output
     assert runner.stats.commands >= 2  # the first try met the conflict

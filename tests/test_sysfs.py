@@ -153,13 +153,16 @@ udev_debounce_s = 0.3
         watcher = next(c for c in agent.loop.collectors if c.name == "sysfs")
         disk = fake_sysfs.disk_path(sysfs, AHCI, 4, "sdz")
         watcher.handle(UdevEvent("add", "block", "disk", str(disk)))  # not ours
-        time.sleep(1.0)
+        # Ignored on the spot: nothing asks the loop for an early round.
+        assert agent.loop._debounce.due_at() is None
+        assert "collecting early" not in caplog.text
         assert agent.loop.rounds == 1
         for n in range(20):  # a cage of disks appears
             disk = fake_sysfs.disk_path(sysfs, HPSA, 0, f"sd{chr(97 + n)}")
             watcher.handle(UdevEvent("add", "block", "disk", str(disk)))
         _wait(lambda: agent.loop.rounds == 2)
-        time.sleep(1.0)
+        # The round cleared the whole burst: no further early round is pending.
+        assert agent.loop._debounce.due_at() is None
         assert agent.loop.rounds == 2  # one collection for the burst
         assert "udev: add " in caplog.text and "collecting early" in caplog.text
     finally:

@@ -6,9 +6,14 @@
 #   3. systemctl reload (SIGHUP through ExecReload) keeps it running,
 #   4. a SIGKILL of the main process brings a restart (Restart=on-failure),
 #   5. a collection that hangs (simulator hang fault) trips the watchdog, which restarts it,
-#   6. the textfile service writes smartarray.prom under its own sandbox,
+#   6. the textfile timer starts without node_exporter's directory and its service is skipped,
+#      not failed; with the directory it writes smartarray.prom under its own sandbox; with no
+#      vendor CLI it writes the failure into the file (collector success 0) and does not fail,
 #   7. dpkg -r stops the service, a reinstall on the running system starts it with the
-#      administrator's config kept, and a purge removes the config but not the audit log,
+#      administrator's config kept, and a purge removes the config and smartarray.prom but not
+#      the audit log,
+#   8. with the state directory docs/packaging.md gives to both, a cache ratio changed from the
+#      CLI on the simulator shows in the service's /metrics,
 # and print the live `systemd-analyze security` exposure of both services.
 #
 #   sudo packaging/nspawn/test.sh [DEB]
@@ -125,7 +130,6 @@ WatchdogSec=10s
 RestartSec=1s
 TimeoutStartSec=60s
 INI
-mkdir -p "$root/var/lib/prometheus/node-exporter"
 
 # --- boot ---------------------------------------------------------------------------------
 say "booting the container"
@@ -241,23 +245,69 @@ in_ct systemctl restart smartarray-agent.service || true
 wait_active 60 || { journal | tail -n 30; fail "not active after the hang was removed"; }
 say "5 ok: the watchdog killed pid $pid_before and the service was restarted"
 
-# 6. the textfile service, under its own sandbox
+# 6. the textfile timer and service
+textfile_show() { in_ct systemctl show -p "$1" --value smartarray-agent-textfile.service; }
+prom="$root/var/lib/prometheus/node-exporter/smartarray.prom"
+in_ct systemctl start smartarray-agent-textfile.timer || fail "the textfile timer did not start"
+in_ct systemctl start smartarray-agent-textfile.service || fail "the textfile service failed without node_exporter"
+[ "$(textfile_show ConditionResult)" = no ] || fail "the textfile service ran without node_exporter's directory"
+in_ct systemctl is-failed --quiet smartarray-agent-textfile.service smartarray-agent-textfile.timer \
+    && fail "a textfile unit is failed without node_exporter's directory"
+[ "$(in_ct systemctl show -p ActiveState --value smartarray-agent-textfile.timer)" = active ] \
+    || fail "the textfile timer is not active"
+say "6 ok: without node_exporter the timer is active and the service skipped (condition), not failed"
+mkdir -p "$(dirname "$prom")"
 in_ct systemctl start smartarray-agent-textfile.service \
     || { in_ct journalctl -u smartarray-agent-textfile.service --no-pager -o cat | tail; fail "textfile service"; }
-grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' \
-    "$root/var/lib/prometheus/node-exporter/smartarray.prom" || fail "no smartarray.prom written"
+grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' "$prom" || fail "no smartarray.prom written"
 say "6 ok: smartarray-agent-textfile.service wrote smartarray.prom"
+# No vendor CLI: the container has none, so a config without the simulator finds nothing.
+printf '[sysfs]\nenabled = false\n' > "$root/etc/smartarray-agent/nocli.toml"
+mkdir -p "$root/etc/systemd/system/smartarray-agent-textfile.service.d"
+cat > "$root/etc/systemd/system/smartarray-agent-textfile.service.d/nocli.conf" <<'INI'
+[Service]
+ExecStart=
+ExecStart=/opt/smartarray-agent/bin/smartarray-agent metrics --config /etc/smartarray-agent/nocli.toml --textfile ${TEXTFILE_DIR}
+INI
+in_ct systemctl daemon-reload
+in_ct systemctl start smartarray-agent-textfile.service || fail "the textfile service failed with no vendor CLI"
+[ "$(textfile_show Result)" = success ] || fail "textfile service result: $(textfile_show Result)"
+grep -q '^smartarray_collector_success{collector="ssacli"} 0.0' "$prom" \
+    || fail "smartarray.prom does not say the ssacli collector failed"
+rm -r "$root/etc/systemd/system/smartarray-agent-textfile.service.d" "$root/etc/smartarray-agent/nocli.toml"
+in_ct systemctl daemon-reload
+say "6 ok: with no vendor CLI the file says collector success 0 and the unit is not failed"
 
 for unit in smartarray-agent.service smartarray-agent-textfile.service; do
     exposure=$(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)
     say "security: $exposure"
 done
 
+# 8. one simulated host for the service and the operator's CLI (docs/packaging.md)
+cat > "$root/etc/systemd/system/smartarray-agent.service.d/simstate.conf" <<'INI'
+[Service]
+Environment=SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim
+INI
+in_ct systemctl daemon-reload
+in_ct systemctl restart smartarray-agent.service || fail "restart with the shared simulator state"
+wait_active 60 || fail "not active with the shared simulator state"
+in_ct env SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim /usr/bin/smartarray-agent \
+    set-cache-ratio 25/75 --slot 0 --simulate /etc/smartarray-agent/sim.toml > "$work/ratio.log" 2>&1 \
+    || { cat "$work/ratio.log"; fail "set-cache-ratio on the shared simulator"; }
+for _ in $(seq 60); do
+    fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
+    sleep 0.5
+done
+fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
+    || fail "the CLI's change to the shared simulator does not show in /metrics"
+say "8 ok: a cache ratio set from the CLI shows in the service's /metrics (shared simulator state)"
+
 # 7. the maintainer scripts on a running system: remove stops it, a reinstall starts it again
 # with the administrator's config kept, purge removes the config and keeps the audit log.
 in_ct dpkg -r smartarray-agent > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log"; fail "dpkg -r"; }
 [ "$(show ActiveState)" = inactive ] || fail "still $(show ActiveState) after dpkg -r"
 [ ! -e "$root/lib/systemd/system/smartarray-agent.service" ] || fail "unit left after dpkg -r"
+[ ! -e "$prom" ] || fail "smartarray.prom left after dpkg -r"
 in_ct dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg-i.log" 2>&1 \
     || { cat "$work/dpkg-i.log"; fail "dpkg -i on the running system"; }
 wait_active 60 || {
@@ -266,9 +316,12 @@ wait_active 60 || {
 }
 grep -q '^simulate = "/etc/smartarray-agent/sim.toml"' "$root/etc/smartarray-agent/config.toml" \
     || fail "the reinstall replaced the administrator's config"
+in_ct systemctl start smartarray-agent-textfile.service || fail "textfile service after the reinstall"
+[ -e "$prom" ] || fail "no smartarray.prom after the reinstall"
 in_ct dpkg --purge smartarray-agent > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log"; fail "purge"; }
 [ ! -e "$root/etc/smartarray-agent/config.toml" ] || fail "config left after purge"
 [ -d "$root/var/lib/smartarray-agent" ] || fail "purge removed the state directory (audit log)"
-say "7 ok: dpkg -r stops it, dpkg -i starts it with the config kept, purge keeps the audit log"
+[ ! -e "$prom" ] || fail "smartarray.prom left after purge"
+say "7 ok: dpkg -r stops it and removes smartarray.prom, dpkg -i starts it with the config kept, purge removes the config and smartarray.prom and keeps the audit log"
 
 say "PASS in $(($(date +%s) - started)) s"
