@@ -90,11 +90,16 @@ fi
 install -d "$stage/usr/bin"
 ln -s "$prefix/bin/smartarray-agent" "$stage/usr/bin/smartarray-agent"
 
-# 4. systemd units and the sg module.
-install -d "$stage$unit_dir" "$stage/usr/lib/modules-load.d"
+# 4. systemd units, the sg module, and the group and directory of the unprivileged serving
+#    unit (docs/privileges.md: off until the administrator sets [web] publish_dir).
+install -d "$stage$unit_dir" "$stage/usr/lib/modules-load.d" "$stage/usr/lib/sysusers.d" \
+    "$stage/usr/lib/tmpfiles.d"
 install -m 0644 "$repo"/systemd/smartarray-agent.service "$repo"/systemd/smartarray-agent-textfile.service \
-    "$repo"/systemd/smartarray-agent-textfile.timer "$stage$unit_dir/"
+    "$repo"/systemd/smartarray-agent-textfile.timer "$repo"/systemd/smartarray-agent-serve.service \
+    "$stage$unit_dir/"
 install -m 0644 "$repo/systemd/modules-load.d/smartarray-agent.conf" "$stage/usr/lib/modules-load.d/"
+install -m 0644 "$repo/systemd/sysusers.d/smartarray-agent.conf" "$stage/usr/lib/sysusers.d/"
+install -m 0644 "$repo/systemd/tmpfiles.d/smartarray-agent.conf" "$stage/usr/lib/tmpfiles.d/"
 
 # 5. Configuration, completion, manual, documents.
 install -D -m 0644 "$repo/packaging/config.toml" "$stage/etc/smartarray-agent/config.toml"

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+
+from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.write.guard import FIRST_BACKOFF_S, Guard
 
 from .agent_process import AgentProcess, value
 
@@ -55,3 +64,28 @@ def test_without_the_setting_the_daemon_only_reports(tmp_path):
     assert value(samples, "smartarray_no_battery_write_cache_enabled", controller="0") == 1
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 1
     assert not (tmp_path / "audit.jsonl").exists()
+
+
+def test_a_guard_that_cannot_act_backs_off_and_logs_once(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
+    caplog.set_level("DEBUG", logger="smartarray_agent.write.guard")
+    runner = VendorRunner(VendorCli(tuple(vendor_argv("unsafe-nbwc")), "simulator"),
+                          HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=False)
+    clock = [1000.0]
+    guard = Guard(Path("/dev/full"), 80.0, enrich=lambda snapshot: snapshot,
+                  monotonic=lambda: clock[0])
+    try:
+        snapshot = read_snapshot(runner)
+        for _ in range(3):  # three rounds within the first back-off: one attempt
+            assert guard.enforce(snapshot, runner) is False
+        clock[0] += FIRST_BACKOFF_S
+        guard.enforce(snapshot, runner)  # the second attempt, after the back-off
+    finally:
+        runner.close()
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "/dev/full" in errors[0].getMessage()
+    assert "next try in 60 s" in errors[0].getMessage()
+    assert "next try in 120 s" in caplog.text  # doubled, at debug level
+    invocations = read_invocations(tmp_path / "sim")
+    assert invocations  # the simulator ran: the reads are recorded...
+    assert [c for i in invocations for c in i.commands if "modify" in c] == []  # ...no write

@@ -1,10 +1,14 @@
 """Run one vendor CLI command: argv only (never a shell), stdin from /dev/null, ``LC_ALL=C``,
-``INFOMGR_BYPASS_NONSA=1``, and a timeout that ends the whole process group."""
+``INFOMGR_BYPASS_NONSA=1``, a timeout that ends the whole process group, and a cap on what
+it may print (``MAX_OUTPUT_BYTES``): a CLI that prints more is ended and the round fails,
+instead of the agent holding it all in memory."""
 
 from __future__ import annotations
 
 import os
+import selectors
 import subprocess
+import time
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
@@ -28,6 +32,21 @@ class CliFailed(RuntimeError):
         super().__init__(
             f"{' '.join(argv)} {how}" + (f" after printing {last[:80]!r}" if last else "")
         )
+
+
+# 16 MiB: ~100 times the largest output seen (the 8-controller, 192-drive `large` scenario
+# prints ~160 kB for `ctrl all show config detail`). docs/agent.md, "Limits".
+MAX_OUTPUT_BYTES = 16 * 2**20
+READ_CHUNK = 1 << 16
+
+
+class CliOutputTooLarge(CliFailed):
+    """The CLI printed more than ``MAX_OUTPUT_BYTES``: ended, its output not kept."""
+
+    def __init__(self, argv: list[str], limit: int) -> None:
+        RuntimeError.__init__(self, f"{' '.join(argv)} printed more than {limit // 2**20} MiB "
+                                    "and was ended (MAX_OUTPUT_BYTES)")
+        self.returncode = -1
 
 
 @dataclass(frozen=True)
@@ -54,13 +73,47 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> Cli
         start_new_session=True,  # its own process group, so a timeout ends all of it
     )
     try:
-        output, _ = process.communicate(timeout=timeout_s)
+        output = _read_capped(process, timeout_s, MAX_OUTPUT_BYTES)
     except subprocess.TimeoutExpired:
         end_groups([process.pid])
         process.communicate()  # reap it and close its pipe
         raise CliTimeout(argv, timeout_s) from None
+    except CliOutputTooLarge:
+        end_groups([process.pid])
+        process.communicate()
+        raise CliOutputTooLarge(argv, MAX_OUTPUT_BYTES) from None
     return CliResult(
         argv=tuple(argv),
         returncode=process.returncode,
         output=output.decode("utf-8", errors="replace"),
     )
+
+
+def _read_capped(process: subprocess.Popen[bytes], timeout_s: float, limit: int) -> bytes:
+    """All the process prints until it exits; TimeoutExpired past ``timeout_s``,
+    CliOutputTooLarge past ``limit`` bytes."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    chunks: list[bytes] = []
+    size = 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(process.args, timeout_s)
+            if not selector.select(left):
+                continue
+            chunk = os.read(process.stdout.fileno(), READ_CHUNK)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise CliOutputTooLarge([], limit)
+            chunks.append(chunk)
+    try:
+        process.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:  # closed its output but did not exit
+        raise subprocess.TimeoutExpired(process.args, timeout_s) from None
+    process.stdout.close()
+    return b"".join(chunks)

@@ -84,11 +84,19 @@ class VendorRunner:
         deadline = time.monotonic() + self.lock.wait_s
         with self.hold():
             self.lock.note(text)
+            restarted = False
             for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
                 output = self._run_held(command, confirm=confirm)
                 error = find_error(output)
                 if error is None:
                     return output
+                if (error.kind == "no_controllers" and not restarted
+                        and self._session is not None):
+                    # A console started before the driver (sg) was loaded keeps saying so:
+                    # a new one sees the controllers; once, then the error stands.
+                    restarted = True
+                    self._close_session()
+                    continue
                 if error.kind != "lock_conflict" or backoff is None:
                     raise VendorCommandError(text, error.message, error.kind, error.detail)
                 if time.monotonic() + backoff > deadline:
