@@ -101,7 +101,7 @@ def ansible_env(tmp_path: Path) -> dict[str, str]:
     config = tmp_path / "agent.toml"
     config.write_text(f'[audit]\nfile = "{tmp_path / "audit.jsonl"}"\n'
                       f'[ssacli]\nlock_file = "{tmp_path / "cli.lock"}"\n')
-    (tmp_path / "sim").mkdir()
+    (tmp_path / "sim").mkdir(exist_ok=True)
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("ANSIBLE_", "SMARTARRAY_"))}
     env.update({
