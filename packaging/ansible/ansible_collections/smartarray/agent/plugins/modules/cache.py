@@ -25,7 +25,7 @@ description:
     turned off first, then the cache ratio, then switches turned on. A failure stops the
     remaining settings of that controller; other controllers go on.
 author:
-  - smartarray-agent contributors
+  - smartarray-agent contributors (@smartarray-agent)
 requirements:
   - smartarray-agent on the managed host (the role P(smartarray.agent.agent#role) installs it)
 options:
@@ -41,7 +41,7 @@ options:
   all:
     description:
       - Every controller of the host whose cache is present (or whose cache presence is
-        unknown, which the agent then refuses or fails: unknown is never taken as safe).
+        unknown, which the agent then refuses or fails; unknown is never taken as safe).
         Controllers that report no cache module are listed in RV(skipped).
     type: bool
   ratio:
@@ -101,7 +101,7 @@ attributes:
     support: full
     description: One diff per controller, before and after (predicted in check mode).
 notes:
-  - A second run with the same options reports RV(ignore:changed=false): the agent sends
+  - A second run with the same options reports no change; the agent sends
     nothing for a setting the controller already shows.
   - In check mode each setting is judged against the controller as it is, not as the
     previous setting of the same task would leave it.
@@ -408,7 +408,7 @@ def main() -> None:
     if module._diff:
         result["diff"] = [report.diff() for report in done]
     if failures:
-        module.fail_json(msg="; ".join(message for _, message in failures),
+        module.fail_json(msg="; ".join(failure[1] for failure in failures),
                          rc=failures[0][0], **result)
     module.exit_json(**result)
 

@@ -15,7 +15,7 @@ description:
     the fact C(smartarray_agent), with the agent's version.
   - Fields the vendor CLI did not show are V(null), never a guess.
 author:
-  - smartarray-agent contributors
+  - smartarray-agent contributors (@smartarray-agent)
 requirements:
   - smartarray-agent on the managed host
 options:
