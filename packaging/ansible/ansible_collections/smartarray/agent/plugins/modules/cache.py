@@ -76,22 +76,8 @@ options:
       - Backup power charge below which write cache may not be forced on. Default the
         agent's C([policy] battery_threshold_percent) (80).
     type: float
-  executable:
-    description:
-      - The agent. Default C(smartarray-agent) on PATH, then
-        C(/opt/smartarray-agent/bin/smartarray-agent).
-    type: path
-  simulate:
-    description:
-      - A bundled simulator scenario (V(gen9-battery), V(unsafe-nbwc),
-        V(two-controllers), ...) instead of the vendor CLI, for demos and tests.
-    type: str
-  config:
-    description:
-      - The agent's configuration file (default the agent's,
-        C(/etc/smartarray-agent/config.toml) when it exists).
-      - Taken from the environment variable E(SMARTARRAY_AGENT_CONFIG) when not given.
-    type: path
+extends_documentation_fragment:
+  - smartarray.agent.agent
 attributes:
   check_mode:
     support: full

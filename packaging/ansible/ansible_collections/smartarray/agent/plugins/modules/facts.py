@@ -18,21 +18,8 @@ author:
   - smartarray-agent contributors (@smartarray-agent)
 requirements:
   - smartarray-agent on the managed host
-options:
-  executable:
-    description:
-      - The agent. Default C(smartarray-agent) on PATH, then
-        C(/opt/smartarray-agent/bin/smartarray-agent).
-    type: path
-  simulate:
-    description:
-      - A bundled simulator scenario instead of the vendor CLI, for demos and tests.
-    type: str
-  config:
-    description:
-      - The agent's configuration file (with C([redfish]), the iLO's battery charge is
-        added). Taken from E(SMARTARRAY_AGENT_CONFIG) when not given.
-    type: path
+extends_documentation_fragment:
+  - smartarray.agent.agent
 attributes:
   check_mode:
     support: full
