@@ -188,7 +188,8 @@ from ansible_collections.smartarray.agent.plugins.module_utils.agent import (  #
 
 # Exit code of a write that was sent but whose outcome could not be read back.
 SENT_OUTCOME_UNKNOWN = 8
-SUCCESSFUL_VERDICTS = ("changed", "unchanged", "dry-run")
+# Verdicts as the agent spells them, hyphens read as underscores ("dry-run" and "dry_run").
+SUCCESSFUL_VERDICTS = ("changed", "unchanged", "dry_run")
 
 
 class Setting:
@@ -297,10 +298,11 @@ class ControllerReport:
         self.audit.append(outcome.get("audit"))
         if outcome.get("command"):
             self.commands.append(list(outcome["command"]))
-        verdict = outcome.get("verdict")
+        verdict = str(outcome.get("verdict")).replace("-", "_")
         after = outcome.get("after")
-        changed = bool(outcome.get("changed")) or rc == SENT_OUTCOME_UNKNOWN
-        if check_mode and verdict == "dry-run":
+        unknown = rc == SENT_OUTCOME_UNKNOWN or verdict == "unknown"  # sent, not read back
+        changed = bool(outcome.get("changed")) or unknown
+        if check_mode and verdict == "dry_run":
             changed = True
             after = setting.predict(self.after or {})
         elif after is not None and self.after is not None and after != self.after:
@@ -308,8 +310,8 @@ class ControllerReport:
         self.changed = self.changed or changed
         if after is not None:
             self.after = after
-        elif rc == SENT_OUTCOME_UNKNOWN:
-            self.after = None  # sent, and nobody knows what the controller shows now
+        elif unknown:
+            self.after = None  # nobody knows what the controller shows now
         failed = verdict not in SUCCESSFUL_VERDICTS if rc is None else rc != 0
         if failed and self.failure is None:
             self.failure = (rc if rc is not None else 1,
