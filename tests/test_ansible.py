@@ -82,6 +82,17 @@ RECORDED = """\
           register: all_second
         - smartarray.agent.facts: {simulate: two-controllers}
           register: facts
+    - name: Gen10, two settings in one task
+      environment: {SMARTARRAY_SIM_STATE_DIR: "{{ sim }}/gen10"}
+      block:
+        - smartarray.agent.cache: &gen10 {slot: "0", drive_write_cache: false,
+                                          usage: configured, logical_drive: "1",
+                                          caching: false, simulate: gen10}
+          check_mode: true
+          diff: true
+          register: gen10_dry
+        - smartarray.agent.cache: *gen10
+          register: gen10
     - name: Bad options fail before the agent runs
       smartarray.agent.cache: {slot: "0", all: true, ratio: "25/75"}
       register: both_targets
@@ -90,7 +101,8 @@ RECORDED = """\
         dest: "{{ out }}"
         content: "{{ {'dry': dry, 'after_dry': after_dry, 'first': first, 'second': second,
                       'unsafe': unsafe, 'all_first': all_first, 'all_second': all_second,
-                      'facts': facts, 'both_targets': both_targets} | to_json }}"
+                      'facts': facts, 'both_targets': both_targets,
+                      'gen10_dry': gen10_dry, 'gen10': gen10} | to_json }}"
 """
 
 
@@ -252,6 +264,22 @@ def test_facts_carry_the_status_contract_and_the_agent_version(recorded):
     assert [c["slot"] for c in agent["controllers"]] == ["0", "1"]
     assert agent["controllers"][0]["backup_power"]["status"] == "ok"
     assert agent["error"] is None
+
+
+@needs_ansible
+def test_check_mode_predicts_what_two_settings_then_show(recorded):
+    results, tmp_path = recorded
+    dry, applied = only(results["gen10_dry"]), only(results["gen10"])
+    assert results["gen10_dry"]["changed"] and results["gen10"]["changed"]
+    assert dry["before"]["drive_write_cache_policy"]["configured"] == "default"
+    assert dry["before"]["logical_drive_caching"] == {"1": True}
+    # the predicted state of check mode is the state the controller shows after the run
+    assert dry["after"] == applied["after"]
+    assert applied["after"]["drive_write_cache_policy"]["configured"] == "disable"
+    assert applied["after"]["logical_drive_caching"] == {"1": False}
+    assert dry["commands"] == applied["commands"]
+    assert len(applied["commands"]) == 2
+    assert len(modifies(tmp_path / "sim" / "gen10")) == 2  # none of them from check mode
 
 
 @needs_ansible
