@@ -27,7 +27,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from tests.test_ansible import BIN, REPO, ansible_env
+from tests.test_ansible import BIN, REPO, ansible_env, recap
 
 pytestmark = pytest.mark.nspawn
 
@@ -177,15 +177,11 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
     env.update({"ANSIBLE_PIPELINING": "1", "ANSIBLE_REMOTE_TEMP": str(shared / "tmp")})
 
     def apply() -> dict[str, int]:
-        result = subprocess.run(
+        return recap(subprocess.run(
             [str(BIN / "ansible-playbook"), "-i", str(tmp_path / "inventory.ini"),
              str(tmp_path / "play.yml"), "-e", f"@{tmp_path / 'vars.json'}"],
-            capture_output=True, text=True, env=env, timeout=900, stdin=subprocess.DEVNULL)
-        assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
-        recap = next(line for line in result.stdout.splitlines()
-                     if line.startswith("debian12 "))
-        return {key: int(value) for key, value in
-                (field.split("=") for field in recap.split(":", 1)[1].split())}
+            capture_output=True, text=True, env=env, timeout=900, stdin=subprocess.DEVNULL),
+            "debian12")
 
     first = apply()
     assert first["changed"] >= 5 and first["failed"] == 0

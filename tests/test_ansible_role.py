@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import subprocess
 import tomllib
@@ -17,7 +16,7 @@ import bcrypt
 import pytest
 import yaml
 
-from tests.test_ansible import BIN, ansible_env
+from tests.test_ansible import BIN, ansible_env, recap
 
 pytestmark = [
     pytest.mark.skipif(not (BIN / "ansible-playbook").exists(),
@@ -61,12 +60,6 @@ def apply(tmp_path: Path, variables: dict, *args: str) -> subprocess.CompletedPr
          "-e", f"@{tmp_path / 'vars.json'}", *args],
         capture_output=True, text=True, env=ansible_env(tmp_path), timeout=600,
         stdin=subprocess.DEVNULL)
-
-
-def recap(result: subprocess.CompletedProcess) -> dict[str, int]:
-    assert result.returncode == 0, result.stdout + result.stderr
-    line = next(line for line in result.stdout.splitlines() if line.startswith("localhost "))
-    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", line)}
 
 
 def test_the_role_writes_a_checked_config_then_changes_nothing(tmp_path):
