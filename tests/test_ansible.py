@@ -148,9 +148,14 @@ def recap(result: subprocess.CompletedProcess, host: str = "localhost") -> dict[
     return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", line)}
 
 
-def audit_verdicts(tmp_path: Path) -> list[str]:
-    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
-    return [json.loads(line)["verdict"] for line in lines]
+def audit_outcomes(tmp_path: Path) -> list[str]:
+    """The outcome of each change in the agent's audit log, dry runs left out. Read both
+    ways the agent has written it: one record a change with its ``verdict``, or an intent
+    and an outcome record (``event``) with the ``outcome``."""
+    records = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    outcomes = [record["outcome"] if "event" in record else record["verdict"]
+                for record in records if record.get("event", "outcome") == "outcome"]
+    return [outcome.replace("-", "_") for outcome in outcomes if outcome != "dry_run"]
 
 
 def modifies(state_dir: Path) -> list[str]:
@@ -164,7 +169,7 @@ def test_the_issues_done_when_play_passes(tmp_path):
     assert (counts["ok"], counts["changed"], counts["failed"], counts["ignored"]) == (5, 2, 0, 1)
     # check mode sent nothing, the re-run sent nothing, the refusal sent nothing
     assert modifies(tmp_path / "sim") == ["ctrl slot=0 modify cacheratio=25/75"]
-    assert audit_verdicts(tmp_path) == ["changed", "unchanged", "refused"]
+    assert audit_outcomes(tmp_path) == ["changed", "unchanged", "refused"]
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +198,7 @@ def test_check_mode_reports_the_change_with_a_diff_and_sends_nothing(recorded):
     assert ctrl["before"]["cache_ratio"] == "10/90"
     assert ctrl["after"]["cache_ratio"] == "25/75"  # predicted
     assert ctrl["commands"] == [["ctrl", "slot=0", "modify", "cacheratio=25/75"]]
-    assert ctrl["results"][0]["verdict"] == "dry-run"
+    assert ctrl["results"][0]["verdict"].replace("-", "_") == "dry_run"
     (diff,) = dry["diff"]
     assert diff["before"]["cache_ratio"] == "10/90" and diff["after"]["cache_ratio"] == "25/75"
     assert "PSIM9P440AR001" in diff["before_header"]

@@ -190,6 +190,9 @@ from ansible_collections.smartarray.agent.plugins.module_utils.agent import (  #
 SENT_OUTCOME_UNKNOWN = 8
 # Verdicts as the agent spells them, hyphens read as underscores ("dry-run" and "dry_run").
 SUCCESSFUL_VERDICTS = ("changed", "unchanged", "dry_run")
+# Verdicts under which the outcome's command was not sent (newer agents name the command
+# they would have sent in these too).
+NOT_SENT_VERDICTS = ("unchanged", "refused", "declined", "not_sent", "bad_request")
 
 
 class Setting:
@@ -296,9 +299,9 @@ class ControllerReport:
         this outcome (None for one of ``--all``'s results, judged by its verdict)."""
         self.results.append(outcome)
         self.audit.append(outcome.get("audit"))
-        if outcome.get("command"):
-            self.commands.append(list(outcome["command"]))
         verdict = str(outcome.get("verdict")).replace("-", "_")
+        if outcome.get("command") and verdict not in NOT_SENT_VERDICTS:
+            self.commands.append(list(outcome["command"]))
         after = outcome.get("after")
         unknown = rc == SENT_OUTCOME_UNKNOWN or verdict == "unknown"  # sent, not read back
         changed = bool(outcome.get("changed")) or unknown
