@@ -151,7 +151,9 @@ def deb(tmp_path_factory) -> Path:
     return Path(built.stdout.strip().splitlines()[-1])
 
 
-def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
+def role_runner(tmp_path: Path, container: Container, variables: dict):
+    """A function that applies the role to the container with ``variables`` and returns the
+    PLAY RECAP counts."""
     shared = container.shared
     interpreter = shared / "python"
     interpreter.write_text(
@@ -162,15 +164,7 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
     interpreter.chmod(0o755)
     (tmp_path / "inventory.ini").write_text(
         f"debian12 ansible_connection=local ansible_python_interpreter={interpreter}\n")
-    hashed = bcrypt.hashpw(b"scrape-secret", bcrypt.gensalt(rounds=4)).decode()
-    file_sd = tmp_path / "file_sd"
-    file_sd.mkdir()
-    (tmp_path / "vars.json").write_text(json.dumps({
-        "smartarray_agent_package_path": str(deb),
-        "smartarray_agent_simulate": "gen9-battery",
-        "smartarray_agent_basic_auth_users": {"prometheus": hashed},
-        "smartarray_agent_file_sd_dir": str(file_sd),
-    }))
+    (tmp_path / "vars.json").write_text(json.dumps(variables))
     (tmp_path / "play.yml").write_text(PLAY)
     env = ansible_env(tmp_path)
     env.pop("ANSIBLE_PYTHON_INTERPRETER")  # the inventory's, for the container
@@ -183,18 +177,36 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
             capture_output=True, text=True, env=env, timeout=900, stdin=subprocess.DEVNULL),
             "debian12")
 
+    return apply
+
+
+def apply_twice(apply) -> None:
     first = apply()
     assert first["changed"] >= 5 and first["failed"] == 0
     second = apply()
     print(f"first run: {first}\nsecond run: {second}")
     assert second["changed"] == 0 and second["failed"] == 0
 
-    assert container.run("systemctl", "is-active", "smartarray-agent.service"
-                         ).stdout.strip() == "active"
-    assert container.run("systemctl", "is-enabled", "smartarray-agent.service"
-                         ).stdout.strip() == "enabled"
-    assert container.run("systemctl", "is-enabled", "smartarray-agent-textfile.timer"
-                         ).stdout.strip() != "enabled"
+
+def unit_state(container: Container, unit: str) -> tuple[str, str]:
+    """(is-active, is-enabled) of ``unit`` in the container."""
+    return (container.run("systemctl", "is-active", unit).stdout.strip(),
+            container.run("systemctl", "is-enabled", unit).stdout.strip())
+
+
+def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
+    hashed = bcrypt.hashpw(b"scrape-secret", bcrypt.gensalt(rounds=4)).decode()
+    file_sd = tmp_path / "file_sd"
+    file_sd.mkdir()
+    apply_twice(role_runner(tmp_path, container, {
+        "smartarray_agent_package_path": str(deb),
+        "smartarray_agent_simulate": "gen9-battery",
+        "smartarray_agent_basic_auth_users": {"prometheus": hashed},
+        "smartarray_agent_file_sd_dir": str(file_sd),
+    }))
+
+    assert unit_state(container, "smartarray-agent.service") == ("active", "enabled")
+    assert unit_state(container, "smartarray-agent-textfile.timer")[1] != "enabled"
     checked = container.run("/opt/smartarray-agent/bin/smartarray-agent", "config", "check",
                             "/etc/smartarray-agent/config.toml")
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -211,3 +223,23 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
     assert refused.returncode != 0 and "401" in refused.stderr
     targets = json.loads((file_sd / "debian12.json").read_text())
     assert targets == [{"targets": ["debian12:9712"], "labels": {}}]
+
+
+def test_the_role_in_textfile_mode_on_a_booted_debian_12(tmp_path, container, deb):
+    textfile_dir = "/var/lib/node_exporter/textfile_collector"  # not the unit's default
+    apply_twice(role_runner(tmp_path, container, {
+        "smartarray_agent_package_path": str(deb),
+        "smartarray_agent_simulate": "gen9-battery",
+        "smartarray_agent_mode": "textfile",
+        "smartarray_agent_textfile_dir": textfile_dir,
+        "smartarray_agent_file_sd_dir": str(tmp_path),
+    }))
+
+    assert unit_state(container, "smartarray-agent.service") == ("inactive", "disabled")
+    assert unit_state(container, "smartarray-agent-textfile.timer") == ("active", "enabled")
+    assert not (tmp_path / "debian12.json").exists()  # no listener, no scrape target
+    # One run of the service the timer starts writes the metrics where the role said.
+    started = container.run("systemctl", "start", "smartarray-agent-textfile.service")
+    assert started.returncode == 0, started.stderr
+    written = container.run("cat", f"{textfile_dir}/smartarray.prom")
+    assert 'smartarray_controller_info{' in written.stdout, written.stderr
