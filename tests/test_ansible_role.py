@@ -1,0 +1,128 @@
+"""The role smartarray.agent.agent applied to localhost with its files under a temporary
+root: check mode writes nothing, the first run writes every file, the second changes
+nothing. Packages and units are left out here (smartarray_agent_install and
+smartarray_agent_manage_services false); a booted container would be needed for them."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import tomllib
+from pathlib import Path
+
+import bcrypt
+import pytest
+import yaml
+
+from tests.test_ansible import BIN, ansible_env, recap
+
+pytestmark = [
+    pytest.mark.skipif(not (BIN / "ansible-playbook").exists(),
+                       reason="ansible-core is not installed (pip install '.[test]')"),
+    pytest.mark.skipif(os.geteuid() != 0,
+                       reason="the role makes its files owned by root: run as root"),
+]
+
+PLAY = """\
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  roles:
+    - smartarray.agent.agent
+"""
+
+
+def role_vars(root: Path, **extra: object) -> dict:
+    return {
+        "smartarray_agent_install": False,
+        "smartarray_agent_manage_services": False,
+        "smartarray_agent_etc_dir": str(root / "etc"),
+        "smartarray_agent_executable": str(BIN / "smartarray-agent"),
+        "smartarray_agent_audit_file": str(root / "audit.jsonl"),
+        "smartarray_agent_listen_address": "0.0.0.0:9712",
+        "smartarray_agent_threshold_percent": 85,
+        "smartarray_agent_redfish_address": "16.1.15.1",
+        "smartarray_agent_redfish_username": "monitor",
+        "smartarray_agent_redfish_password": "p\"w'd\\x",
+        "smartarray_agent_file_sd_dir": str(root / "file_sd"),
+        "smartarray_agent_file_sd_labels": {"rack": "r1"},
+        **extra,
+    }
+
+
+def apply(tmp_path: Path, variables: dict, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "vars.json").write_text(json.dumps(variables))
+    (tmp_path / "play.yml").write_text(PLAY)
+    return subprocess.run(
+        [str(BIN / "ansible-playbook"), "-i", "localhost,", str(tmp_path / "play.yml"),
+         "-e", f"@{tmp_path / 'vars.json'}", *args],
+        capture_output=True, text=True, env=ansible_env(tmp_path), timeout=600,
+        stdin=subprocess.DEVNULL)
+
+
+def test_the_role_writes_a_checked_config_then_changes_nothing(tmp_path):
+    root = tmp_path / "root"
+    (root / "file_sd").mkdir(parents=True)
+    hashed = bcrypt.hashpw(b"scrape-secret", bcrypt.gensalt(rounds=4)).decode()
+    variables = role_vars(root, smartarray_agent_basic_auth_users={"prometheus": hashed})
+
+    dry = recap(apply(tmp_path, variables, "--check", "--diff"))
+    assert dry["changed"] > 0 and dry["failed"] == 0
+    assert not (root / "etc").exists()
+    assert list((root / "file_sd").iterdir()) == []
+
+    first = recap(apply(tmp_path, variables))
+    assert first["changed"] == 5  # directory, credentials, web.yml, config.toml, file_sd
+    second = recap(apply(tmp_path, variables))
+    assert second["changed"] == 0 and second["failed"] == 0
+
+    etc = root / "etc"
+    config = tomllib.loads((etc / "config.toml").read_text())
+    assert config["web"] == {"listen_address": "0.0.0.0:9712",
+                             "config_file": str(etc / "web.yml")}
+    assert config["policy"]["battery_threshold_percent"] == 85.0
+    assert config["redfish"]["credentials_file"] == str(etc / "ilo-credentials.toml")
+    checked = subprocess.run([str(BIN / "smartarray-agent"), "config", "check",
+                              str(etc / "config.toml")], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    credentials = etc / "ilo-credentials.toml"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    assert credentials.stat().st_uid == 0
+    assert tomllib.loads(credentials.read_text()) == {"username": "monitor",
+                                                      "password": "p\"w'd\\x"}
+    web = yaml.safe_load((etc / "web.yml").read_text())
+    assert bcrypt.checkpw(b"scrape-secret", web["basic_auth_users"]["prometheus"].encode())
+    assert stat.S_IMODE((etc / "web.yml").stat().st_mode) == 0o600
+
+    targets = json.loads((root / "file_sd" / "localhost.json").read_text())
+    assert targets == [{"targets": ["localhost:9712"], "labels": {"rack": "r1"}}]
+
+
+def test_a_password_where_a_bcrypt_hash_belongs_stops_the_role(tmp_path):
+    root = tmp_path / "root"
+    result = apply(tmp_path, role_vars(
+        root, smartarray_agent_basic_auth_users={"prometheus": "plain-password"}))
+    assert result.returncode != 0
+    assert "bcrypt hashes (not passwords)" in result.stdout
+    assert not (root / "etc").exists()
+
+
+def test_a_config_the_agent_rejects_is_not_put_in_place(tmp_path):
+    root = tmp_path / "root"
+    result = apply(tmp_path, role_vars(root, smartarray_agent_listen_address="nowhere"))
+    assert result.returncode != 0
+    assert "failed to validate" in result.stdout + result.stderr
+    assert not (root / "etc" / "config.toml").exists()
+
+
+def test_textfile_mode_writes_no_scrape_target(tmp_path):
+    root = tmp_path / "root"
+    (root / "file_sd").mkdir(parents=True)
+    result = apply(tmp_path, role_vars(root, smartarray_agent_mode="textfile"))
+    assert recap(result)["failed"] == 0
+    assert list((root / "file_sd").iterdir()) == []
+    assert (root / "etc" / "config.toml").exists()
+
