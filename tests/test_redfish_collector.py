@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from smartarray_agent.collectors.redfish.collector import RedfishCollector
+from smartarray_agent.collectors.redfish.collector import read_reading
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
@@ -44,13 +44,13 @@ def settings(tmp_path, address: str, password: str = PASSWORD, **overrides) -> R
 
 def collect(tmp_path, ilo: Ilo, **overrides):
     with serve(ilo):
-        return RedfishCollector(settings(tmp_path, ilo.address, **overrides),
-                                clock=lambda: 1234.5).collect()
+        return read_reading(settings(tmp_path, ilo.address, **overrides),
+                            clock=lambda: 1234.5)
 
 
 def failure(tmp_path, ilo: Ilo, **overrides) -> str:
     with serve(ilo), pytest.raises(RedfishError) as caught:
-        RedfishCollector(settings(tmp_path, ilo.address, **overrides)).collect()
+        read_reading(settings(tmp_path, ilo.address, **overrides))
     message = str(caught.value)
     assert "\n" not in message and PASSWORD not in message
     return message
@@ -158,7 +158,7 @@ def test_hung_ilo_hits_the_read_timeout_and_still_logs_out(tmp_path):
 def test_hung_tls_handshake_hits_the_connect_timeout(tmp_path):
     with silent_listener() as address, pytest.raises(RedfishError) as caught:
         started = time.monotonic()
-        RedfishCollector(settings(tmp_path, address, connect_timeout_s=0.3)).collect()
+        read_reading(settings(tmp_path, address, connect_timeout_s=0.3))
     assert time.monotonic() - started < 3
     assert str(caught.value) == f"connecting to {address} timed out after 0.3 s (connect_timeout_s)"
 
@@ -166,7 +166,7 @@ def test_hung_tls_handshake_hits_the_connect_timeout(tmp_path):
 def test_nothing_listening(tmp_path):
     address = closed_port()
     with pytest.raises(RedfishError, match=f"cannot connect to {address}: Connection refused"):
-        RedfishCollector(settings(tmp_path, address)).collect()
+        read_reading(settings(tmp_path, address))
 
 
 def test_tls_verification_needs_the_ca_file(tmp_path):
@@ -197,7 +197,7 @@ def test_credentials_file_opened_up_after_start_is_refused(tmp_path):
     config = settings(tmp_path, closed_port())
     os.chmod(config.credentials_file, 0o644)
     with pytest.raises(RedfishError, match=r"mode 0644.*chmod 600"):
-        RedfishCollector(config).collect()
+        read_reading(config)
 
 
 def test_no_password_or_token_in_any_log(tmp_path, caplog):
