@@ -4,12 +4,14 @@ console that sees no controllers gets one fresh start."""
 
 from __future__ import annotations
 
+import stat
 import sys
 
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.simulator import ScenarioError, vendor_argv
+from smartarray_agent.collectors.simulator.state import private_directory
 from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
@@ -68,3 +70,18 @@ def test_a_console_that_sees_no_controllers_is_restarted_once_then_the_error_sta
         assert runner.stats.process_starts == 2  # the first console, and one new one
     finally:
         runner.close()
+
+
+def test_the_simulators_fallback_state_dir_must_be_private(tmp_path):
+    """A name in /tmp another user planted (a link, a directory others may write) is
+    refused; a missing one is made 0700."""
+    made = private_directory(tmp_path / "made")
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700
+    link = tmp_path / "link"
+    link.symlink_to(made)
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    for planted in (link, open_to_all):
+        with pytest.raises(ScenarioError, match="not a private directory"):
+            private_directory(planted)

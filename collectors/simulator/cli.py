@@ -57,10 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         path = resolve_scenario(args.scenario)
         scenario = load_scenario(path)
         faults = effective_faults(scenario)
+        state_dir = args.state_dir or default_state_dir(path.stem)
     except ScenarioError as exc:
         print(f"smartarray-sim: {exc}", file=sys.stderr)
         return 2
-    store = StateStore(args.state_dir or default_state_dir(path.stem), path)
+    store = StateStore(state_dir, path)
     session = Session(
         store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin, uuid.uuid4().hex
     )

@@ -14,27 +14,43 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.scenario import Scenario, load_scenario
+from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
 
 def default_state_dir(scenario_name: str) -> Path:
-    """``$SMARTARRAY_SIM_STATE_DIR``, else a per-scenario folder in the runtime directory."""
+    """``$SMARTARRAY_SIM_STATE_DIR``, else a per-scenario folder in the runtime directory,
+    else in ``/tmp/smartarray-sim-UID``, which must then be this user's own private
+    directory (a name in a shared directory could be planted by another user)."""
     if os.environ.get(STATE_DIR_ENV):
         return Path(os.environ[STATE_DIR_ENV])
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = (
-        Path(runtime) / "smartarray-sim" if runtime else Path(f"/tmp/smartarray-sim-{os.getuid()}")
-    )
-    return base / scenario_name
+    if runtime:
+        return Path(runtime) / "smartarray-sim" / scenario_name
+    return private_directory(Path(f"/tmp/smartarray-sim-{os.getuid()}")) / scenario_name
+
+
+def private_directory(directory: Path) -> Path:
+    """``directory``, made 0700 when missing; refused unless it is a real directory of this
+    user that no one else may write."""
+    with suppress(FileExistsError):
+        directory.mkdir(mode=0o700)
+    info = directory.lstat()
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        raise ScenarioError(
+            f"{directory} is not a private directory of uid {os.getuid()}: refusing to keep "
+            f"the simulator's state there (set {STATE_DIR_ENV} to a directory of yours)")
+    return directory
 
 
 class StateStore:
