@@ -2,6 +2,11 @@
 # Debian 12 root over a cached base, booted with systemd-nspawn. Needs root, systemd-nspawn,
 # debootstrap and nsenter. After nspawn_prepare WORK: $root. After nspawn_boot MACHINE:
 # $leader, in_ct CMD... runs CMD in the container. nspawn_cleanup undoes both (trap it).
+# The sourcing script sets $repo (the checkout) and $nspawn_name (its log prefix) first.
+
+nspawn_started=$(date +%s)
+say() { printf '[%s %3ss] %s\n' "$nspawn_name" "$(($(date +%s) - nspawn_started))" "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
 
 nspawn_cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
 nspawn_mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -13,6 +18,16 @@ nspawn_check_tools() {  # nspawn_check_tools NAME
     for tool in systemd-nspawn debootstrap nsenter; do
         command -v "$tool" >/dev/null || { echo "$1: $tool is missing" >&2; exit 2; }
     done
+}
+
+nspawn_deb() {  # nspawn_deb [DEB] WORK: prints DEB, or a .deb built from this checkout
+    local deb=$1
+    if [ -z "$deb" ]; then
+        say "building the .deb" >&2
+        deb=$("$repo/packaging/build-deb.sh" "$2/dist" | tail -n 1)
+    fi
+    [ -f "$deb" ] || fail "no package at $deb"
+    echo "$deb"
 }
 
 nspawn_prepare() {  # nspawn_prepare WORK: the cached base (made once), overlaid at WORK/root

@@ -18,9 +18,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-started=$(date +%s)
-say() { printf '[privileges %3ss] %s\n' "$(($(date +%s) - started))" "$*"; }
-fail() { say "FAIL: $*"; exit 1; }
+nspawn_name=privileges
 # shellcheck source=lib.sh
 . "$repo/packaging/nspawn/lib.sh"
 nspawn_check_tools privileges.sh
@@ -28,12 +26,7 @@ nspawn_check_tools privileges.sh
 work=$(mktemp -d /tmp/smartarray-privileges.XXXXXX)
 trap 'nspawn_cleanup "$work"' EXIT
 
-deb=${1:-}
-if [ -z "$deb" ]; then
-    say "building the .deb"
-    deb=$("$repo/packaging/build-deb.sh" "$work/dist" | tail -n 1)
-fi
-[ -f "$deb" ] || fail "no package at $deb"
+deb=$(nspawn_deb "${1:-}" "$work")
 nspawn_prepare "$work"
 
 say "installing $(basename "$deb") and the privilege-separation units"
@@ -141,4 +134,4 @@ done
 for unit in smartarray-agent.service smartarray-agent-serve.service; do
     say "security: $(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)"
 done
-say "PASS in $(($(date +%s) - started)) s"
+say "PASS in $(($(date +%s) - nspawn_started)) s"

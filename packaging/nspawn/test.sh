@@ -26,79 +26,25 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-base="$cache/bookworm-base"
 machine="saci-$$"
-started=$(date +%s)
-
-say() { printf '[nspawn %3ss] %s\n' "$(($(date +%s) - started))" "$*"; }
-fail() { say "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || { echo "test.sh: run as root" >&2; exit 2; }
-for tool in systemd-nspawn debootstrap nsenter; do
-    command -v "$tool" >/dev/null || { echo "test.sh: $tool is missing" >&2; exit 2; }
-done
+nspawn_name=nspawn
+# shellcheck source=lib.sh
+. "$repo/packaging/nspawn/lib.sh"
+nspawn_check_tools test.sh
 
 work=$(mktemp -d /tmp/smartarray-nspawn.XXXXXX)
-root="$work/root"
-nspawn_pid=""
-leader=""
-mounted=""
-cleanup() {
-    set +e
-    if [ -n "$leader" ] && kill -0 "$leader" 2>/dev/null; then
-        nsenter -t "$leader" -a systemctl poweroff >/dev/null 2>&1
-        for _ in $(seq 30); do kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 0.5; done
-    fi
-    [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null && kill "$nspawn_pid"
-    [ -n "$nspawn_pid" ] && wait "$nspawn_pid" 2>/dev/null
-    [ -n "$mounted" ] && umount "$root"
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'nspawn_cleanup "$work"' EXIT
 
 # --- the package ------------------------------------------------------------------------
-deb=${1:-}
-if [ -z "$deb" ]; then
-    say "building the .deb"
-    deb=$("$repo/packaging/build-deb.sh" "$work/dist" | tail -n 1)
-fi
-[ -f "$deb" ] || fail "no package at $deb"
+deb=$(nspawn_deb "${1:-}" "$work")
 say "package: $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 
-# --- the Debian 12 root, cached ----------------------------------------------------------
-mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9  # one debootstrap at a time; later runs wait, then reuse its root
-# The recipe is kept in the marker: a changed recipe builds the root again.
-recipe="bookworm minbase systemd,systemd-sysv,dbus,python3.11"
-if [ "$(cat "$base/.smartarray-ci-complete" 2>/dev/null)" != "$recipe" ]; then
-    say "debootstrap bookworm into $base (once; reused after)"
-    rm -rf "$base"
-    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3.11 \
-        bookworm "$base" "$mirror" > "$cache/debootstrap.log" 2>&1 \
-        || { tail -n 20 "$cache/debootstrap.log"; fail "debootstrap"; }
-    echo "smartarray-ci" > "$base/etc/hostname"
-    echo "$recipe" > "$base/.smartarray-ci-complete"
-fi
-flock -u 9
-
-mkdir -p "$root" "$work/upper" "$work/ovlwork"
-if mount -t overlay overlay \
-    -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/ovlwork" "$root" 2>/dev/null; then
-    mounted=yes
-else
-    say "no overlayfs here: copying the root"
-    cp -a "$base/." "$root/"
-fi
+# --- the Debian 12 root, cached (lib.sh) ---------------------------------------------------
+nspawn_prepare "$work"
 
 # --- install and configure (no boot yet) ------------------------------------------------
 say "installing the package"
-cp "$deb" "$root/var/tmp/smartarray-agent.deb"
-systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
-    dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg.log" 2>&1 \
-    || { cat "$work/dpkg.log"; fail "dpkg -i"; }
+nspawn_install_deb "$deb" "$work/dpkg.log"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent.service" ] \
     || fail "the package did not enable smartarray-agent.service"
 
@@ -133,24 +79,7 @@ INI
 
 # --- boot ---------------------------------------------------------------------------------
 say "booting the container"
-# CAP_SYS_RAWIO is not in nspawn's default set; give it to the container so the unit's bounding
-# set can be checked as on a host.
-systemd-nspawn -q -D "$root" -M "$machine" --boot --register=no --keep-unit --private-network \
-    --capability=CAP_SYS_RAWIO --console=pipe < /dev/null > "$work/console.log" 2>&1 &
-nspawn_pid=$!
-for _ in $(seq 100); do
-    leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
-    [ -n "$leader" ] && break
-    sleep 0.1
-done
-[ -n "$leader" ] || { cat "$work/console.log"; fail "the container's systemd did not start"; }
-in_ct() { nsenter -t "$leader" -a "$@"; }
-for _ in $(seq 120); do
-    state=$(in_ct systemctl is-system-running 2>/dev/null || true)
-    case "$state" in running|degraded) break ;; esac
-    sleep 0.5
-done
-say "container up: $state"
+nspawn_boot "$machine" "$work/console.log"
 
 show() { in_ct systemctl show -p "$1" --value smartarray-agent.service; }
 wait_active() {  # wait_active SECONDS
@@ -159,10 +88,6 @@ wait_active() {  # wait_active SECONDS
         sleep 0.5
     done
     return 1
-}
-fetch() {  # fetch URL: the body, from inside the container
-    in_ct python3.11 -c 'import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
 }
 journal() { in_ct journalctl -u smartarray-agent.service --no-pager -o cat; }
 # grep reads everything (no -q): an early exit would fail the pipe with SIGPIPE under pipefail.
@@ -186,7 +111,7 @@ in_ct nsenter -t "$(show MainPID)" -m /bin/sh -c 'touch /var/lib/smartarray-agen
 say "1 ok: CapBnd=CAP_SYS_RAWIO, NoNewPrivs, seccomp, read-only /etc, writable state directory"
 
 # 2. /metrics with the simulator's controller
-metrics=$(fetch http://127.0.0.1:9712/metrics) || fail "/metrics did not answer"
+metrics=$(nspawn_fetch http://127.0.0.1:9712/metrics) || fail "/metrics did not answer"
 grep -q '^smartarray_controller_info{.*model="Smart Array P440ar"' <<<"$metrics" \
     || fail "/metrics has no simulated controller"
 grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' <<<"$metrics" \
@@ -215,7 +140,7 @@ for _ in $(seq 60); do
 done
 [ "$(show NRestarts)" -gt "$restarts" ] || fail "no restart after SIGKILL"
 wait_active 30 || fail "not active again after SIGKILL"
-fetch http://127.0.0.1:9712/-/healthy >/dev/null || fail "/-/healthy after the restart"
+nspawn_fetch http://127.0.0.1:9712/-/healthy >/dev/null || fail "/-/healthy after the restart"
 say "4 ok: SIGKILL of pid $pid_before -> restarted as pid $(show MainPID)"
 
 # 5. a hung collection -> watchdog
@@ -295,10 +220,10 @@ in_ct env SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim /usr/bin/smartarray
     set-cache-ratio 25/75 --slot 0 --simulate /etc/smartarray-agent/sim.toml > "$work/ratio.log" 2>&1 \
     || { cat "$work/ratio.log"; fail "set-cache-ratio on the shared simulator"; }
 for _ in $(seq 60); do
-    fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
+    nspawn_fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
     sleep 0.5
 done
-fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
+nspawn_fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
     || fail "the CLI's change to the shared simulator does not show in /metrics"
 say "8 ok: a cache ratio set from the CLI shows in the service's /metrics (shared simulator state)"
 
@@ -324,4 +249,4 @@ in_ct dpkg --purge smartarray-agent > "$work/dpkg-p.log" 2>&1 || { cat "$work/dp
 [ ! -e "$prom" ] || fail "smartarray.prom left after purge"
 say "7 ok: dpkg -r stops it and removes smartarray.prom, dpkg -i starts it with the config kept, purge removes the config and smartarray.prom and keeps the audit log"
 
-say "PASS in $(($(date +%s) - started)) s"
+say "PASS in $(($(date +%s) - nspawn_started)) s"
