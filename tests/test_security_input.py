@@ -18,17 +18,23 @@ from .captures import REAL
 CAPTURE = REAL / "hpacucli-ctrl-all-show-config-detail-P410i-P800-1.txt"
 
 
+# Runs the command from a small, fresh interpreter and prints its peak RSS: measured from
+# this test process, a forked child's peak would include this (large) process's pages.
+_MEASURE = """import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:]).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+"""
+
+
 def status(*args: str, stdin: int | None = None) -> tuple[int, str, int]:
     """Exit code, stderr and peak RSS (KiB) of ``smartarray-agent status --json ARGS``."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "smartarray_agent", "status", "--json", *args],
+    process = subprocess.run(
+        [sys.executable, "-c", _MEASURE, sys.executable, "-m", "smartarray_agent", "status",
+         "--json", *args],
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    errors = process.stderr.read()
-    _, code, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(code)
-    return process.returncode, errors, usage.ru_maxrss
+        capture_output=True, text=True, timeout=300)
+    rss_kib, code = (int(word) for word in process.stdout.split()[-2:])
+    return code, process.stderr, rss_kib
 
 
 @pytest.fixture(scope="module")
