@@ -110,7 +110,7 @@ class CollectionLoop:
         with self._lock:
             self._debounce.clear()
         self._round_started = self._monotonic()
-        collected: list[Entry] = []
+        collected: list[tuple[Entry, CollectorResult | None]] = []  # with the previous
         for collector in list(self._collectors):
             if self._stop.is_set():
                 return
@@ -120,9 +120,11 @@ class CollectionLoop:
             previous = self._last.get(collector.name)
             result = collect_once(collector, previous[1] if previous else None)
             self._last[collector.name] = (collector, result)
-            collected.append((collector, result))
-            _log_outcome(collector, result, previous[1] if previous else None)
-        self._view.publish(collected)
+            collected.append(((collector, result), previous[1] if previous else None))
+        self._view.publish(entry for entry, _ in collected)
+        # Logged once served: whoever reads "collector ssacli ok" finds the data in /metrics.
+        for (collector, result), previous_result in collected:
+            _log_outcome(collector, result, previous_result)
         self.rounds += 1
         status = status_line(list(self._last.values()))
         if self.rounds == 1:
