@@ -4,9 +4,6 @@ a console or one-shot runs. The daemon and every command go through :func:`open_
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
 from smartarray_agent.collectors.ssacli.lock import HostLock
@@ -35,12 +32,6 @@ def vendor_cli(config: SsacliConfig) -> VendorCli:
             return VendorCli(tuple(simulator.vendor_argv(config.simulate)), "simulator")
         except simulator.ScenarioError as error:
             raise CliUnavailable(_one_line(error), "bad_scenario") from None
-    if config.path is not None:
-        path = Path(config.path)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            what = "does not exist" if not path.exists() else "is not an executable file"
-            raise CliUnavailable(f"the vendor CLI {path} {what} (--cli or [ssacli] path); "
-                                 f"{SIMULATE_HINT}", "not_found")
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:

@@ -24,13 +24,8 @@ INSTALL_HINT = (
 
 
 class CliNotFound(RuntimeError):
-    def __init__(self, looked_for: list[str]) -> None:
-        self.looked_for = looked_for
-        super().__init__(
-            "no Smart Array CLI found: looked for "
-            + ", ".join(looked_for)
-            + f"; {INSTALL_HINT}"
-        )
+    """No vendor CLI to run: the message says where it looked, or what is wrong with the one
+    that was named."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,8 @@ def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:
         program = Path(override)
         if program.is_file() and os.access(program, os.X_OK):
             return VendorCli((str(program),), _name_of(program.name))
-        raise CliNotFound([override])
+        what = "does not exist" if not program.exists() else "is not an executable file"
+        raise CliNotFound(f"the vendor CLI {program} {what} (--cli or [ssacli] path)")
     looked_for = []
     for name in NAMES:
         found = shutil.which(name, path=path)
@@ -57,7 +53,8 @@ def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return VendorCli((str(candidate),), name)
     looked_for.append("in " + ", ".join(VENDOR_DIRS))
-    raise CliNotFound(looked_for)
+    raise CliNotFound(f"no Smart Array CLI found: looked for {', '.join(looked_for)}; "
+                      f"{INSTALL_HINT}")
 
 
 def _name_of(filename: str) -> str:
