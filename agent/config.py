@@ -20,7 +20,6 @@ from pydantic import (
 )
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.collectors.ssacli.lock import default_lock_path
 from smartarray_agent.configfile import (
     ConfigError,
     Document,
@@ -52,7 +51,7 @@ class SsacliConfig(_Section):
     # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
     # instance lock all the time, so every other ssacli user on the host is refused.
     console: bool = False
-    lock_file: Path | None = None  # default: /run/smartarray-agent/cli.lock (root)
+    lock_file: Path | None = None  # default: vendor.host_lock_path
     lock_wait_s: float = Field(default=30.0, ge=0, le=HOUR_S)
 
     @model_validator(mode="after")
@@ -72,10 +71,6 @@ class SsacliConfig(_Section):
             except ScenarioError as error:
                 raise ValueError(str(error).splitlines()[0]) from None
         return value
-
-    @property
-    def lock_path(self) -> Path:
-        return self.lock_file if self.lock_file is not None else default_lock_path()
 
 
 class CollectConfig(_Section):

@@ -4,9 +4,11 @@ a console or one-shot runs. The daemon and every command go through :func:`open_
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
-from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import SsacliConfig
 
@@ -41,12 +43,30 @@ def vendor_cli(config: SsacliConfig) -> VendorCli:
 def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorRunner:
     """A runner for the configured CLI under the host lock; ``console`` None: as configured
     (the daemon), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
+    cli = vendor_cli(config)
     return VendorRunner(
-        vendor_cli(config),
-        HostLock(config.lock_path, config.lock_wait_s),
+        cli,
+        HostLock(host_lock_path(config), config.lock_wait_s),
         timeout_s=config.timeout_s,
         console=config.console if console is None else console,
     )
+
+
+def host_lock_path(config: SsacliConfig) -> Path:
+    """``lock_file``, else the host's lock (``ssacli/lock.py``); when simulating, the simulated
+    host's: ``cli.lock`` in the simulator's state directory, which the daemon and every command
+    simulating that scenario share, as they share its state. Raises CliUnavailable."""
+    if config.lock_file is not None:
+        return config.lock_file
+    if config.simulate is None:
+        return default_lock_path()
+    from smartarray_agent.collectors import simulator
+    from smartarray_agent.collectors.simulator.state import default_state_dir
+
+    try:
+        return default_state_dir(simulator.resolve_scenario(config.simulate).stem) / "cli.lock"
+    except simulator.ScenarioError as error:
+        raise CliUnavailable(_one_line(error), "bad_scenario") from None
 
 
 def _one_line(error: Exception) -> str:

@@ -1,14 +1,26 @@
-"""Session set-up: hypothesis keeps its example database and caches in a temporary folder of
-the run, removed at its end, never in a ``.hypothesis/`` of the checkout."""
+"""Session set-up and the rule that a test leaves nothing behind (issue #15): hypothesis keeps
+its example database in a temporary folder of the run, removed at its end; each test simulates
+a host of its own (``SMARTARRAY_SIM_STATE_DIR`` in a temporary folder, where a test does not
+name one), and every test is checked for files it left in the checkout or in the places the
+agent uses on a real host (the host lock's directory, the audit file's, the simulator's
+default state)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import configuration
 
+from smartarray_agent.collectors.simulator.state import STATE_DIR_ENV
+from smartarray_agent.collectors.ssacli.lock import default_lock_path
+from smartarray_agent.write.audit import default_audit_file
+
+CHECKOUT = Path(__file__).resolve().parent.parent
 _HOME_KEY = pytest.StashKey[str]()
 
 
@@ -22,3 +34,50 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     home = config.stash.get(_HOME_KEY, None)
     if home is not None:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _host_places() -> list[Path]:
+    """Where the agent keeps things on a real host, for the user running the tests."""
+    places = [default_lock_path().parent, default_audit_file().parent,
+              Path(f"/tmp/smartarray-sim-{os.getuid()}")]
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        places.append(Path(os.environ["XDG_RUNTIME_DIR"]) / "smartarray-sim")
+    return places
+
+
+def _files(place: Path) -> dict[str, int]:
+    """Every entry under ``place`` with its modification time (nothing when it is missing)."""
+    found: dict[str, int] = {}
+    for root, directories, names in os.walk(place):
+        for name in [*directories, *names]:
+            path = os.path.join(root, name)
+            try:
+                found[path] = os.lstat(path).st_mtime_ns
+            except FileNotFoundError:
+                continue
+    return found
+
+
+def _checkout_entries() -> set[str]:
+    return {entry.name for entry in os.scandir(CHECKOUT)} | {
+        f"tests/{entry.name}" for entry in os.scandir(CHECKOUT / "tests")}
+
+
+@pytest.fixture(autouse=True)
+def _a_simulated_host_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path_factory.mktemp("simulated-host")))
+
+
+@pytest.fixture(autouse=True)
+def _leaves_nothing_behind() -> Iterator[None]:
+    places = _host_places()
+    before = {place: _files(place) for place in places}
+    checkout = _checkout_entries()
+    yield
+    left = sorted(_checkout_entries() - checkout - {"tests/__pycache__"})
+    for place in places:
+        now = _files(place)
+        left += [path for path, mtime in now.items() if before[place].get(path) != mtime]
+    assert not left, f"the test left or changed files outside its temporary folders: {left}"
