@@ -16,6 +16,8 @@ import pytest
 
 from smartarray_agent.collectors.simulator.state import read_invocations
 
+pytestmark = pytest.mark.ansible
+
 REPO = Path(__file__).resolve().parents[1]
 COLLECTIONS = REPO / "packaging" / "ansible"
 COLLECTION = COLLECTIONS / "ansible_collections" / "smartarray" / "agent"

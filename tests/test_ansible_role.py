@@ -19,6 +19,7 @@ import yaml
 from tests.test_ansible import BIN, ansible_env, recap
 
 pytestmark = [
+    pytest.mark.ansible,
     pytest.mark.skipif(not (BIN / "ansible-playbook").exists(),
                        reason="ansible-core is not installed (pip install '.[test]')"),
     pytest.mark.skipif(os.geteuid() != 0,

@@ -16,8 +16,11 @@ import pytest
 
 from tests.test_ansible import BIN, COLLECTION, ansible_env
 
-pytestmark = pytest.mark.skipif(not (BIN / "ansible-test").exists(),
-                                reason="ansible-core is not installed (pip install '.[test]')")
+pytestmark = [
+    pytest.mark.ansible,
+    pytest.mark.skipif(not (BIN / "ansible-test").exists(),
+                       reason="ansible-core is not installed (pip install '.[test]')"),
+]
 
 OFFLINE = ["action-plugin-docs", "compile", "empty-init", "ignores", "line-endings",
            "no-assert", "no-get-exception", "no-illegal-filenames", "no-smart-quotes",

@@ -52,3 +52,11 @@ def test_an_unknown_scenario_names_the_bundled_ones(tmp_path):
     result = agent("status", "--simulate", "gen11", tmp_path=tmp_path)
     assert result.returncode == 2
     assert "gen9-battery" in result.stderr
+
+
+def test_a_simulated_host_has_its_own_lock_beside_its_state(tmp_path):
+    """With --simulate the default host lock is the simulated host's, so a demo or a test
+    never takes (nor leaves) the real host's /run/smartarray-agent/cli.lock."""
+    result = agent("status", "--simulate", "gen9-battery", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "sim" / "cli.lock").is_file()

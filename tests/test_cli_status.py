@@ -122,7 +122,7 @@ def test_runs_the_given_cli_and_parses_its_output(tmp_path):
                     f"[ \"$LC_ALL\" = C ] && [ \"$INFOMGR_BYPASS_NONSA\" = 1 ] || exit 8\n"
                     f"cat '{capture}'\n")
     fake.chmod(0o755)
-    result = agent("status", "--json", "--cli", str(fake))
+    result = agent("status", "--json", "--cli", str(fake), "--lock-file", str(tmp_path / "lock"))
     assert result.returncode == 0, result.stderr
     controllers = json.loads(result.stdout)["controllers"]
     assert [c["slot"] for c in controllers] == ["0", "4", "5"]
@@ -132,6 +132,7 @@ def test_a_hung_cli_is_killed_at_the_timeout(tmp_path):
     fake = tmp_path / "ssacli"
     fake.write_text("#!/bin/sh\nsleep 300\n")
     fake.chmod(0o755)
-    result = agent("status", "--cli", str(fake), "--timeout", "1")
+    result = agent("status", "--cli", str(fake), "--timeout", "1",
+                   "--lock-file", str(tmp_path / "lock"))
     assert result.returncode == 1
     assert "did not finish in 1 s" in result.stderr.decode()

@@ -77,7 +77,7 @@ file = "/var/lib/smartarray-agent/audit.jsonl"
 """)
     config = load_config(path)
     assert config.ssacli.path == tmp_path / "bin/ssacli"
-    assert config.ssacli.lock_path == tmp_path / "run/cli.lock"
+    assert config.ssacli.lock_file == tmp_path / "run/cli.lock"
     assert config.web.config_file == tmp_path / "web.yml"
     assert config.web.address == ("::1", 9712)
     assert config.stale_after == 45

@@ -16,6 +16,8 @@ import pytest
 
 from .agent_process import AgentProcess, simulated, value
 
+pytestmark = pytest.mark.slow
+
 FLOOD = 1100
 HOLD_S = 16.0
 PROBE_EVERY_S = 0.5
