@@ -159,6 +159,18 @@ def test_every_numeric_setting_must_be_finite_and_sane(private, tmp_path, sectio
     assert f"{path}:{line}: {section}.{key}: " in checked.stdout
 
 
+@pytest.mark.parametrize("value", ["inf", "nan", "1e300", "3601"])
+def test_the_timeout_option_is_held_to_the_same_bounds(tmp_path, value):
+    """``--timeout 1e300`` once passed and crashed the first CLI call (OverflowError)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "status", "--simulate", "gen9-battery",
+         "--lock-file", str(tmp_path / "cli.lock"), "--timeout", value],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
+    assert done.returncode == 2, done.stderr
+    assert "--timeout" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_deep_nesting_is_a_config_error_not_a_crash(private):
     deep = private / "deep.toml"
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
