@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -174,7 +175,7 @@ class Overrides:
         if self.cli_path is not None:
             ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
         if self.timeout_s is not None:
-            ssacli = ssacli.model_copy(update={"timeout_s": self.timeout_s})
+            ssacli = ssacli.model_copy(update={"timeout_s": _bounded_timeout(self.timeout_s)})
         if self.lock_file is not None:
             ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
         web = config.web
@@ -182,6 +183,15 @@ class Overrides:
             parse_listen_address(self.listen_address)
             web = web.model_copy(update={"listen_address": self.listen_address})
         return config.model_copy(update={"ssacli": ssacli, "web": web})
+
+
+def _bounded_timeout(value: float) -> float:
+    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (model_copy checks none)."""
+    try:
+        SsacliConfig.model_validate({"timeout_s": value})
+    except ValidationError as error:
+        raise ConfigError([f"--timeout {value:g}: {error.errors()[0]['msg']}"]) from None
+    return value
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:

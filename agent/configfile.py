@@ -24,6 +24,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from smartarray_agent.trust import distrust
+
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
@@ -139,17 +141,13 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
 def _entry_problem(entry: Path, info: os.stat_result, *, own_directory: bool) -> str | None:
     if stat.S_ISLNK(info.st_mode):
         return None  # its target is checked as the resolved path
+    found = distrust(info, kind=None, owners=(0,), trusted_gid=0, sticky_ok=not own_directory)
+    if found is None:
+        return None
     fix = "only root may be able to change what root reads and runs"
-    if info.st_uid != 0:
-        return f"{entry} belongs to uid {info.st_uid}, not root ({fix})"
-    mode = stat.S_IMODE(info.st_mode)
-    others = mode & stat.S_IWOTH
-    group = mode & stat.S_IWGRP and info.st_gid != 0
-    sticky = stat.S_ISDIR(info.st_mode) and mode & stat.S_ISVTX and not own_directory
-    if (others or group) and not sticky:
-        who = "everyone" if others else f"group {info.st_gid}"
-        return f"{entry} is writable by {who} (mode {mode:04o}; {fix})"
-    return None
+    if found.what == "owner":
+        return f"{entry} belongs to uid {found.uid}, not root ({fix})"
+    return f"{entry} is writable by {found.writers} (mode {found.mode:04o}; {fix})"
 
 
 def _children(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:

@@ -1,10 +1,13 @@
-"""What the vendor CLI may cost the agent and how it recovers: its output is capped (a CLI
-that prints more is ended and fails the round instead of filling the agent's memory), and a
-console that sees no controllers gets one fresh start."""
+"""What the vendor CLI may cost the agent and how it recovers: its output is capped, one-shot
+or console (a CLI that prints more is ended and fails the round instead of filling the
+agent's memory), and a console that sees no controllers gets one fresh start."""
 
 from __future__ import annotations
 
+import json
+import os
 import stat
+import subprocess
 import sys
 
 import pytest
@@ -57,15 +60,94 @@ def test_a_flooding_cli_fails_the_collection_with_the_reason(monkeypatch, tmp_pa
         runner.close()
 
 
+SHOW = ["ctrl", "all", "show", "config", "detail"]
+
+
+def simulated(tmp_path, monkeypatch, **faults: object) -> VendorRunner:
+    """A console runner on the simulator, with ``faults`` injected."""
+    monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
+    monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps(faults))
+    return VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
+                        HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=True)
+
+
+def test_a_console_printing_past_the_cap_is_ended_and_the_next_call_starts_a_new_one(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
+    runner = simulated(tmp_path, monkeypatch, flood=["show config detail"],
+                       flood_bytes=4 * 2**20)
+    try:
+        assert "Smart Array" in runner.run(["ctrl", "all", "show", "status"])
+        first = runner._session.pid
+        with pytest.raises(CliOutputTooLarge, match="printed more than 1 MiB"):
+            runner.run(SHOW)
+        assert runner._session is None
+        with pytest.raises(ProcessLookupError):  # ended and reaped
+            os.kill(first, 0)
+        assert "Smart Array" in runner.run(["ctrl", "all", "show", "status"])
+        assert runner._session.pid != first
+        assert (runner.stats.process_starts, runner.stats.console_fallbacks) == (2, 0)
+    finally:
+        runner.close()
+
+
+def test_a_flooding_console_fails_the_collection_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
+    runner = simulated(tmp_path, monkeypatch, flood=["*"], flood_bytes=4 * 2**20)
+    try:
+        with pytest.raises(CollectionError, match="printed more than 1 MiB"):
+            read_snapshot(runner)
+    finally:
+        runner.close()
+
+
+def test_a_console_answer_under_the_cap_is_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 8 * 2**20)
+    runner = simulated(tmp_path, monkeypatch, flood=["show config detail"],
+                       flood_bytes=2 * 2**20)
+    try:
+        output = runner.run(SHOW)
+        assert output.count("Controller Status: OK") >= 2 * 2**20 // 1024
+        assert "Smart Array P440ar in Slot 0" in output  # the answer after the filler
+    finally:
+        runner.close()
+
+
+# A collection through the console while the simulator prints 300 MB, in a small, fresh
+# interpreter that prints its peak RSS (KiB): before the cap, the daemon grew to 1.07 GB.
+_CONSOLE_FLOOD = """import resource, sys
+from pathlib import Path
+from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+runner = VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
+                      HostLock(Path(sys.argv[1]), 10), timeout_s=60, console=True)
+try:
+    runner.run(["ctrl", "all", "show", "config", "detail"])
+except Exception as error:
+    print(type(error).__name__, error)
+runner.close()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_a_console_flood_costs_the_cap_not_the_flood(tmp_path):
+    env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim"),
+           "SMARTARRAY_SIM_FAULTS": json.dumps({"flood": ["*"], "flood_bytes": 300_000_000})}
+    done = subprocess.run([sys.executable, "-c", _CONSOLE_FLOOD, str(tmp_path / "cli.lock")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    error, rss_kib = done.stdout.splitlines()
+    assert error.startswith("CliOutputTooLarge") and "printed more than 16 MiB" in error
+    assert int(rss_kib) < 120 * 1024, rss_kib
+
+
 def test_a_console_that_sees_no_controllers_is_restarted_once_then_the_error_stands(
         tmp_path, monkeypatch):
-    monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
-    monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", '{"no_controllers": true}')
-    runner = VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
-                          HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=True)
+    runner = simulated(tmp_path, monkeypatch, no_controllers=True)
     try:
         with pytest.raises(VendorCommandError) as caught:
-            runner.run(["ctrl", "all", "show", "config", "detail"])
+            runner.run(SHOW)
         assert caught.value.kind == "no_controllers"
         assert runner.stats.process_starts == 2  # the first console, and one new one
     finally:

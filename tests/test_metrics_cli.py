@@ -7,6 +7,8 @@ import stat
 import subprocess
 import sys
 
+from smartarray_agent.cli import exitcodes
+
 from .agent_process import parse_samples, scenario_file, value
 from .promtool import PROMTOOL, check_metrics
 
@@ -45,12 +47,12 @@ def test_textfile_is_replaced_atomically(tmp_path):
     assert value(samples, "smartarray_controller_mode", controller="0", state="mixed") == 1
 
 
-def test_a_failed_collection_still_writes_the_file_and_exits_1(tmp_path):
+def test_a_failed_collection_still_writes_the_file_and_exits_collector_failed(tmp_path):
     out = tmp_path / "textfile"
     out.mkdir()
     scenario = scenario_file(tmp_path, "gen9-battery", {"garbage": ["*"]})
     result = metrics(tmp_path, "--textfile", str(out), "--simulate", str(scenario))
-    assert result.returncode == 1
+    assert result.returncode == exitcodes.COLLECTOR_FAILED == 11
     assert b"collector ssacli failed: " in result.stderr
     samples = parse_samples((out / "smartarray.prom").read_text())
     assert value(samples, "smartarray_collector_success", collector="ssacli") == 0

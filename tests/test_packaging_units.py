@@ -4,6 +4,7 @@ the configuration's timeouts)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -200,15 +201,38 @@ def test_the_timer_runs_the_textfile_service_every_minute():
     assert "Install.WantedBy" not in directives("smartarray-agent-textfile.service")
 
 
+def textfile_successes() -> set[int]:
+    """The exit codes systemd counts as a success of the textfile unit."""
+    return {0, *(int(code) for value in
+                 directives("smartarray-agent-textfile.service")["Service.SuccessExitStatus"]
+                 for code in value.split())}
+
+
+def test_a_crashing_textfile_run_fails_the_unit(tmp_path):
+    """A Python exception (exit 1) is not a success any more (issue 15): here the file
+    cannot be put in place because a directory stands at its name."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[ssacli]\nsimulate = "gen9-battery"\nlock_file = "{tmp_path}/cli.lock"\n'
+                      "[sysfs]\nenabled = false\n")
+    (tmp_path / "textfile" / "smartarray.prom").mkdir(parents=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "metrics", "--config", str(config),
+         "--textfile", str(tmp_path / "textfile")], capture_output=True, text=True,
+        timeout=120, env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
+    assert done.returncode == 1 and "IsADirectoryError" in done.stderr, done.stderr
+    assert textfile_successes() == {0, exitcodes.COLLECTOR_FAILED}
+    assert done.returncode not in textfile_successes()
+
+
 def test_the_textfile_service_is_harmless_without_node_exporter_or_a_cli(tmp_path):
     """Skipped (not failed) without the textfile directory it writes to, and not failed when
     the file was written but a collector failed: with no vendor CLI, ``metrics --textfile``
-    writes collector success 0 and exits VENDOR_ERROR, which the unit counts as success."""
+    writes collector success 0 and exits COLLECTOR_FAILED, which the unit counts as success."""
     textfile = directives("smartarray-agent-textfile.service")
     directory = dict(v.split("=", 1) for v in textfile["Service.Environment"])["TEXTFILE_DIR"]
     assert textfile["Unit.ConditionPathIsDirectory"] == [directory]
     assert one("smartarray-agent-textfile.service", "Service.SuccessExitStatus") == str(
-        exitcodes.VENDOR_ERROR)
+        exitcodes.COLLECTOR_FAILED)
     config = tmp_path / "config.toml"
     config.write_text("[sysfs]\nenabled = false\n")
     empty = tmp_path / "bin"
@@ -219,7 +243,7 @@ def test_the_textfile_service_is_harmless_without_node_exporter_or_a_cli(tmp_pat
         capture_output=True, text=True, timeout=120, env={"PATH": str(empty), "LANG": "C.UTF-8"})
     if "no Smart Array CLI found" not in done.stderr:
         pytest.skip(f"a vendor CLI is installed here: {done.stderr.strip()}")
-    assert done.returncode == exitcodes.VENDOR_ERROR, done.stderr
+    assert done.returncode in textfile_successes(), done.stderr
     written = (tmp_path / "smartarray.prom").read_text()
     assert 'smartarray_collector_success{collector="ssacli"} 0.0' in written
 

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.config import ConfigError, load_config
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.config import Config, ConfigError, load_config
 from smartarray_agent.configfile import MAX_DEPTH
 from smartarray_agent.exporter.webconfig import load_web_config
 
 from .agent_process import AgentProcess, simulated
+from .redfish_ilo import credentials_file
 
 TLS = Path(__file__).with_name("tls")
 NOBODY = 65534
@@ -112,6 +114,61 @@ def test_interval_must_be_finite_and_sane(private, value):
     path.write_text(f"[collect]\n\ninterval_s = {value}\n")
     [problem] = problems(path)
     assert problem.startswith(f"{path}:3: collect.interval_s: ")
+
+
+def _numeric_settings() -> list[tuple[str, str, object]]:
+    """(section, key, bounds) of every number in the configuration file, [redfish] included."""
+    sections = {name: field.annotation for name, field in Config.model_fields.items()}
+    sections["redfish"] = RedfishSettings
+    found = []
+    for section, model in sections.items():
+        for key, field in model.model_fields.items():
+            if field.annotation in (int, float, int | None, float | None):
+                found.append((section, key, field.metadata))
+    return found
+
+
+NUMERIC = _numeric_settings()
+
+
+def test_every_numeric_setting_has_an_upper_bound():
+    assert {"collect.interval_s", "redfish.interval_s", "redfish.max_age_s"} <= {
+        f"{section}.{key}" for section, key, _ in NUMERIC}
+    unbounded = [f"{section}.{key}" for section, key, bounds in NUMERIC
+                 if not any(getattr(bound, "le", None) is not None
+                            or getattr(bound, "lt", None) is not None for bound in bounds)]
+    assert unbounded == []
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e300"])
+@pytest.mark.parametrize(("section", "key"), [(s, k) for s, k, _ in NUMERIC])
+def test_every_numeric_setting_must_be_finite_and_sane(private, tmp_path, section, key, value):
+    """``config check`` and every load name the line; [redfish] alone once refused
+    nothing (interval_s = 1e300 passed)."""
+    path = private / "config.toml"
+    table = f'address = "ilo.example.net"\ncredentials_file = "{credentials_file(tmp_path)}"\n'
+    path.write_text(f"[{section}]\n" + (table if section == "redfish" else "")
+                    + f"{key} = {value}\n")
+    line = 4 if section == "redfish" else 2
+    assert [p for p in problems(path) if p.startswith(f"{path}:{line}: {section}.{key}: ")]
+    if value != "1e300":
+        return
+    checked = subprocess.run([sys.executable, "-m", "smartarray_agent", "config", "check",
+                              str(path)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 2
+    assert f"{path}:{line}: {section}.{key}: " in checked.stdout
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e300", "3601"])
+def test_the_timeout_option_is_held_to_the_same_bounds(tmp_path, value):
+    """``--timeout 1e300`` once passed and crashed the first CLI call (OverflowError)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "status", "--simulate", "gen9-battery",
+         "--lock-file", str(tmp_path / "cli.lock"), "--timeout", value],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
+    assert done.returncode == 2, done.stderr
+    assert "--timeout" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_deep_nesting_is_a_config_error_not_a_crash(private):

@@ -1,8 +1,8 @@
 """packaging/nspawn/privileges.sh under pytest: the .deb booted under a real systemd with the
 root daemon publishing and smartarray-agent-serve.service answering; from inside each unit
-systemd-run is refused and /etc/shadow and the SSH host keys cannot be read (see the script's
-header). Shares test.sh's cached Debian root. Marked ``nspawn``: ``-m "not nspawn"`` leaves
-it out."""
+(the root textfile run's included) systemd-run is refused and /etc/shadow and the SSH host
+keys cannot be read (see the script's header). Shares test.sh's cached Debian root. Marked
+``nspawn``: ``-m "not nspawn"`` leaves it out."""
 
 from __future__ import annotations
 
@@ -19,5 +19,6 @@ def test_privilege_separation_under_a_real_systemd():
                   "2 ok: serve runs as uid",
                   "3 ok: inside smartarray-agent.service systemd-run is refused",
                   "3 ok: inside smartarray-agent-serve.service systemd-run is refused",
+                  "3 ok: inside smartarray-agent-textfile.service systemd-run is refused",
                   "PASS in"):
         assert check in output, check

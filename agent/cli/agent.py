@@ -104,7 +104,7 @@ def metrics(
                           "collector) and exit."),
     ] = None,
 ) -> None:
-    """Collect once and print or write the metrics. Exit 1 when a collector failed (the
+    """Collect once and print or write the metrics. Exit 11 when a collector failed (the
     metrics are still written, with smartarray_collector_success 0)."""
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.vendor import CliUnavailable, vendor_cli
@@ -127,8 +127,8 @@ def metrics(
         sys.stdout.flush()
     for name, why in failed:
         typer.echo(f"smartarray-agent: collector {name} failed: {why}", err=True)
-    if failed:
-        raise typer.Exit(exitcodes.VENDOR_ERROR)
+    if failed:  # distinct from 1, a crash: the textfile unit counts only this as success
+        raise typer.Exit(exitcodes.COLLECTOR_FAILED)
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:

@@ -11,3 +11,4 @@ CANNOT_SERVE = 7  # the agent cannot listen on its address (in use, not permitte
 OUTCOME_UNKNOWN = 8  # the change was sent and the controller could not be read afterwards
 UNPROTECTED = 9  # the change was made and write cache is now on with no healthy backup power
 NOT_RECORDED = 10  # the audit record could not be written: nothing was sent
+COLLECTOR_FAILED = 11  # metrics: the metrics were written or printed, but a collector failed

@@ -9,10 +9,11 @@ The file is TOML with exactly two keys::
 from __future__ import annotations
 
 import os
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust
 
 
 class CredentialsError(ValueError):
@@ -35,19 +36,21 @@ def check_private(path: Path) -> None:
         raise CredentialsError(f"credentials file {path} does not exist") from None
     except OSError as error:
         raise CredentialsError(f"cannot stat credentials file {path}: {error.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise CredentialsError(f"credentials file {path} is not a regular file")
-    if info.st_uid not in (0, os.geteuid()):
+    found = distrust(info, kind="file", owners=(0, os.geteuid()),
+                     forbidden=ANY_ACCESS_BY_OTHERS)
+    if found is None:
+        return
+    if found.what == "owner":
         raise CredentialsError(
-            f"credentials file {path} belongs to uid {info.st_uid}; it must belong to root "
+            f"credentials file {path} belongs to uid {found.uid}; it must belong to root "
             f"(chown root: {path})"
         )
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o077:
+    if found.what == "mode":
         raise CredentialsError(
-            f"credentials file {path} has mode {mode:04o}: group or others may access it; "
-            f"it must be readable only by root (chmod 600 {path})"
+            f"credentials file {path} has mode {found.mode:04o}: group or others may access "
+            f"it; it must be readable only by root (chmod 600 {path})"
         )
+    raise CredentialsError(f"credentials file {path} is not a regular file")
 
 
 def load_credentials(path: Path) -> Credentials:

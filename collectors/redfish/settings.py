@@ -17,7 +17,7 @@ class RedfishSettings(BaseModel):
     the iLO's management address, or the host-interface address of the local iLO (iLO 5's
     virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     address: str
     credentials_file: Path
@@ -25,8 +25,9 @@ class RedfishSettings(BaseModel):
     verify_tls: bool = True
     connect_timeout_s: float = Field(default=5.0, gt=0, le=120)
     read_timeout_s: float = Field(default=30.0, gt=0, le=600)
-    interval_s: float = Field(default=300.0, ge=10)
-    max_age_s: float = Field(default=900.0, gt=0)  # how old a charge may be and still count
+    interval_s: float = Field(default=300.0, ge=10, le=86400)  # at least once a day
+    # how old a charge may be and still count; a week at most, as [collect] stale_after_s
+    max_age_s: float = Field(default=900.0, gt=0, le=7 * 86400)
 
     @field_validator("address")
     @classmethod

@@ -197,6 +197,8 @@ class Faults(_Strict):
     crash: list[str] = Field(default_factory=list)
     crash_exit_code: int = Field(default=134, ge=1, le=255)
     garbage: list[str] = Field(default_factory=list)
+    flood: list[str] = Field(default_factory=list)  # print flood_bytes of filler lines first
+    flood_bytes: int = Field(default=64 * 2**20, ge=1, le=2**40)
     lock_conflict: bool = False
     single_instance: bool = True  # a second concurrent instance gets the lock-conflict error
     no_controllers: bool = False

@@ -92,6 +92,8 @@ class Session:
         if matches(self.faults.garbage, command):
             self.write(garbage(command) + b"\n")
             return 0
+        if matches(self.faults.flood, command):
+            self._flood(self.faults.flood_bytes)
         try:
             lines, code = self._answer(parse(tokens, self.target)), 0
         except CommandError as exc:
@@ -102,6 +104,15 @@ class Session:
             raise Crashed(self.faults.crash_exit_code)
         self.write(output)
         return code
+
+    def _flood(self, size: int) -> None:
+        """``size`` bytes of plausible lines, written a MiB at a time (the simulator stays
+        small however much it prints)."""
+        line = b"   Controller Status: OK" + b" " * 999 + b"\n"
+        block = line * (2**20 // len(line) + 1)
+        while size > 0:
+            self.write(block[:size])
+            size -= len(block)
 
     def _scenario(self) -> Scenario:
         scenario, created = self.store.load()

@@ -14,7 +14,6 @@ import fcntl
 import hashlib
 import json
 import os
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
+from smartarray_agent.trust import distrust
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
@@ -44,9 +44,7 @@ def private_directory(directory: Path) -> Path:
     user that no one else may write."""
     with suppress(FileExistsError):
         directory.mkdir(mode=0o700)
-    info = directory.lstat()
-    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
-            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+    if distrust(directory.lstat(), kind="directory", owners=(os.getuid(),)) is not None:
         raise ScenarioError(
             f"{directory} is not a private directory of uid {os.getuid()}: refusing to keep "
             f"the simulator's state there (set {STATE_DIR_ENV} to a directory of yours)")

@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from smartarray_agent.trust import distrust
+
 POLL_S = 0.05
 NOTICE_AFTER_S = 1.0
 DEFAULT_SYSTEM_PATH = Path("/run/smartarray-agent/cli.lock")
@@ -205,19 +207,21 @@ class HostLock:
         directory = self.path.parent
         if not directory.exists():
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = directory.lstat()
-        if not stat.S_ISDIR(info.st_mode):
+        found = distrust(directory.lstat(), kind="directory", owners=(0, os.geteuid()),
+                         sticky_ok=True)
+        if found is None:
+            return
+        if found.what in ("link", "type"):
             raise LockRefused(f"the host lock's directory {directory} is not a directory")
-        if info.st_uid not in (0, os.geteuid()):
+        if found.what == "owner":
             raise LockRefused(
-                f"the host lock's directory {directory} belongs to uid {info.st_uid}, "
+                f"the host lock's directory {directory} belongs to uid {found.uid}, "
                 f"neither root nor uid {os.geteuid()}: refusing to use {self.path}"
             )
-        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
-            raise LockRefused(
-                f"others may write to the host lock's directory {directory} "
-                f"(mode {stat.S_IMODE(info.st_mode):o}): refusing to use {self.path}"
-            )
+        raise LockRefused(
+            f"others may write to the host lock's directory {directory} "
+            f"(mode {found.mode:o}): refusing to use {self.path}"
+        )
 
 
 def _open_owned(path: Path) -> int:
@@ -231,14 +235,15 @@ def _open_owned(path: Path) -> int:
         raise LockRefused(f"the host lock file {path} {why}: refusing it") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise LockRefused(f"the host lock file {path} is not a regular file: refusing it")
-        if info.st_uid != os.geteuid():
+        found = distrust(info, kind="file", owners=(os.geteuid(),), forbidden=0)
+        if found is not None and found.what == "owner":
             raise LockRefused(
-                f"the host lock file {path} belongs to uid {info.st_uid}, not to uid "
+                f"the host lock file {path} belongs to uid {found.uid}, not to uid "
                 f"{os.geteuid()}: refusing it (remove it to let a new one be made)"
             )
-        if stat.S_IMODE(info.st_mode) != 0o600:
+        if found is not None:
+            raise LockRefused(f"the host lock file {path} is not a regular file: refusing it")
+        if stat.S_IMODE(info.st_mode) != 0o600:  # any mode is forced, not refused
             os.fchmod(fd, 0o600)
     except BaseException:
         os.close(fd)

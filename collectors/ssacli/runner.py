@@ -13,7 +13,9 @@ closed and the lock let go within a fraction of a second. A session that dies mi
 restarted once; a console that cannot be started or misbehaves again makes the runner fall
 back to one-shot runs for the next few calls. A command that hangs is killed at the timeout
 with its process group and reported as :class:`~.run.CliTimeout`, never retried (it would
-hang again).
+hang again); one that prints more than ``MAX_OUTPUT_BYTES`` is ended the same way and
+reported as :class:`~.run.CliOutputTooLarge`, console or not, and a console's next call starts
+a new one.
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.parser import find_error, parse
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout, run_once
+from smartarray_agent.collectors.ssacli.run import (
+    CliFailed,
+    CliOutputTooLarge,
+    CliTimeout,
+    run_once,
+)
 from smartarray_agent.collectors.ssacli.session import (
     ConsoleSession,
     SessionDied,
     SessionError,
+    SessionOutputTooLarge,
     SessionTimeout,
 )
 
@@ -149,6 +157,9 @@ class VendorRunner:
                 return self._run_console(command, confirm=confirm)
             except SessionTimeout as error:
                 raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
+            except SessionOutputTooLarge as error:  # the next call starts a new console
+                self._close_session()
+                raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
             except (SessionError, OSError):
                 self._cooldown = CONSOLE_COOLDOWN_CALLS
                 self.stats.console_fallbacks += 1

@@ -4,21 +4,24 @@ The CLI started with no arguments prints a banner and a ``=> `` prompt; each com
 output runs to the next prompt. A ``(y/n)`` confirmation is answered ``y`` only when the
 caller asked for it. A session that dies, times out or prints something unexpected is
 closed (its whole process group ended) and the error says which; the caller starts a new
-one or runs the command one-shot.
+one or runs the command one-shot. Like a one-shot run, one answer may be at most
+``MAX_OUTPUT_BYTES``: a console that prints more is ended and nothing of it is kept.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 
 import pexpect
 
+from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.collectors.ssacli.run import vendor_env
 
-PROMPT = re.compile(r"(?:^|\n)=> ")
+PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
 CONFIRM = re.compile(r"\(y/n\)\s*$")
 TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
 READ_CHUNK = 65536
@@ -39,6 +42,16 @@ class SessionDied(SessionError):
     pass
 
 
+class SessionOutputTooLarge(SessionError):
+    """The console printed more than ``MAX_OUTPUT_BYTES`` for one command: it was ended and
+    nothing of the answer is kept."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"the CLI console printed more than {limit // 2**20} MiB for "
+                         f"{what!r} and was ended (MAX_OUTPUT_BYTES)")
+        self.limit = limit
+
+
 class ConsoleSession:
     def __init__(self, cli: VendorCli, *, start_timeout_s: float, command_timeout_s: float):
         self.cli = cli
@@ -46,6 +59,7 @@ class ConsoleSession:
         self.command_timeout_s = command_timeout_s
         self._child: pexpect.spawn | None = None
         self.banner = ""  # what the console printed before its first prompt
+        self._pending = ""  # printed after a prompt, before the next command was sent
 
     @property
     def alive(self) -> bool:
@@ -60,7 +74,7 @@ class ConsoleSession:
         self._child = pexpect.spawn(
             program, args, env=vendor_env(), echo=False, encoding="utf-8",
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
-            maxread=READ_CHUNK, searchwindowsize=SEARCH_WINDOW,
+            maxread=READ_CHUNK,
         )
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
         self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
@@ -92,30 +106,92 @@ class ConsoleSession:
     def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
         assert self._child is not None
         child = self._child
-        parts: list[str] = []
+        limit = run.MAX_OUTPUT_BYTES
+        answer = _Answer(limit)
+        data, self._pending = self._pending, ""
         deadline = time.monotonic() + timeout_s
         while True:
-            left = max(0.0, deadline - time.monotonic())
             try:
-                index = child.expect([PROMPT, CONFIRM], timeout=left)
+                found = answer.add(data)
+            except _TooLarge:
+                self.close()
+                raise SessionOutputTooLarge(what, limit) from None
+            if found is not None and found.prompt:
+                self._pending = found.after
+                return found.before.replace("\r\n", "\n").replace("\r", "\n")
+            if found is not None:  # a (y/n) question
+                reply = "y" if confirm else "n"
+                child.sendline(reply)
+                data = reply + "\n"
+                continue
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0:
+                    raise pexpect.TIMEOUT("deadline passed")
+                data = child.read_nonblocking(READ_CHUNK, timeout=left)
             except pexpect.TIMEOUT:
                 self.close()
                 raise SessionTimeout(
                     f"the CLI console did not answer {what!r} within {timeout_s:g} s"
                 ) from None
             except pexpect.EOF:
-                tail = (child.before or "").strip().splitlines()[-1:]
+                tail = answer.last_line()
                 self.close()
                 raise SessionDied(
                     f"the CLI console ended during {what!r}"
-                    + (f" (last line: {tail[0]!r})" if tail else "")
+                    + (f" (last line: {tail!r})" if tail else "")
                 ) from None
-            parts.append(child.before or "")
-            if index == 0:
-                return "".join(parts).replace("\r\n", "\n").replace("\r", "\n")
-            answer = "y" if confirm else "n"
-            parts.append((child.after or "") + answer + "\n")
-            child.sendline(answer)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Found:
+    prompt: bool  # the prompt; else a (y/n) question
+    before: str  # all the answer printed before the prompt
+    after: str  # what followed the prompt, kept for the next answer
+
+
+class _Answer:
+    """What the console printed for one command: kept whole, counted against the cap, and
+    searched for the prompt or a question only near its end."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0  # bytes, as the CLI printed them
+        self.length = 0  # characters
+        self.tail = "\n"  # the last SEARCH_WINDOW characters; a line starts where it begins
+
+    def add(self, data: str) -> _Found | None:
+        """Take ``data``; the prompt or question it completes, if any. _TooLarge past the cap."""
+        if not data:
+            return None
+        self.size += len(data.encode(errors="replace"))
+        if self.size > self.limit:
+            self.parts.clear()
+            raise _TooLarge
+        region = self.tail + data
+        offset = self.length - len(self.tail)  # where region starts in the answer
+        self.parts.append(data)
+        self.length += len(data)
+        self.tail = region[-SEARCH_WINDOW:]
+        hits = [(m.start(), n, m) for n, pattern in enumerate((PROMPT, CONFIRM))
+                if (m := pattern.search(region))]
+        if not hits:
+            return None
+        _, index, match = min(hits, key=lambda hit: hit[:2])
+        if index == 1:
+            return _Found(prompt=False, before="", after="")
+        whole = "".join(self.parts)
+        return _Found(prompt=True, before=whole[: max(0, offset + match.start())],
+                      after=whole[offset + match.end():])
+
+    def last_line(self) -> str:
+        lines = self.tail.strip().splitlines()
+        return lines[-1] if lines else ""
 
 
 def _without_echo(output: str, command: str) -> str:

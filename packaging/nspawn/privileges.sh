@@ -7,8 +7,9 @@
 #      nothing,
 #   3. from inside each unit (an ExecStartPre= probe, in the unit's own sandbox) systemd-run is
 #      refused and /etc/shadow and /etc/ssh cannot be read, while the same probe outside any
-#      sandbox can do all three (so the probe can tell),
-# and print the live `systemd-analyze security` exposure of both units.
+#      sandbox can do all three (so the probe can tell); the root textfile unit is started
+#      once for its probe too,
+# and print the live `systemd-analyze security` exposure of the three units.
 #
 #   sudo packaging/nspawn/privileges.sh [DEB]
 #
@@ -71,7 +72,10 @@ if head -c 1 /etc/ssh/ssh_host_ed25519_key >/dev/null 2>&1; then r=READABLE; els
 echo "PROBE /etc/ssh: $r"
 SH
 chmod 0755 "$root/usr/local/sbin/smartarray-probe"
-for unit in smartarray-agent.service smartarray-agent-serve.service; do
+# The textfile unit runs only where node_exporter's directory is.
+install -d -m 0755 "$root/var/lib/prometheus/node-exporter"
+probed="smartarray-agent.service smartarray-agent-serve.service smartarray-agent-textfile.service"
+for unit in $probed; do
     mkdir -p "$root/etc/systemd/system/$unit.d"
     printf '[Service]\nExecStartPre=/usr/local/sbin/smartarray-probe\n' \
         > "$root/etc/systemd/system/$unit.d/probe.conf"
@@ -118,12 +122,14 @@ for table in ("tcp", "tcp6"):
 PY
 say "2 ok: serve runs as uid $uid with no capability; the root daemon listens on nothing"
 
-# 3. the probes
+# 3. the probes (the textfile unit is a oneshot: start blocks until its run ended)
+in_ct systemctl start smartarray-agent-textfile.service \
+    || { journal smartarray-agent-textfile.service | tail -n 30; fail "the textfile run failed"; }
 control=$(in_ct systemd-run --wait --pipe --quiet /usr/local/sbin/smartarray-probe)
 for line in "systemd-run: ALLOWED" "/etc/shadow: READABLE" "/etc/ssh: READABLE"; do
     grep -q "PROBE $line" <<<"$control" || fail "the unconfined probe did not get '$line': $control"
 done
-for unit in smartarray-agent.service smartarray-agent-serve.service; do
+for unit in $probed; do
     probes=$(journal "$unit" | grep '^PROBE' || true)
     for line in "systemd-run: refused" "/etc/shadow: unreadable" "/etc/ssh: unreadable"; do
         grep -q "PROBE $line" <<<"$probes" || fail "inside $unit: expected '$line', got: $probes"
@@ -131,7 +137,7 @@ for unit in smartarray-agent.service smartarray-agent-serve.service; do
     say "3 ok: inside $unit systemd-run is refused, /etc/shadow and /etc/ssh unreadable (unconfined: all three allowed)"
 done
 
-for unit in smartarray-agent.service smartarray-agent-serve.service; do
+for unit in $probed; do
     say "security: $(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)"
 done
 say "PASS in $(($(date +%s) - nspawn_started)) s"

@@ -1,0 +1,69 @@
+"""May this path be trusted? One answer for the lock files, the credentials file, the
+configuration walk and the simulator's private directory: from a ``stat`` result (``lstat``,
+or ``fstat`` of the descriptor actually used), the type, the owner and who else may change
+or read it. Each caller words the refusal for its readers; :class:`Distrust` says what is
+wrong. This module imports nothing of the project, so both ``smartarray_agent`` and its
+collectors may use it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Literal
+
+WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+ANY_ACCESS_BY_OTHERS = 0o077
+
+
+@dataclass(frozen=True)
+class Distrust:
+    """Why a path is not trusted: ``link`` (a symbolic link), ``type`` (not the kind asked
+    for), ``owner`` (not one of the owners asked for) or ``mode`` (a forbidden bit is set)."""
+
+    what: Literal["link", "type", "owner", "mode"]
+    uid: int
+    gid: int
+    mode: int  # the permission bits, as chmod shows them
+
+    @property
+    def writers(self) -> str:
+        """Who else may write it: ``everyone``, or ``group N``."""
+        return "everyone" if self.mode & stat.S_IWOTH else f"group {self.gid}"
+
+
+def distrust(
+    info: os.stat_result,
+    *,
+    kind: Literal["file", "directory"] | None,
+    owners: Collection[int],
+    forbidden: int = WRITABLE_BY_OTHERS,
+    trusted_gid: int | None = None,
+    sticky_ok: bool = False,
+) -> Distrust | None:
+    """What is wrong with the path ``info`` describes, or None when it may be trusted.
+
+    ``kind``: a regular file, a directory, or None for either. ``owners``: the uids that may
+    own it. ``forbidden``: permission bits it must not have. ``trusted_gid``: a group whose
+    members may write it (root's group, for configuration). ``sticky_ok``: a sticky directory
+    (like /tmp) may be writable by others."""
+    mode = stat.S_IMODE(info.st_mode)
+
+    def found(what: Literal["link", "type", "owner", "mode"]) -> Distrust:
+        return Distrust(what, info.st_uid, info.st_gid, mode)
+
+    if stat.S_ISLNK(info.st_mode):
+        return found("link")
+    if (kind == "file" and not stat.S_ISREG(info.st_mode)) or (
+            kind == "directory" and not stat.S_ISDIR(info.st_mode)):
+        return found("type")
+    if info.st_uid not in owners:
+        return found("owner")
+    bits = mode & forbidden
+    if trusted_gid is not None and info.st_gid == trusted_gid:
+        bits &= ~stat.S_IWGRP
+    if sticky_ok and stat.S_ISDIR(info.st_mode) and mode & stat.S_ISVTX:
+        bits &= ~WRITABLE_BY_OTHERS
+    return found("mode") if bits else None
