@@ -250,3 +250,32 @@ def test_listening_beyond_loopback_without_tls_and_auth_warns(tmp_path, caplog, 
         assert ("listening beyond loopback" in caplog.text) is warned
     finally:
         agent.stop()
+
+
+SIGNALS_RIGHT_AFTER_START = """
+import logging, os, signal, sys
+from pathlib import Path
+from smartarray_agent.config import Overrides
+from smartarray_agent.daemon.agent import Agent
+from smartarray_agent.daemon.notify import Notifier
+
+logging.basicConfig(level=logging.INFO)
+agent = Agent(None, Overrides(simulate="gen9-battery", listen_address="127.0.0.1:0",
+                              lock_file=Path(sys.argv[1])), Notifier(None))
+agent.start()  # listening and collecting: systemd may send a reload from here on
+os.kill(os.getpid(), signal.SIGHUP)
+os.kill(os.getpid(), signal.SIGTERM)
+agent.serve_until_stopped()
+print("stopped")
+"""
+
+
+def test_a_reload_right_after_start_is_handled_not_fatal(tmp_path):
+    """READY can reach systemd from the first round, before the main thread waits for
+    signals: a SIGHUP (systemctl reload) or SIGTERM from then on must be handled, not end
+    the daemon by the signal's default action."""
+    result = subprocess.run([sys.executable, "-c", SIGNALS_RIGHT_AFTER_START,
+                             str(tmp_path / "cli.lock")],
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (0, "stopped\n"), result.stderr
+    assert "SIGTERM: stopping" in result.stderr

@@ -15,6 +15,7 @@ import os
 import select
 import signal
 from pathlib import Path
+from typing import Any
 
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
@@ -63,6 +64,8 @@ class Agent:
             debounce_s=self.config.sysfs.udev_debounce_s,
         )
         self.server: Endpoint | None = None
+        self._previous_handlers: dict[int, Any] = {}
+        self._previous_wakeup_fd = -1
         self._wakeup_r, self._wakeup_w = os.pipe()
         for fd in (self._wakeup_r, self._wakeup_w):
             os.set_blocking(fd, False)
@@ -72,6 +75,11 @@ class Agent:
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
+        """Catch the signals, then serve and start collecting: READY can reach systemd from
+        the first round on, and a reload or stop from then on must find the handlers."""
+        self._previous_handlers = {
+            sig: signal.signal(sig, _note) for sig in (*_STOP_SIGNALS, signal.SIGHUP)}
+        self._previous_wakeup_fd = signal.set_wakeup_fd(self._wakeup_w)
         address, publish_dir = self.config.web.address, self.config.web.publish_dir
         try:
             self.server = open_endpoint(publish_dir, address, self.view.body, self.security)
@@ -93,9 +101,8 @@ class Agent:
         self.loop.start()
 
     def serve_until_stopped(self) -> None:
-        """Handle signals until SIGTERM or SIGINT, then stop. Main thread only."""
-        previous = {sig: signal.signal(sig, _note) for sig in (*_STOP_SIGNALS, signal.SIGHUP)}
-        old_fd = signal.set_wakeup_fd(self._wakeup_w)
+        """Handle signals until SIGTERM or SIGINT, then stop. Main thread only, after
+        :meth:`start`."""
         try:
             while True:
                 for signum in self._next_signals():
@@ -104,8 +111,8 @@ class Agent:
                         return
                     self.reload()
         finally:
-            signal.set_wakeup_fd(old_fd)
-            for sig, handler in previous.items():
+            signal.set_wakeup_fd(self._previous_wakeup_fd)
+            for sig, handler in self._previous_handlers.items():
                 signal.signal(sig, handler)
             self.stop()
 
