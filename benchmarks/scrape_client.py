@@ -1,0 +1,188 @@
+"""The scrapers of scrape_bench.py and endpoint_bench.py: one process, one thread, epoll, so
+that what is measured is the endpoint's queue, not the client's (no client threads taking
+turns at a GIL, no http.client parsing). Run apart from the agent, it reports its own CPU.
+
+Every scraper has its own keep-alive connection; all connect and make one checked scrape
+first, so a load times scrapes, not TCP handshakes. Each scrape is timed from the moment
+its request was written (right after its ``send`` returns) to its answer's last byte.
+
+- ``burst``: ``--rounds`` times, every scraper's request is written back to back in one loop
+  (the "same instant": the spread of those writes is reported), then the answers are read
+  as they come; ``--pause`` seconds between rounds.
+- ``paced``: each scraper scrapes every ``--pace`` seconds, the scrapers spread evenly over
+  that period, for ``--seconds``.
+
+Prints one JSON object: latencies (seconds), the client's CPU (user + system) and, for a
+burst, the time from each round's first write to its last.
+
+    python scrape_client.py HOST:PORT burst|paced [--gzip] [--scrapers 50] ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import heapq
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Load:
+    """What a run of the client measured."""
+
+    latencies_ms: list[float]
+    client_cpu_us: float  # per scrape
+    send_spread_ms: list[float]  # per burst: its first write to its last
+
+
+def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
+    """Run the client in a process of its own against ``host`` and read what it measured."""
+    command = [sys.executable, str(Path(__file__)), host, load, *options]
+    if gzipped:
+        command.append("--gzip")
+    result = json.loads(subprocess.run(command, check=True, capture_output=True,
+                                       timeout=600).stdout)
+    latencies = result["latencies"]
+    return Load([t * 1000 for t in latencies], result["client_cpu_s"] / len(latencies) * 1e6,
+                [t * 1000 for t in result.get("send_spreads", [])])
+
+
+class Scraper:
+    """One keep-alive connection and the answer it is reading."""
+
+    def __init__(self, address: tuple[str, int], request: bytes) -> None:
+        self.sock = socket.create_connection(address, timeout=30)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.request = request
+        self.sent_at = 0.0
+        self.received = bytearray()
+        self.expected = -1  # bytes of the whole answer, once its head is in
+
+    def send(self) -> None:
+        self.received.clear()
+        self.expected = -1
+        self.sock.sendall(self.request)
+        self.sent_at = time.perf_counter()
+
+    def read(self) -> bool:
+        """Read what is there; True when the whole answer is in."""
+        self.received += self.sock.recv(_CHUNK)
+        if self.expected < 0:
+            end = self.received.find(b"\r\n\r\n")
+            if end < 0:
+                return False
+            start = self.received.find(b"Content-Length: ", 0, end) + 16
+            self.expected = end + 4 + int(self.received[start:self.received.find(b"\r", start)])
+        return len(self.received) >= self.expected
+
+    def body(self) -> bytes:
+        """The answer's body (the status must be 200)."""
+        if not self.received.startswith(b"HTTP/1.1 200 "):
+            raise RuntimeError(f"answer: {bytes(self.received[:60])!r}")
+        return bytes(self.received[self.received.find(b"\r\n\r\n") + 4:])
+
+
+def connect(address: tuple[str, int], count: int, gzipped: bool) -> list[Scraper]:
+    request = ("GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+               + ("Accept-Encoding: gzip\r\n" if gzipped else "") + "\r\n").encode()
+    scrapers = [Scraper(address, request) for _ in range(count)]
+    for scraper in scrapers:  # one checked scrape each, blocking
+        scraper.send()
+        while not scraper.read():
+            pass
+        body = scraper.body()
+        if b'controller="7"' not in (gzip.decompress(body) if gzipped else body):
+            raise RuntimeError("the exposition is not the large scenario's")
+        scraper.sock.setblocking(False)
+    return scrapers
+
+
+def burst(scrapers: list[Scraper], rounds: int, pause: float) -> dict[str, list[float]]:
+    latencies: list[float] = []
+    spreads: list[float] = []
+    poller = select.epoll()
+    by_fd = {scraper.sock.fileno(): scraper for scraper in scrapers}
+    for fd in by_fd:
+        poller.register(fd, select.EPOLLIN)
+    for _ in range(rounds):
+        time.sleep(pause)
+        for scraper in scrapers:
+            scraper.send()
+        spreads.append(scrapers[-1].sent_at - scrapers[0].sent_at)
+        waiting = len(scrapers)
+        while waiting:
+            for fd, _ in poller.poll(30):
+                scraper = by_fd[fd]
+                if scraper.read():
+                    latencies.append(time.perf_counter() - scraper.sent_at)
+                    waiting -= 1
+    poller.close()
+    return {"latencies": latencies, "send_spreads": spreads}
+
+
+def paced(scrapers: list[Scraper], seconds: float, pace: float) -> dict[str, list[float]]:
+    latencies: list[float] = []
+    poller = select.epoll()
+    by_fd = {scraper.sock.fileno(): scraper for scraper in scrapers}
+    for fd in by_fd:
+        poller.register(fd, select.EPOLLIN)
+    start = time.perf_counter()
+    stop_at = start + seconds
+    due = [(start + i * pace / len(scrapers), i) for i in range(len(scrapers))]
+    in_flight = 0
+    while due or in_flight:
+        now = time.perf_counter()
+        while due and due[0][0] <= now:
+            at, i = heapq.heappop(due)
+            scrapers[i].send()
+            in_flight += 1
+            if at + pace < stop_at:
+                heapq.heappush(due, (at + pace, i))
+        timeout = max(0.0, due[0][0] - time.perf_counter()) if due else 30.0
+        for fd, _ in poller.poll(timeout):
+            scraper = by_fd[fd]
+            if scraper.read():
+                latencies.append(time.perf_counter() - scraper.sent_at)
+                in_flight -= 1
+    poller.close()
+    return {"latencies": latencies}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("host", help="HOST:PORT")
+    parser.add_argument("load", choices=("burst", "paced"))
+    parser.add_argument("--gzip", action="store_true", help="ask as Prometheus asks")
+    parser.add_argument("--scrapers", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=40, help="bursts")
+    parser.add_argument("--pause", type=float, default=0.1, help="seconds between bursts")
+    parser.add_argument("--seconds", type=float, default=5.0, help="paced load duration")
+    parser.add_argument("--pace", type=float, default=0.1,
+                        help="seconds between scrapes of one scraper")
+    args = parser.parse_args()
+    host, port = args.host.rsplit(":", 1)
+    scrapers = connect((host, int(port)), args.scrapers, args.gzip)
+    before = os.times()
+    if args.load == "burst":
+        result = burst(scrapers, args.rounds, args.pause)
+    else:
+        result = paced(scrapers, args.seconds, args.pace)
+    after = os.times()
+    for scraper in scrapers:
+        scraper.sock.close()
+    cpu = after.user + after.system - before.user - before.system
+    print(json.dumps({**result, "client_cpu_s": cpu}))
+
+
+if __name__ == "__main__":
+    main()
