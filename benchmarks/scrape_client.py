@@ -60,36 +60,40 @@ def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
 class Scraper:
     """One keep-alive connection and the answer it is reading."""
 
+    _scratch = memoryview(bytearray(_CHUNK))  # what every read lands in: nothing allocated
+
     def __init__(self, address: tuple[str, int], request: bytes) -> None:
         self.sock = socket.create_connection(address, timeout=30)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.request = request
         self.sent_at = 0.0
-        self.received = bytearray()
+        self.received = 0
         self.expected = -1  # bytes of the whole answer, once its head is in
+        self.kept = bytearray()  # the answer, when asked to keep it
 
     def send(self) -> None:
-        self.received.clear()
+        self.received = 0
         self.expected = -1
         self.sock.sendall(self.request)
         self.sent_at = time.perf_counter()
 
-    def read(self) -> bool:
-        """Read what is there; True when the whole answer is in."""
-        self.received += self.sock.recv(_CHUNK)
+    def read(self, keep: bool = False) -> bool:
+        """Read what is there; True when the whole answer is in. The head must come in
+        the answer's first read (it is a few hundred bytes)."""
+        count = self.sock.recv_into(self._scratch)
+        if count == 0:
+            raise ConnectionError("the endpoint closed the connection")
+        data = self._scratch[:count]
         if self.expected < 0:
-            end = self.received.find(b"\r\n\r\n")
-            if end < 0:
-                return False
-            start = self.received.find(b"Content-Length: ", 0, end) + 16
-            self.expected = end + 4 + int(self.received[start:self.received.find(b"\r", start)])
-        return len(self.received) >= self.expected
-
-    def body(self) -> bytes:
-        """The answer's body (the status must be 200)."""
-        if not self.received.startswith(b"HTTP/1.1 200 "):
-            raise RuntimeError(f"answer: {bytes(self.received[:60])!r}")
-        return bytes(self.received[self.received.find(b"\r\n\r\n") + 4:])
+            head = bytes(data[:data.tobytes().find(b"\r\n\r\n") + 4])
+            if not head.startswith(b"HTTP/1.1 200 "):
+                raise RuntimeError(f"answer: {head[:60]!r}")
+            start = head.find(b"Content-Length: ") + 16
+            self.expected = len(head) + int(head[start:head.find(b"\r", start)])
+        if keep:
+            self.kept += data
+        self.received += count
+        return self.received >= self.expected
 
 
 def connect(address: tuple[str, int], count: int, gzipped: bool) -> list[Scraper]:
@@ -98,9 +102,9 @@ def connect(address: tuple[str, int], count: int, gzipped: bool) -> list[Scraper
     scrapers = [Scraper(address, request) for _ in range(count)]
     for scraper in scrapers:  # one checked scrape each, blocking
         scraper.send()
-        while not scraper.read():
+        while not scraper.read(keep=True):
             pass
-        body = scraper.body()
+        body = bytes(scraper.kept[scraper.kept.find(b"\r\n\r\n") + 4:])
         if b'controller="7"' not in (gzip.decompress(body) if gzipped else body):
             raise RuntimeError("the exposition is not the large scenario's")
         scraper.sock.setblocking(False)
