@@ -24,11 +24,12 @@ from spread import machine, spread
 
 _CHILD = """
 import os, sys
+from smartarray_agent.cli.agent import SWITCH_INTERVAL_S
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 plain = open(sys.argv[1], "rb").read()
 zipped = open(sys.argv[2], "rb").read()
-sys.setswitchinterval(0.0005)  # as run sets it
+sys.setswitchinterval(SWITCH_INTERVAL_S)  # as run sets it
 server = ExporterServer(("127.0.0.1", 0), lambda c: zipped if c else plain, WebSecurity())
 server.start()
 print(server.server_address[1], flush=True)
