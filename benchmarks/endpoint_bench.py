@@ -1,9 +1,10 @@
 """The HTTP endpoint alone, on the ``large`` scenario's exposition (8 controllers, 192 drives):
 bursts of 50 scrapes written at the same instant (scrape_client.py, a process of its own),
 against an ExporterServer in a child process that does nothing else. Prints, per run, the
-latency (p50, p99, max), the endpoint's CPU per scrape (user + system, from the child's own
-clock: a figure a busy machine disturbs far less than latency) and the client's, then
-min/median/max over the runs.
+latency (p50, p99, max), the queue (first to last answer of a burst), the endpoint's CPU
+per scrape (user and system, from the child's own clock: a figure a busy machine disturbs
+far less than latency), the client's CPU and how late it woke, then min/median/max over
+the runs.
 
     python benchmarks/endpoint_bench.py [--runs 5]
 """
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from scrape_bench import BURSTS, PACE_S, SCRAPERS, percentile
-from scrape_client import measure
+from scrape_client import Load, measure
 from spread import machine, spread
 
 _CHILD = """
@@ -52,9 +53,9 @@ def exposition(directory: Path) -> tuple[Path, Path]:
     return directory / "large.prom", directory / "large.prom.gz"
 
 
-def one_run(plain: Path, zipped: Path, gzipped: bool) -> tuple[list[float], float, float, float]:
-    """Latencies (ms) of BURSTS bursts, the endpoint's CPU (µs) per scrape, user and system
-    apart, and the client's."""
+def one_run(plain: Path, zipped: Path, gzipped: bool) -> tuple[Load, float, float]:
+    """What the client measured in BURSTS bursts, and the endpoint's CPU (µs) per scrape,
+    user and system apart."""
     child = subprocess.Popen([sys.executable, "-c", _CHILD, str(plain), str(zipped)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert child.stdin is not None and child.stdout is not None
@@ -65,8 +66,7 @@ def one_run(plain: Path, zipped: Path, gzipped: bool) -> tuple[list[float], floa
     user_s, system_s = (float(x) for x in child.stdout.readline().split())
     child.wait(10)
     scrapes = len(load.latencies_ms)
-    return (load.latencies_ms, user_s / scrapes * 1e6, system_s / scrapes * 1e6,
-            load.client_cpu_us)
+    return load, user_s / scrapes * 1e6, system_s / scrapes * 1e6
 
 
 def main() -> None:
@@ -79,17 +79,22 @@ def main() -> None:
         print(f"endpoint alone, {SCRAPERS} scrapes at once x {BURSTS} bursts, large scenario "
               f"({plain.stat().st_size} bytes plain, {zipped.stat().st_size} gzip):")
         for gzipped, name in ((True, "gzip, as Prometheus"), (False, "plain text")):
-            p99s, cpus, clients = [], [], []
+            p99s, queues, cpus, clients = [], [], [], []
             for run in range(args.runs):
-                latencies, user_us, system_us, client_us = one_run(plain, zipped, gzipped)
+                load, user_us, system_us = one_run(plain, zipped, gzipped)
+                latencies = load.latencies_ms
                 p99s.append(percentile(latencies, 99))
+                queues.append(percentile(load.queue_ms, 99))
                 cpus.append(user_us + system_us)
-                clients.append(client_us)
+                clients.append(load.client_cpu_us)
                 print(f"  {name}, run {run + 1}: p50 {percentile(latencies, 50):.2f} ms, "
-                      f"p99 {p99s[-1]:.2f} ms, max {max(latencies):.2f} ms, endpoint CPU "
-                      f"{user_us:.0f} user + {system_us:.0f} system us/scrape, "
-                      f"client CPU {client_us:.0f} us/scrape")
+                      f"p99 {p99s[-1]:.2f} ms, max {max(latencies):.2f} ms, queue p99 "
+                      f"{queues[-1]:.2f} ms, endpoint CPU {user_us:.0f} user + "
+                      f"{system_us:.0f} system us/scrape, client CPU "
+                      f"{load.client_cpu_us:.0f} us/scrape, client woke up to "
+                      f"{max(load.oversleep_ms):.2f} ms late")
             print(f"  {name}: p99 {spread(p99s, 'ms')}")
+            print(f"    queue, 1st to {SCRAPERS}th answer (p99 of bursts) {spread(queues, 'ms')}")
             print(f"    endpoint CPU per scrape {spread(cpus, 'us', 0)}")
             print(f"    client CPU per scrape {spread(clients, 'us', 0)}")
 

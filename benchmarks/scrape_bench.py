@@ -81,8 +81,12 @@ def report(name: str, runs: list[Load]) -> None:
         print(f"    {label}: {spread([figure(run.latencies_ms) for run in runs], 'ms')}")
     print(f"    client CPU per scrape: {spread([run.client_cpu_us for run in runs], 'us', 0)}")
     if runs[0].send_spread_ms:
-        print("    50 requests written within (median of a run's bursts): "
+        print(f"    {SCRAPERS} requests written within (median of a run's bursts): "
               + spread([statistics.median(run.send_spread_ms) for run in runs], "ms", 3))
+        print(f"    queue, 1st to {SCRAPERS}th answer complete (p99 of a run's bursts): "
+              + spread([percentile(run.queue_ms, 99) for run in runs], "ms"))
+        print("    the client's lateness waking up before a burst (max of a run's): "
+              + spread([max(run.oversleep_ms) for run in runs], "ms"))
 
 
 def loads(host: str, runs: int, seconds: float) -> None:

@@ -13,7 +13,9 @@ its request was written (right after its ``send`` returns) to its answer's last 
   that period, for ``--seconds``.
 
 Prints one JSON object: latencies (seconds), the client's CPU (user + system) and, for a
-burst, the time from each round's first write to its last.
+burst, per round: the time from its first write to its last, from its first answer
+complete to its last (the endpoint's queue), and how much later than asked the client woke
+from its pause before the round (what the machine's scheduler adds to any latency here).
 
     python scrape_client.py HOST:PORT burst|paced [--gzip] [--scrapers 50] ...
 """
@@ -43,6 +45,8 @@ class Load:
     latencies_ms: list[float]
     client_cpu_us: float  # per scrape
     send_spread_ms: list[float]  # per burst: its first write to its last
+    queue_ms: list[float]  # per burst: its first answer complete to its last
+    oversleep_ms: list[float]  # per burst: the client's lateness waking up before it
 
 
 def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
@@ -54,7 +58,8 @@ def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
                                        timeout=600).stdout)
     latencies = result["latencies"]
     return Load([t * 1000 for t in latencies], result["client_cpu_s"] / len(latencies) * 1e6,
-                [t * 1000 for t in result.get("send_spreads", [])])
+                *([t * 1000 for t in result.get(key, [])]
+                  for key in ("send_spreads", "queues", "oversleeps")))
 
 
 class Scraper:
@@ -114,24 +119,30 @@ def connect(address: tuple[str, int], count: int, gzipped: bool) -> list[Scraper
 def burst(scrapers: list[Scraper], rounds: int, pause: float) -> dict[str, list[float]]:
     latencies: list[float] = []
     spreads: list[float] = []
+    queues: list[float] = []
+    oversleeps: list[float] = []
     poller = select.epoll()
     by_fd = {scraper.sock.fileno(): scraper for scraper in scrapers}
     for fd in by_fd:
         poller.register(fd, select.EPOLLIN)
     for _ in range(rounds):
+        slept_at = time.perf_counter()
         time.sleep(pause)
+        oversleeps.append(time.perf_counter() - slept_at - pause)
         for scraper in scrapers:
             scraper.send()
         spreads.append(scrapers[-1].sent_at - scrapers[0].sent_at)
-        waiting = len(scrapers)
-        while waiting:
+        done: list[float] = []
+        while len(done) < len(scrapers):
             for fd, _ in poller.poll(30):
                 scraper = by_fd[fd]
                 if scraper.read():
-                    latencies.append(time.perf_counter() - scraper.sent_at)
-                    waiting -= 1
+                    done.append(time.perf_counter())
+                    latencies.append(done[-1] - scraper.sent_at)
+        queues.append(done[-1] - done[0])
     poller.close()
-    return {"latencies": latencies, "send_spreads": spreads}
+    return {"latencies": latencies, "send_spreads": spreads, "queues": queues,
+            "oversleeps": oversleeps}
 
 
 def paced(scrapers: list[Scraper], seconds: float, pace: float) -> dict[str, list[float]]:
