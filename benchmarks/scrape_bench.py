@@ -80,6 +80,8 @@ def report(name: str, runs: list[Load]) -> None:
                           ("p99", lambda r: percentile(r, 99)), ("max", max)):
         print(f"    {label}: {spread([figure(run.latencies_ms) for run in runs], 'ms')}")
     print(f"    client CPU per scrape: {spread([run.client_cpu_us for run in runs], 'us', 0)}")
+    if any(run.skipped for run in runs):
+        print(f"    skipped, the previous answer still coming: {[run.skipped for run in runs]}")
     if runs[0].send_spread_ms:
         print(f"    {SCRAPERS} requests written within (median of a run's bursts): "
               + spread([statistics.median(run.send_spread_ms) for run in runs], "ms", 3))

@@ -10,7 +10,8 @@ its request was written (right after its ``send`` returns) to its answer's last 
   (the "same instant": the spread of those writes is reported), then the answers are read
   as they come; ``--pause`` seconds between rounds.
 - ``paced``: each scraper scrapes every ``--pace`` seconds, the scrapers spread evenly over
-  that period, for ``--seconds``.
+  that period, for ``--seconds``; a scrape that falls due while the scraper's previous
+  answer is still coming is skipped and counted.
 
 Prints one JSON object: latencies (seconds), the client's CPU (user + system) and, for a
 burst, per round: the time from its first write to its last, from its first answer
@@ -47,6 +48,7 @@ class Load:
     send_spread_ms: list[float]  # per burst: its first write to its last
     queue_ms: list[float]  # per burst: its first answer complete to its last
     oversleep_ms: list[float]  # per burst: the client's lateness waking up before it
+    skipped: int  # paced: scrapes not sent, the previous answer still coming
 
 
 def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
@@ -59,7 +61,8 @@ def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
     latencies = result["latencies"]
     return Load([t * 1000 for t in latencies], result["client_cpu_s"] / len(latencies) * 1e6,
                 *([t * 1000 for t in result.get(key, [])]
-                  for key in ("send_spreads", "queues", "oversleeps")))
+                  for key in ("send_spreads", "queues", "oversleeps")),
+                sum(result.get("skipped", [])))
 
 
 class Scraper:
@@ -154,13 +157,17 @@ def paced(scrapers: list[Scraper], seconds: float, pace: float) -> dict[str, lis
     start = time.perf_counter()
     stop_at = start + seconds
     due = [(start + i * pace / len(scrapers), i) for i in range(len(scrapers))]
-    in_flight = 0
+    in_flight: set[Scraper] = set()
+    skipped = 0
     while due or in_flight:
         now = time.perf_counter()
         while due and due[0][0] <= now:
             at, i = heapq.heappop(due)
-            scrapers[i].send()
-            in_flight += 1
+            if scrapers[i] in in_flight:  # its last answer is not in yet: as Prometheus,
+                skipped += 1  # skip this scrape rather than pile up
+            else:
+                scrapers[i].send()
+                in_flight.add(scrapers[i])
             if at + pace < stop_at:
                 heapq.heappush(due, (at + pace, i))
         timeout = max(0.0, due[0][0] - time.perf_counter()) if due else 30.0
@@ -168,9 +175,9 @@ def paced(scrapers: list[Scraper], seconds: float, pace: float) -> dict[str, lis
             scraper = by_fd[fd]
             if scraper.read():
                 latencies.append(time.perf_counter() - scraper.sent_at)
-                in_flight -= 1
+                in_flight.discard(scraper)
     poller.close()
-    return {"latencies": latencies}
+    return {"latencies": latencies, "skipped": [skipped]}
 
 
 def main() -> None:
