@@ -4,7 +4,7 @@ turns at a GIL, no http.client parsing). Run apart from the agent, it reports it
 
 Every scraper has its own keep-alive connection; all connect and make one checked scrape
 first, so a load times scrapes, not TCP handshakes. Each scrape is timed from the moment
-its request was written (right after its ``send`` returns) to its answer's last byte.
+its request is written (just before its ``send``) to its answer's last byte.
 
 - ``burst``: ``--rounds`` times, every scraper's request is written back to back in one loop
   (the "same instant": the spread of those writes is reported), then the answers are read
@@ -59,9 +59,12 @@ def measure(host: str, load: str, gzipped: bool, *options: str) -> Load:
     result = json.loads(subprocess.run(command, check=True, capture_output=True,
                                        timeout=600).stdout)
     latencies = result["latencies"]
-    return Load([t * 1000 for t in latencies], result["client_cpu_s"] / len(latencies) * 1e6,
-                *([t * 1000 for t in result.get(key, [])]
-                  for key in ("send_spreads", "queues", "oversleeps")),
+
+    def ms(key: str) -> list[float]:
+        return [t * 1000 for t in result.get(key, [])]
+
+    return Load(ms("latencies"), result["client_cpu_s"] / len(latencies) * 1e6,
+                ms("send_spreads"), ms("queues"), ms("oversleeps"),
                 sum(result.get("skipped", [])))
 
 
@@ -82,8 +85,8 @@ class Scraper:
     def send(self) -> None:
         self.received = 0
         self.expected = -1
+        self.sent_at = time.perf_counter()  # before: a pause after the send counts, not hides
         self.sock.sendall(self.request)
-        self.sent_at = time.perf_counter()
 
     def read(self, keep: bool = False) -> bool:
         """Read what is there; True when the whole answer is in. The head must come in
