@@ -1,6 +1,7 @@
-"""The scrapers of scrape_bench.py and endpoint_bench.py: one process, one thread, epoll, so
-that what is measured is the endpoint's queue, not the client's (no client threads taking
-turns at a GIL, no http.client parsing). Run apart from the agent, it reports its own CPU.
+"""Scrapers for scrape_bench.py and endpoint_bench.py: one process, one thread, epoll.
+
+What is measured is the endpoint's queue, not the client's (no client threads taking turns
+at a GIL, no http.client parsing). Run apart from the agent, it reports its own CPU.
 
 Every scraper has its own keep-alive connection; all connect and make one checked scrape
 first, so a load times scrapes, not TCP handshakes. Each scrape is timed from the moment
