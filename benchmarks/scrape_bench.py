@@ -1,12 +1,15 @@
 """The agent under load, against the simulator's ``large`` scenario (8 controllers, 24 drives
 each). Prints:
 
-1. scrape latency (p50, p99, max) of 50 concurrent scrapers, each on its own keep-alive
-   connection, against ``smartarray-agent run`` while every simulated CLI command takes 3 s
-   (so a collection is nearly always running). Two loads, measured in the same run of the
-   agent: paced (each scraper every 100 ms, 500 scrapes/s in all) and burst (the 50
-   scrapers fire at the same instant, 40 times); each with gzip, as Prometheus scrapes, and
-   in plain text; each load ``--runs`` times, its figures given as min / median / max;
+1. scrape latency (p50, p99, max) of 50 scrapers, each on its own keep-alive connection,
+   against ``smartarray-agent run`` while every simulated CLI command takes 3 s (so a
+   collection is nearly always running). Two loads, measured in the same run of the agent:
+   paced (each scraper every 100 ms, 500 scrapes/s in all) and burst (all 50 connected
+   first, then their 50 requests written back to back, 40 times); each with gzip, as
+   Prometheus scrapes, and in plain text; each load ``--runs`` times, its figures given as
+   min / median / max. The scrapers are scrape_client.py, a one-thread epoll process of
+   its own: each scrape is timed from its request written to its answer's last byte, and
+   the client's own CPU per scrape is printed;
 2. RSS of the collection loop after 10, 100, 500 and 1,000 collections (default
    configuration). The CPU a collection costs is benchmarks/cost_bench.py's.
 
@@ -16,12 +19,9 @@ each). Prints:
 from __future__ import annotations
 
 import argparse
-import gzip
-import http.client
 import os
 import re
-import selectors
-import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +29,7 @@ import threading
 import time
 from pathlib import Path
 
+from scrape_client import Load, measure
 from spread import machine, spread
 
 SCRAPERS = 50
@@ -72,113 +73,36 @@ interval_s = 1
     return process, host
 
 
-def scrape(conn: http.client.HTTPConnection, gzipped: bool, check: bool = False) -> float:
-    """The time from request to the whole body received; with ``gzipped`` asked as
-    Prometheus asks (Accept-Encoding: gzip). The content is checked only when ``check``:
-    the scrapers share one Python process here, and their own work is not the agent's."""
-    started = time.perf_counter()
-    conn.request("GET", "/metrics", headers={"Accept-Encoding": "gzip"} if gzipped else {})
-    response = conn.getresponse()
-    body = response.read()
-    took = time.perf_counter() - started
-    assert response.status == 200
-    if check:
-        assert b'controller="7"' in (gzip.decompress(body) if gzipped else body)
-    return took
-
-
-def paced(host: str, seconds: float, gzipped: bool) -> list[float]:
-    latencies: list[float] = []
-    lock = threading.Lock()
-    stop_at = time.monotonic() + seconds
-
-    def scraper(offset: float) -> None:
-        conn = http.client.HTTPConnection(host, timeout=30)
-        scrape(conn, gzipped, check=True)
-        next_at = time.monotonic() + offset
-        while next_at < stop_at:
-            time.sleep(max(0.0, next_at - time.monotonic()))
-            took = scrape(conn, gzipped)
-            with lock:
-                latencies.append(took)
-            next_at += PACE_S
-        conn.close()
-
-    threads = [threading.Thread(target=scraper, args=(i * PACE_S / SCRAPERS,))
-               for i in range(SCRAPERS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return latencies
-
-
-def burst(host: str, gzipped: bool) -> list[float]:
-    latencies: list[float] = []
-    lock = threading.Lock()
-    barrier = threading.Barrier(SCRAPERS)
-
-    def scraper() -> None:
-        conn = http.client.HTTPConnection(host, timeout=30)
-        scrape(conn, gzipped, check=True)  # connect first: bursts time scrapes, not TCP
-        for _ in range(BURSTS):
-            barrier.wait(timeout=60)
-            took = scrape(conn, gzipped)
-            with lock:
-                latencies.append(took)
-        conn.close()
-
-    threads = [threading.Thread(target=scraper) for _ in range(SCRAPERS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return latencies
-
-
-def report(name: str, runs: list[list[float]]) -> None:
-    """One line per figure, each the spread of the runs."""
-    ms = [[t * 1000 for t in run] for run in runs]
-    print(f"  {name}: {len(ms[0])} scrapes a run")
+def report(name: str, runs: list[Load]) -> None:
+    """The spread of the runs for each figure, and what the client cost."""
+    print(f"  {name}: {len(runs[0].latencies_ms)} scrapes a run")
     for label, figure in (("p50", lambda r: percentile(r, 50)),
                           ("p99", lambda r: percentile(r, 99)), ("max", max)):
-        print(f"    {label}: {spread([figure(run) for run in ms], 'ms')}")
+        print(f"    {label}: {spread([figure(run.latencies_ms) for run in runs], 'ms')}")
+    print(f"    client CPU per scrape: {spread([run.client_cpu_us for run in runs], 'us', 0)}")
+    if any(run.skipped for run in runs):
+        print(f"    skipped, the previous answer still coming: {[run.skipped for run in runs]}")
+    if runs[0].send_spread_ms:
+        print(f"    {SCRAPERS} requests written within (median of a run's bursts): "
+              + spread([statistics.median(run.send_spread_ms) for run in runs], "ms", 3))
+        print(f"    queue, 1st to {SCRAPERS}th answer complete (p99 of a run's bursts): "
+              + spread([percentile(run.queue_ms, 99) for run in runs], "ms"))
+        print("    the client's lateness waking up before a burst (max of a run's): "
+              + spread([max(run.oversleep_ms) for run in runs], "ms"))
 
 
-def burst_at_once(host: str, gzipped: bool) -> list[float]:
-    """The burst again, written by one thread: the 50 requests go out in one loop on 50
-    keep-alive connections and each answer is timed when its last byte is in (selectors),
-    so the figure is the agent's queue, not 50 Python client threads queueing for this
-    process's GIL. Latency: from the first request written to the answer complete."""
-    address, port = host.rsplit(":", 1)
-    conns = [socket.create_connection((address, int(port)), timeout=30)
-             for _ in range(SCRAPERS)]
-    request = ("GET /metrics HTTP/1.1\r\nHost: bench\r\n"
-               + ("Accept-Encoding: gzip\r\n" if gzipped else "") + "\r\n").encode()
-    latencies: list[float] = []
-    with selectors.DefaultSelector() as selector:
-        for _ in range(BURSTS):
-            received = {conn: bytearray() for conn in conns}
-            started = time.perf_counter()
-            for conn in conns:
-                conn.sendall(request)
-                selector.register(conn, selectors.EVENT_READ)
-            while received:
-                for key, _ in selector.select(30):
-                    conn = key.fileobj
-                    data = received[conn]
-                    data += conn.recv(1 << 20)
-                    head_end = data.find(b"\r\n\r\n")
-                    length = re.search(rb"Content-Length: (\d+)", data[:head_end])
-                    if head_end >= 0 and length and len(data) >= head_end + 4 + int(length[1]):
-                        latencies.append(time.perf_counter() - started)
-                        assert data.startswith(b"HTTP/1.1 200 ")
-                        selector.unregister(conn)
-                        del received[conn]
-            time.sleep(PACE_S)
-    for conn in conns:
-        conn.close()
-    return latencies
+def loads(host: str, runs: int, seconds: float) -> None:
+    """Paced and burst, gzip and plain, each ``runs`` times, interleaved."""
+    for gzipped, encoding in ((True, "gzip, as Prometheus"), (False, "plain text")):
+        results: dict[str, list[Load]] = {"paced": [], "burst": []}
+        for _ in range(runs):
+            results["paced"].append(measure(host, "paced", gzipped, "--seconds", str(seconds),
+                                            "--pace", str(PACE_S)))
+            results["burst"].append(measure(host, "burst", gzipped, "--rounds", str(BURSTS),
+                                            "--pause", str(PACE_S)))
+        report(f"{encoding}, paced (each scraper every {PACE_S * 1000:.0f} ms)",
+               results["paced"])
+        report(f"{encoding}, burst (all {SCRAPERS} at once, {BURSTS} times)", results["burst"])
 
 
 def rss_kib() -> int:
@@ -226,13 +150,7 @@ def main() -> None:
               "3 s per simulated CLI command:")
         process, host = start_agent(directory)
         try:
-            for gzipped, encoding in ((True, "gzip, as Prometheus"), (False, "plain text")):
-                report(f"{encoding}, paced (each every {PACE_S * 1000:.0f} ms)",
-                       [paced(host, args.seconds, gzipped) for _ in range(args.runs)])
-                report(f"{encoding}, burst (all {SCRAPERS} at once)",
-                       [burst(host, gzipped) for _ in range(args.runs)])
-                report(f"{encoding}, burst from one thread (all {SCRAPERS} at once)",
-                       [burst_at_once(host, gzipped) for _ in range(args.runs)])
+            loads(host, args.runs, args.seconds)
         finally:
             process.terminate()
             process.wait(10)

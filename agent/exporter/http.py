@@ -33,6 +33,7 @@ from smartarray_agent.exporter.request import (
     BadRequest,
     Request,
     error_response,
+    parse_head,
     response,
 )
 from smartarray_agent.exporter.webconfig import WebSecurity
@@ -43,6 +44,8 @@ MAX_CONNECTIONS = 512
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 SWEEP_S = 0.25  # deadlines are enforced this late at most
+RECEIVE_BYTES = 64 * 1024
+KNOWN_HEADS = 64  # request heads remembered parsed (a scraper sends the same one each time)
 _TLS_HANDSHAKE = 0x16  # the first byte of a TLS ClientHello record
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
@@ -98,6 +101,10 @@ class ExporterServer:
         self._kept: dict[HttpConnection, None] = {}
         self._thread: threading.Thread | None = None
         self._answers: dict[tuple[bool, bool, bool], tuple[bytes, int, bytes]] = {}
+        # What every connection reads into (the loop runs one read at a time): no buffer is
+        # allocated per read. A read larger than a request head is cut in several.
+        self.received = memoryview(bytearray(RECEIVE_BYTES))
+        self._heads: dict[bytes, Request] = {}
 
     @property
     def url(self) -> str:
@@ -133,6 +140,18 @@ class ExporterServer:
         self.loop.stop()
 
     # -- what is served ----------------------------------------------------------------------
+    def parse(self, head: bytes) -> Request:
+        """:func:`parse_head`, remembered for the last KNOWN_HEADS heads without credentials
+        (a password is kept no longer than its request); BadRequest as parse_head."""
+        request = self._heads.get(head)
+        if request is None:
+            request = parse_head(head)
+            if "authorization" not in request.headers:
+                if len(self._heads) >= KNOWN_HEADS:
+                    self._heads.clear()
+                self._heads[head] = request
+        return request
+
     def route(self, request: Request) -> bytes:
         """The answer to an authorized request."""
         send_body = request.method != "HEAD"

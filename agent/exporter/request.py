@@ -33,16 +33,13 @@ class BadRequest(ValueError):
         self.status = status
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Request:
     method: str
     target: str
     headers: dict[str, str]  # lower-case names
     keep_alive: bool
-
-    @property
-    def path(self) -> str:
-        return self.target.split("?", 1)[0]
+    path: str  # the target without its query
 
 
 def parse_head(head: bytes) -> Request:
@@ -74,7 +71,7 @@ def parse_head(head: bytes) -> Request:
         raise BadRequest(400, "a request body is not accepted")
     tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
     keep_alive = "keep-alive" in tokens if match.group(2) == "0" else "close" not in tokens
-    return Request(method, target, headers, keep_alive)
+    return Request(method, target, headers, keep_alive, target.split("?", 1)[0])
 
 
 _date_cache: tuple[int, str] = (0, "")

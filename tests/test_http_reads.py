@@ -1,0 +1,90 @@
+"""How the endpoint reads requests: every connection reads into the server's one receive
+buffer, and a request head without credentials is parsed once and remembered. A real
+ExporterServer on loopback, in this process, serving a fixed body."""
+
+from __future__ import annotations
+
+import base64
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from smartarray_agent.exporter.http import KNOWN_HEADS, ExporterServer
+from smartarray_agent.exporter.webconfig import WebSecurity
+
+BODY = b"smartarray_up 1\n" * 100
+
+
+@pytest.fixture
+def server() -> Iterator[ExporterServer]:
+    running = ExporterServer(("127.0.0.1", 0), lambda compressed: BODY, WebSecurity())
+    running.start()
+    yield running
+    running.stop()
+
+
+def read_answers(sock: socket.socket, count: int) -> list[bytes]:
+    """``count`` whole answers (each head says how long its body is)."""
+    data = b""
+    answers = []
+    while len(answers) < count:
+        data += sock.recv(65536)
+        while b"\r\n\r\n" in data:
+            head, _, rest = data.partition(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            if len(rest) < length:
+                break
+            answers.append(head + b"\r\n\r\n" + rest[:length])
+            data = rest[length:]
+    assert not data, "more than was asked for"
+    return answers
+
+
+def test_requests_sent_a_byte_at_a_time_on_two_connections_are_not_mixed(server):
+    """Both connections' reads land in the same buffer, one after the other: each request
+    must be taken from it before the other connection's next read."""
+    address = server.server_address[:2]
+    metrics = b"GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n"
+    healthy = b"GET /-/healthy HTTP/1.1\r\nX-Padding: " + b"p" * 40 + b"\r\n\r\n"
+    with socket.create_connection(address, timeout=10) as first, \
+            socket.create_connection(address, timeout=10) as second:
+        for sock in (first, second):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for i in range(max(len(metrics), len(healthy))):
+            first.sendall(metrics[i:i + 1])
+            second.sendall(healthy[i:i + 1])
+        assert read_answers(first, 1)[0].endswith(b"\r\n\r\n" + BODY)
+        assert read_answers(second, 1)[0].endswith(b"\r\n\r\nOK\n")
+
+
+def test_many_pipelined_requests_in_one_write_are_all_answered(server):
+    request = b"GET /metrics HTTP/1.1\r\nAccept-Encoding: identity\r\n\r\n"
+    count = 200  # 10 KB of requests: several reads of the server's buffer, one write here
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        sock.sendall(request * count)
+        answers = read_answers(sock, count)
+    assert all(answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(BODY)
+               for answer in answers)
+
+
+def test_a_head_without_credentials_is_parsed_once(server):
+    head = b"GET /metrics HTTP/1.1\r\nHost: prometheus\r\nAccept-Encoding: gzip"
+    assert server.parse(head) is server.parse(head)
+    assert server.parse(head).path == "/metrics"
+
+
+def test_a_head_with_credentials_is_not_kept(server):
+    token = base64.b64encode(b"prometheus:secret").decode()
+    head = f"GET /metrics HTTP/1.1\r\nAuthorization: Basic {token}".encode()
+    first = server.parse(head)
+    assert first.headers["authorization"] == f"Basic {token}"
+    assert server.parse(head) is not first  # parsed again: the password was not kept
+
+
+def test_remembered_heads_are_bounded(server):
+    first_head = b"GET /metrics?n=first HTTP/1.1"
+    first = server.parse(first_head)
+    for n in range(KNOWN_HEADS):
+        server.parse(f"GET /metrics?n={n} HTTP/1.1".encode())
+    assert server.parse(first_head) is not first  # forgotten to make room
