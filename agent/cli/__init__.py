@@ -6,10 +6,12 @@ nothing but itself (docs/benchmarks.md)."""
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
-from click.shell_completion import CompletionItem, get_completion_class
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 PROG = "smartarray-agent"
 HELP = "Smart Array write cache and backup power: status, metrics and safe changes."
@@ -63,6 +65,8 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
 
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem
+
         names = [CompletionItem(name, help=entry.help) for name, entry in COMMANDS.items()
                  if name.startswith(incomplete)]
         return names + click.Command.shell_complete(self, ctx, incomplete)
@@ -71,6 +75,8 @@ class LazyGroup(click.Group):
 def _show_completion(ctx: click.Context, param: click.Parameter, shell: str | None) -> None:
     if shell is None or ctx.resilient_parsing:
         return
+    from click.shell_completion import get_completion_class
+
     complete = get_completion_class(shell)
     assert complete is not None  # the option's choices are the shells click knows
     variable = f"_{PROG.replace('-', '_').upper()}_COMPLETE"
