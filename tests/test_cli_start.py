@@ -16,10 +16,12 @@ from smartarray_agent import cli
 
 from .captures import REAL, needs_captures
 
-# Prints the modules a command run imported, as JSON on standard error, when it exits.
+# Prints the modules a command run imported and whether the garbage collector is on, as
+# JSON on standard error, when it exits.
 PROBE = """
-import atexit, json, sys
-atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))
+import atexit, gc, json, sys
+atexit.register(lambda: print(json.dumps({"modules": sorted(sys.modules),
+                                          "gc": gc.isenabled()}), file=sys.stderr))
 from smartarray_agent.cli import main
 sys.argv = ["smartarray-agent", *sys.argv[1:]]
 main()
@@ -30,8 +32,10 @@ COMMAND_MODULES = {entry.target.partition(":")[0] for entry in cli.COMMANDS.valu
 def probe(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
     result = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
                             text=True, timeout=60, env=env)
-    modules = set(json.loads(result.stderr.splitlines()[-1]))
-    return result, modules
+    state = json.loads(result.stderr.splitlines()[-1])
+    if args and not args[0].startswith("-"):  # a command ran: with the collector on
+        assert state["gc"] is True
+    return result, set(state["modules"])
 
 
 def agent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
