@@ -4,7 +4,9 @@ the vendor CLI's runner are imported when a change is made, not when any command
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import signal
 import sys
 from dataclasses import dataclass
@@ -156,12 +158,35 @@ def _ask(question: str) -> bool:
         return False
     previous = signal.signal(signal.SIGHUP, _hang_up)
     try:
-        return click.confirm(question, default=False, err=True)
-    except (click.Abort, EOFError, KeyboardInterrupt, _HangUp):
+        while True:
+            click.echo(f"{question} [y/N]: ", nl=False, err=True)
+            answer = _read_line().strip().lower()
+            if answer in ("y", "yes", "n", "no", ""):
+                return answer in ("y", "yes")
+            click.echo("Error: invalid input", err=True)
+    except (EOFError, KeyboardInterrupt, _HangUp):
         click.echo("\nnot confirmed", err=True)
         return False
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def _read_line() -> str:
+    """One line of standard input (EOFError at its end). A signal that arrives before the
+    read starts (Ctrl-C, a hang-up) still ends the wait: its byte on the wakeup pipe wakes
+    the select, and its handler then raises."""
+    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    previous = signal.set_wakeup_fd(wake_write)
+    try:
+        select.select([sys.stdin, wake_read], [], [])
+        line = sys.stdin.readline()
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_read)
+        os.close(wake_write)
+    if not line:
+        raise EOFError
+    return line
 
 
 EXIT_CODES = {
