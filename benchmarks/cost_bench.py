@@ -7,18 +7,25 @@ spread (min / median / max) of several runs:
    ratio (#13 target: at most 1.3);
 2. the wall time and the CPU time of ``smartarray-agent status --input FILE --json`` next to
    a bare ``python -c pass`` of the same interpreter, and their ratios (#13 target: at most
-   5); on a busy machine the CPU ratio is the steadier one.
+   5); on a busy machine the CPU ratio is the steadier one;
+3. what the environment installs (every distribution's files: the agent and what it pulls
+   in).
 
-The simulated CLI's own CPU is not the agent's and is not counted.
+``--baseline PYTHON`` measures 2 and 3 for another environment too (the interpreter of a
+virtual environment with an earlier version installed), interleaved with this one, so
+that a change is measured before and after in one run. The simulated CLI's own CPU is not
+the agent's and is not counted.
 
     python benchmarks/cost_bench.py [--runs 5] [--collections 20] [--starts 10]
+                                    [--baseline /path/to/venv/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
+import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,15 +83,62 @@ def parse_render_cpu(text: str, collections: int) -> float:
     return (cpu_s() - started) / collections
 
 
+# Run by each measured interpreter, so that it counts its own environment.
+INSTALLED_SIZE = """
+import importlib.metadata, json, pathlib
+total = files = 0
+for dist in importlib.metadata.distributions():
+    for file in dist.files or ():
+        path = pathlib.Path(str(dist.locate_file(file)))
+        if path.is_file():
+            total += path.stat().st_size
+            files += 1
+print(json.dumps([total, files]))
+"""
+
+
 def run_cost(argv: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one run of ``argv``."""
-    before = os.times()
+    """(wall, CPU) seconds of one run of ``argv``. The CPU is the child's rusage, in
+    microseconds (``os.times`` counts clock ticks of 10 ms, as long as a bare start)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
-    after = os.times()
-    return wall, (after.children_user - before.children_user
-                  + after.children_system - before.children_system)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+
+
+def start_up(pythons: dict[str, str], capture: Path, starts: int) -> None:
+    """Part 2: each interpreter's ``status --input FILE --json`` and bare start, interleaved
+    so that a busy moment hits every one."""
+    commands = {}
+    for label, python in pythons.items():
+        commands[label, "status"] = [python, "-m", "smartarray_agent", "status", "--input",
+                                     str(capture), "--json"]
+        commands[label, "bare"] = [python, "-c", "pass"]
+    costs: dict[tuple[str, str], list[tuple[float, float]]] = {key: [] for key in commands}
+    for _ in range(starts):
+        for key, argv in commands.items():
+            costs[key].append(run_cost(argv))
+    print(f"2. start-up, {starts} runs each:")
+    for label in pythons:
+        print(f"   {label}:")
+        for index, what in ((0, "wall"), (1, "CPU")):
+            command = [cost[index] * 1000 for cost in costs[label, "status"]]
+            baseline = [cost[index] * 1000 for cost in costs[label, "bare"]]
+            ratio = statistics.median(command) / statistics.median(baseline)
+            print(f"     {what}: status --input FILE --json {spread(command, 'ms', 0)}; "
+                  f"python -c pass {spread(baseline, 'ms', 0)}; ratio of medians {ratio:.1f}")
+
+
+def installed_sizes(pythons: dict[str, str]) -> None:
+    """Part 3: bytes and files of every distribution installed in each environment."""
+    print("3. installed (the agent and what it pulls in):")
+    for label, python in pythons.items():
+        answer = subprocess.run([python, "-c", INSTALLED_SIZE], check=True,
+                                capture_output=True, text=True).stdout
+        size, files = json.loads(answer)
+        print(f"   {label}: {size / 2**20:.1f} MiB in {files} files")
 
 
 def main() -> None:
@@ -92,7 +146,12 @@ def main() -> None:
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--collections", type=int, default=20, help="per run")
     options.add_argument("--starts", type=int, default=10, help="command runs of each kind")
+    options.add_argument("--baseline", metavar="PYTHON",
+                         help="also measure start-up and size with this interpreter")
     args = options.parse_args()
+    pythons = {f"this environment ({sys.executable})": sys.executable}
+    if args.baseline:
+        pythons[f"baseline ({args.baseline})"] = args.baseline
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
@@ -113,35 +172,8 @@ def main() -> None:
         small = directory / "gen9.txt"
         small.write_text(run_once(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
                                   CONFIG_DETAIL).output)
-        status = [sys.executable, "-m", "smartarray_agent", "status", "--input", str(small),
-                  "--json"]
-        bare = [sys.executable, "-c", "pass"]
-        costs: dict[str, list[tuple[float, float]]] = {"status": [], "bare": []}
-        for _ in range(args.starts):  # interleaved, so a busy moment hits both
-            costs["status"].append(run_cost(status))
-            costs["bare"].append(run_cost(bare))
-        print(f"2. start-up, {args.starts} runs each:")
-        for index, what in ((0, "wall"), (1, "CPU")):
-            command = [cost[index] * 1000 for cost in costs["status"]]
-            baseline = [cost[index] * 1000 for cost in costs["bare"]]
-            ratio = statistics.median(command) / statistics.median(baseline)
-            print(f"   {what}: status --input FILE --json {spread(command, 'ms', 0)}; "
-                  f"python -c pass {spread(baseline, 'ms', 0)}; ratio of medians {ratio:.1f}")
-    size, files = installed_size()
-    print(f"3. installed in this environment (the agent and what it pulls in): "
-          f"{size / 2**20:.1f} MiB in {files} files")
-
-
-def installed_size() -> tuple[int, int]:
-    """Bytes and files of every distribution installed beside the agent."""
-    total = files = 0
-    for dist in importlib.metadata.distributions():
-        for file in dist.files or ():
-            path = Path(str(dist.locate_file(file)))
-            if path.is_file():
-                total += path.stat().st_size
-                files += 1
-    return total, files
+        start_up(pythons, small, args.starts)
+    installed_sizes(pythons)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,30 @@ PROJECT_COPYRIGHT = "smartarray-agent maintainers"
 # Licences Debian keeps in /usr/share/common-licenses: referred to, not copied.
 COMMON = {"Apache-2.0": "Apache-2.0", "LGPL-2.1-or-later": "LGPL-2.1", "LGPL-2.1": "LGPL-2.1",
           "MPL-2.0": "MPL-2.0", "GPL-2.0-or-later": "GPL-2", "GPL-3.0-or-later": "GPL-3"}
+# The SPDX text of a licence that a bundled library names beside another (prometheus_client:
+# Apache-2.0 AND BSD-2-Clause, for the decorator module it bundles) while no bundled library
+# ships it as its only licence, to copy the text from.
+STANDARD_TEXTS = {"BSD-2-Clause": """\
+Redistribution and use in source and binary forms, with or without modification, are
+permitted provided that the following conditions are met:
+
+1. Redistributions of source code must retain the above copyright notice, this list of
+conditions and the following disclaimer.
+
+2. Redistributions in binary form must reproduce the above copyright notice, this list of
+conditions and the following disclaimer in the documentation and/or other materials
+provided with the distribution.
+
+THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS
+OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES OF
+MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED. IN NO EVENT SHALL THE
+COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL,
+EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF
+SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION)
+HOWEVER CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR
+TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS
+SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+"""}
 # Debian's short names for the SPDX ones that differ.
 DEBIAN_NAME = {"LGPL-2.1-or-later": "LGPL-2.1+", "GPL-2.0-or-later": "GPL-2+",
                "GPL-3.0-or-later": "GPL-3+"}
@@ -113,7 +137,7 @@ def render(libraries: list[Library], installed: str) -> str:
         " files are installed beside it, in its .dist-info directory.\n",
         f"Files: *\nCopyright: {PROJECT_COPYRIGHT}\nLicense: {PROJECT_LICENSE}\n",
     ]
-    texts: dict[str, str] = {}
+    texts: dict[str, str] = {}  # from the libraries first, else STANDARD_TEXTS
     for lib in libraries:
         if lib.name == PROJECT:
             continue
@@ -139,8 +163,8 @@ def render(libraries: list[Library], installed: str) -> str:
         if name in COMMON:
             out.append(f"License: {short}\n On Debian systems the complete text of this licence is"
                        f" in\n /usr/share/common-licenses/{COMMON[name]}.\n")
-        elif name in texts:
-            out.append(f"License: {short}\n{indent(texts[name])}\n")
+        elif name in texts or name in STANDARD_TEXTS:
+            out.append(f"License: {short}\n{indent(texts.get(name) or STANDARD_TEXTS[name])}\n")
         else:
             raise SystemExit(f"copyright.py: no text for {name}: no bundled library ships it alone")
     return "\n".join(out)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
-import typer
+import click
 
 from smartarray_agent import cli
 from smartarray_agent.cli import exitcodes
@@ -44,8 +44,7 @@ def _paragraphs(text: str | None) -> list[str]:
     return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
 
 
-# Typer builds its commands on click (its own vendored copy in recent versions), so commands
-# and parameters are read by their attributes, not by class.
+# Commands and parameters are read by their attributes, not by class.
 def _is_option(param) -> bool:
     return param.param_type_name == "option"
 
@@ -53,8 +52,8 @@ def _is_option(param) -> bool:
 def _metavar(param, command) -> str:
     if param.metavar:
         return param.metavar
-    try:  # typer >= 0.20
-        shown = param.display_type(typer.Context(command))
+    try:
+        shown = param.display_type(click.Context(command))
     except (AttributeError, TypeError):
         shown = getattr(getattr(param, "type", None), "name", None)
     return str(shown or "value").strip("<>").upper()
@@ -105,7 +104,7 @@ def _command(path: list[str], command) -> list[str]:
 
 
 def commands_section() -> str:
-    group = typer.main.get_command(cli.app)
+    group = cli.loaded_group()
     lines = []
     for name in sorted(group.commands):
         command = group.commands[name]

@@ -67,7 +67,7 @@ done
 # pyvenv.cfg names the interpreter's directory and the command that made it.
 sed -i "s|$stage||g" "$venv/pyvenv.cfg"
 # Keep the interpreter links and this project's commands; drop the dependencies' own
-# commands (typer, pygmentize, ...) and whatever names the build machine.
+# commands (pip, normalizer, ...) and whatever names the build machine.
 for entry in "$venv"/bin/*; do
     case "${entry##*/}" in
         python|python3|python3.*|smartarray-agent|smartarray-sim) ;;

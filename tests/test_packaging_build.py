@@ -18,7 +18,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import typer
 
 from smartarray_agent import cli
 
@@ -261,7 +260,7 @@ def test_bash_completion_completes_commands(installed):
 def test_the_man_page_documents_every_command_and_option(installed):
     page = gzip.decompress((installed / "usr/share/man/man8/smartarray-agent.8.gz").read_bytes())
     source = page.decode()
-    group = typer.main.get_command(cli.app)
+    group = cli.loaded_group()
 
     def walk(command, path):
         if getattr(command, "commands", None):

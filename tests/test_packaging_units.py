@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer
 
 from smartarray_agent import cli
 from smartarray_agent.cli import exitcodes
@@ -186,7 +185,7 @@ def test_execstart_is_a_valid_command_line(unit):
     """The ExecStart arguments parse with the real command (without running it)."""
     arguments = _arguments(unit)
     assert arguments[arguments.index("--config") + 1] == str(DEFAULT_PATH)
-    group = typer.main.get_command(cli.app)
+    group = cli.loaded_group()
     command = group.commands[arguments[0]]
     values = [a.replace("${TEXTFILE_DIR}", "/var/lib/prometheus/node-exporter")
               for a in arguments[1:]]

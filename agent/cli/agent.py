@@ -13,12 +13,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, fail, with_context
+from smartarray_agent.cli.options import PATH, listen_option
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 
@@ -32,23 +33,12 @@ TEXTFILE_NAME = "smartarray.prom"
 # forced only while another thread waits: a collection with no scrape pays nothing.
 SWITCH_INTERVAL_S = 0.00001
 
-LogLevelOption = Annotated[
-    str, typer.Option("--log-level", metavar="LEVEL", help="debug, info, warning or error.")
-]
-
-config_app = typer.Typer(no_args_is_help=True, help="Check the agent's configuration file.")
-
-
+@click.command("run")
 @with_context
-def run(
-    context: CommandContext,
-    listen: Annotated[
-        str | None,
-        typer.Option("--listen", metavar="HOST:PORT",
-                     help="Listen address (overrides [web] listen_address; port 0: any)."),
-    ] = None,
-    log_level: LogLevelOption = "info",
-) -> None:
+@listen_option
+@click.option("--log-level", default="info", show_default=True, metavar="LEVEL",
+              help="debug, info, warning or error.")
+def run(context: CommandContext, listen: str | None, log_level: str) -> None:
     """Collect in the background and serve Prometheus metrics until SIGTERM."""
     from smartarray_agent.daemon.agent import Agent, StartError
     from smartarray_agent.daemon.logs import setup_logging
@@ -75,13 +65,17 @@ def run(
     agent.serve_until_stopped()
 
 
-@config_app.command("check")
-def config_check(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="Default: the system file.")]
-    = DEFAULT_PATH,
-) -> None:
-    """Validate a configuration file (and the web config it names): print
-    'file:line: key: problem' for each mistake and exit 2, or 'FILE: OK'."""
+@click.group("config", no_args_is_help=True, help="Check the agent's configuration file.")
+def config_group() -> None:
+    pass
+
+
+@config_group.command(
+    "check", help=f"Validate a configuration file FILE (default: the system file, "
+                  f"{DEFAULT_PATH}) and the web config it names: print 'file:line: key: "
+                  "problem' for each mistake and exit 2, or 'FILE: OK'.")
+@click.argument("file", metavar="[FILE]", type=PATH, default=DEFAULT_PATH)
+def config_check(file: Path) -> None:
     from smartarray_agent.daemon.agent import web_security
 
     try:
@@ -89,22 +83,18 @@ def config_check(
         web_security(loaded)
     except ConfigError as error:
         for problem in error.problems:
-            typer.echo(problem)
-        raise typer.Exit(exitcodes.BAD_INPUT) from None
-    typer.echo(f"{file}: OK")
+            click.echo(problem)
+        raise Exit(exitcodes.BAD_INPUT) from None
+    click.echo(f"{file}: OK")
 
 
+@click.command("metrics")
 @with_context
-def metrics(
-    context: CommandContext,
-    once: Annotated[bool, typer.Option("--once", help="Print the exposition and exit.")] = False,
-    textfile: Annotated[
-        Path | None,
-        typer.Option("--textfile", metavar="DIR",
-                     help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile "
-                          "collector) and exit."),
-    ] = None,
-) -> None:
+@click.option("--once", is_flag=True, help="Print the exposition and exit.")
+@click.option("--textfile", type=PATH, metavar="DIR",
+              help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile collector) "
+                   "and exit.")
+def metrics(context: CommandContext, once: bool, textfile: Path | None) -> None:
     """Collect once and print or write the metrics. Exit 11 when a collector failed (the
     metrics are still written, with smartarray_collector_success 0)."""
     from smartarray_agent.daemon.logs import setup_logging
@@ -127,9 +117,9 @@ def metrics(
         sys.stdout.buffer.write(body)
         sys.stdout.flush()
     for name, why in failed:
-        typer.echo(f"smartarray-agent: collector {name} failed: {why}", err=True)
+        click.echo(f"smartarray-agent: collector {name} failed: {why}", err=True)
     if failed:  # distinct from 1, a crash: the textfile unit counts only this as success
-        raise typer.Exit(exitcodes.COLLECTOR_FAILED)
+        raise Exit(exitcodes.COLLECTOR_FAILED)
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:

@@ -4,15 +4,17 @@ the vendor CLI's runner are imported when a change is made, not when any command
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import signal
 import sys
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import (
@@ -22,6 +24,7 @@ from smartarray_agent.cli.context import (
     with_context,
     with_options,
 )
+from smartarray_agent.cli.options import PATH
 
 if TYPE_CHECKING:
     from smartarray_agent.write.change import Outcome, Target
@@ -29,46 +32,31 @@ if TYPE_CHECKING:
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 
-SlotOption = Annotated[
-    str | None, typer.Option("--slot", help="The controller's slot (as status shows it).")
-]
-SerialOption = Annotated[
-    str | None, typer.Option("--serial", help="The controller's serial number.")
-]
-AllOption = Annotated[
-    bool, typer.Option("--all", help="Every controller with a cache, each judged, written, "
-                                     "verified and audited on its own.")
-]
-DryRunOption = Annotated[
-    bool, typer.Option("--dry-run", help="Print the exact vendor command and the verdict; "
-                                         "send nothing (audited as dry_run).")
-]
-JsonOption = Annotated[
-    bool, typer.Option("--json", help='Print {"changed": ..., "before": ..., "after": ..., '
-                                      '"command": [...], "audit": {...}} (with --all: '
-                                      '{"changed": ..., "results": [...]}).')
-]
-WithoutChargeOption = Annotated[
-    bool, typer.Option("--without-ilo-charge",
-                       help="Allow turning write cache on when the configured iLO cannot be "
-                            "read, on the CLI's word alone (default: [policy] "
-                            "enable_without_ilo_charge, false).")
-]
-YesOption = Annotated[
-    bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")
-]
-ThresholdOption = Annotated[
-    float | None,
-    typer.Option("--threshold", min=0, max=100, metavar="PCT",
-                 help="Backup power charge (%) below which write cache may not be forced on "
-                      "(default: [policy] battery_threshold_percent, 80)."),
-]
-AuditFileOption = Annotated[
-    Path | None,
-    typer.Option("--audit-file", metavar="FILE",
-                 help="Append-only JSON-lines audit log (default: [audit] file, "
-                      "/var/lib/smartarray-agent/audit.jsonl for root)."),
-]
+slot_option = click.option("--slot", metavar="S",
+                           help="The controller's slot (as status shows it).")
+serial_option = click.option("--serial", metavar="SN", help="The controller's serial number.")
+all_option = click.option("--all", "every", is_flag=True,
+                          help="Every controller with a cache, each judged, written, verified "
+                               "and audited on its own.")
+dry_run_option = click.option("--dry-run", is_flag=True,
+                              help="Print the exact vendor command and the verdict; send "
+                                   "nothing (audited as dry_run).")
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help='Print {"changed": ..., "before": ..., "after": ..., '
+                                '"command": [...], "audit": {...}} (with --all: '
+                                '{"changed": ..., "results": [...]}).')
+without_charge_option = click.option(
+    "--without-ilo-charge", "without_charge", is_flag=True,
+    help="Allow turning write cache on when the configured iLO cannot be read, on the CLI's "
+         "word alone (default: [policy] enable_without_ilo_charge, false).")
+threshold_option = click.option(
+    "--threshold", type=click.FloatRange(min=0, max=100), metavar="PCT",
+    help="Backup power charge (%) below which write cache may not be forced on (default: "
+         "[policy] battery_threshold_percent, 80).")
+audit_file_option = click.option(
+    "--audit-file", type=PATH, metavar="FILE",
+    help="Append-only JSON-lines audit log (default: [audit] file, "
+         "/var/lib/smartarray-agent/audit.jsonl for root).")
 
 
 @dataclass(frozen=True)
@@ -96,42 +84,23 @@ def _targeting(slot: str | None, serial: str | None, every: bool, dry_run: bool,
 
 
 with_targeting = with_options("targeting", (
-    ("slot", SlotOption),
-    ("serial", SerialOption),
-    ("every", AllOption),
-    ("dry_run", DryRunOption),
-    ("as_json", JsonOption),
-    ("threshold", ThresholdOption),
-    ("without_charge", WithoutChargeOption),
-    ("audit_file", AuditFileOption),
+    slot_option, serial_option, all_option, dry_run_option, json_option, threshold_option,
+    without_charge_option, audit_file_option,
 ), _targeting)
 
 
-class Switch(StrEnum):
-    enable = "enable"
-    disable = "disable"
+# --what: the change kind's name in smartarray_agent.write.kinds.Kind
+WHAT_KINDS = {"no-battery": "NO_BATTERY_WRITE_CACHE", "drive": "DRIVE_WRITE_CACHE",
+              "logical-drive": "LOGICAL_DRIVE_CACHING"}
 
 
-class What(StrEnum):
-    no_battery = "no-battery"
-    drive = "drive"
-    logical_drive = "logical-drive"
-
-
-class Usage(StrEnum):
-    configured = "configured"
-    unconfigured = "unconfigured"
-    hba = "hba"
-
-
+@click.command("set-cache-ratio")
 @with_context
 @with_targeting
-def set_cache_ratio(
-    context: CommandContext,
-    targeting: Targeting,
-    ratio: Annotated[str, typer.Argument(metavar="READ/WRITE", help="e.g. 25/75")],
-) -> None:
-    """Set a controller's read/write cache ratio (idempotent: nothing is sent when set)."""
+@click.argument("ratio", metavar="READ/WRITE")
+def set_cache_ratio(context: CommandContext, targeting: Targeting, ratio: str) -> None:
+    """Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent:
+    nothing is sent when set)."""
     match = _RATIO.match(ratio.strip())
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
         raise fail(f"the ratio {ratio!r} is not READ/WRITE integers that sum to 100, "
@@ -143,38 +112,34 @@ def set_cache_ratio(
     _run(change, targeting, assume_yes=True, context=context)
 
 
+@click.command("write-cache")
 @with_context
 @with_targeting
-def write_cache(
-    context: CommandContext,
-    targeting: Targeting,
-    switch: Annotated[Switch, typer.Argument(metavar="enable|disable",
-                                             help="enable or disable")],
-    what: Annotated[What, typer.Option("--what", help="no-battery, drive or logical-drive")],
-    logical_drive: Annotated[
-        str | None, typer.Argument(metavar="N", help="The logical drive, with --what "
-                                                     "logical-drive.")
-    ] = None,
-    usage: Annotated[
-        Usage | None, typer.Option("--usage", help="Gen10 drive write cache: which drives.")
-    ] = None,
-    yes: YesOption = False,
-) -> None:
-    """Turn no-battery write cache, drive write cache or a logical drive's caching on or off.
+@click.argument("switch", metavar="enable|disable", type=click.Choice(["enable", "disable"]))
+@click.argument("logical_drive", metavar="[N]", required=False)
+@click.option("--what", required=True, type=click.Choice(list(WHAT_KINDS)),
+              metavar="no-battery|drive|logical-drive",
+              help="no-battery, drive or logical-drive")
+@click.option("--usage", type=click.Choice(["configured", "unconfigured", "hba"]),
+              metavar="configured|unconfigured|hba",
+              help="Gen10 drive write cache: which drives.")
+@click.option("--yes", "-y", "yes", is_flag=True, help="Do not ask for confirmation.")
+def write_cache(context: CommandContext, targeting: Targeting, switch: str, what: str,
+                logical_drive: str | None, usage: str | None, yes: bool) -> None:
+    """Turn no-battery write cache, drive write cache or a logical drive's caching on or off
+    (N: the logical drive, with --what logical-drive, and only then).
 
     Turning write cache on asks for confirmation (unless --yes) and is refused while backup
     power is below the threshold."""
-    if (what is What.logical_drive) != (logical_drive is not None):
+    if (what == "logical-drive") != (logical_drive is not None):
         raise fail("give the logical drive number with --what logical-drive, and only then",
                    exitcodes.BAD_INPUT)
-    if usage is not None and what is not What.drive:
+    if usage is not None and what != "drive":
         raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
     from smartarray_agent.write.kinds import Change, Kind
 
-    kind = {What.no_battery: Kind.NO_BATTERY_WRITE_CACHE, What.drive: Kind.DRIVE_WRITE_CACHE,
-            What.logical_drive: Kind.LOGICAL_DRIVE_CACHING}[what]
-    change = Change(kind, enable=switch is Switch.enable,
-                    usage=str(usage) if usage else None, logical_drive=logical_drive)
+    change = Change(Kind[WHAT_KINDS[what]], enable=switch == "enable", usage=usage,
+                    logical_drive=logical_drive)
     _run(change, targeting, assume_yes=yes, context=context)
 
 
@@ -189,16 +154,39 @@ def _hang_up(signum: int, frame: object) -> None:
 def _ask(question: str) -> bool:
     """The operator's yes; no on Ctrl-C, end of input or a hang-up (nothing is sent)."""
     if not sys.stdin.isatty():
-        typer.echo(f"{question} [needs --yes: no terminal to ask on]", err=True)
+        click.echo(f"{question} [needs --yes: no terminal to ask on]", err=True)
         return False
     previous = signal.signal(signal.SIGHUP, _hang_up)
     try:
-        return typer.confirm(question, default=False, err=True)
-    except (typer.Abort, EOFError, KeyboardInterrupt, _HangUp):
-        typer.echo("\nnot confirmed", err=True)
+        while True:
+            click.echo(f"{question} [y/N]: ", nl=False, err=True)
+            answer = _read_line().strip().lower()
+            if answer in ("y", "yes", "n", "no", ""):
+                return answer in ("y", "yes")
+            click.echo("Error: invalid input", err=True)
+    except (EOFError, KeyboardInterrupt, _HangUp):
+        click.echo("\nnot confirmed", err=True)
         return False
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def _read_line() -> str:
+    """One line of standard input (EOFError at its end). A signal that arrives before the
+    read starts (Ctrl-C, a hang-up) still ends the wait: its byte on the wakeup pipe wakes
+    the select, and its handler then raises."""
+    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    previous = signal.set_wakeup_fd(wake_write)
+    try:
+        select.select([sys.stdin, wake_read], [], [])
+        line = sys.stdin.readline()
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_read)
+        os.close(wake_write)
+    if not line:
+        raise EOFError
+    return line
 
 
 EXIT_CODES = {
@@ -260,14 +248,14 @@ def _run(change: Change, targeting: Targeting, *, assume_yes: bool,
         report = (outcomes[0].as_json() if targets is not None else
                   {"changed": any(o.changed for o in outcomes),
                    "results": [o.as_json() for o in outcomes]})
-        typer.echo(json.dumps(report, indent=2))
+        click.echo(json.dumps(report, indent=2))
     for outcome, code in zip(outcomes, codes, strict=True):
         if code != exitcodes.OK:
-            typer.echo(f"smartarray-agent: {outcome.message}", err=True)
+            click.echo(f"smartarray-agent: {outcome.message}", err=True)
         elif not as_json:
-            typer.echo(outcome.message)
+            click.echo(outcome.message)
     if targets is None and not outcomes:
-        typer.echo("smartarray-agent: no controller with a cache: nothing to do", err=True)
+        click.echo("smartarray-agent: no controller with a cache: nothing to do", err=True)
     failed = [code for code in codes if code != exitcodes.OK]
     if failed:
-        raise typer.Exit(failed[0])
+        raise Exit(failed[0])

@@ -9,60 +9,54 @@ plugins use them.
 
 from __future__ import annotations
 
-from importlib.metadata import version
-from typing import Annotated, Any, NoReturn
+from typing import Any, NoReturn
 
-import typer
-from typer.core import TyperCommand
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import plugin
 from smartarray_agent.cli.context import CommandContext, CommandError, with_context
-from smartarray_agent.cli.options import InputOption
-
-# click's UsageError, which typer vendors in some versions and not in others; BadParameter
-# is its subclass in all of them.
-_UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+from smartarray_agent.cli.options import input_option
 
 
-class PluginCommand(TyperCommand):
+class PluginCommand(click.Command):
     """A usage error (an unknown option, a bad value) is UNKNOWN, exit 3, on stdout."""
 
     def make_context(self, info_name: str | None, args: list[str],
-                     parent: Any = None, **extra: Any) -> Any:
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
-        except _UsageError as error:
-            message = error.format_message()  # type: ignore[attr-defined]
-            _unknown(f"usage: {message} (see 'smartarray-agent check -h')")
+        except click.UsageError as error:
+            _unknown(f"usage: {error.format_message()} (see 'smartarray-agent check -h')")
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"smartarray-agent check {version('smartarray-agent')}")
-        raise typer.Exit(plugin.OK)
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from importlib.metadata import version
+
+        click.echo(f"smartarray-agent check {version('smartarray-agent')}")
+        raise Exit(plugin.OK)
 
 
+_PERCENT = click.FloatRange(min=0, max=100)
+
+
+@click.command("check", cls=PluginCommand)
 @with_context
+@click.option("-w", "--warning", "--charge-warning", type=_PERCENT, metavar="PCT",
+              help="WARNING below this backup power charge (%), where known (default: "
+                   "[check] charge_warning_percent, 90).")
+@click.option("-c", "--critical", "--charge-critical", type=_PERCENT, metavar="PCT",
+              help="CRITICAL below this charge (%); also what counts as protected write "
+                   "cache (default: the interlock's threshold, 80).")
+@input_option
+@click.option("-V", "--version", is_flag=True, callback=_print_version, expose_value=False,
+              is_eager=True, help="Print the version.")
 def check(
     context: CommandContext,
-    warning: Annotated[
-        float | None, typer.Option("-w", "--warning", "--charge-warning", min=0, max=100,
-                                   metavar="PCT",
-                                   help="WARNING below this backup power charge (%), where "
-                                        "known (default: [check] charge_warning_percent, 90).")
-    ] = None,
-    critical: Annotated[
-        float | None, typer.Option("-c", "--critical", "--charge-critical", min=0, max=100,
-                                   metavar="PCT",
-                                   help="CRITICAL below this charge (%); also what counts as "
-                                        "protected write cache (default: the interlock's "
-                                        "threshold, 80).")
-    ] = None,
-    input_file: InputOption = None,
-    show_version: Annotated[
-        bool, typer.Option("-V", "--version", callback=_print_version, is_eager=True,
-                           help="Print the version.")
-    ] = False,
+    warning: float | None,
+    critical: float | None,
+    input_file: str | None,
 ) -> None:
     """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and
     timeouts too), one status line with the reason and perfdata."""
@@ -82,10 +76,10 @@ def check(
         _unknown(f"the saved output is a vendor error: {snapshot.error.message}")
     snapshot = context.read_charge().overlay(snapshot)
     result = plugin.judge(snapshot, thresholds)
-    typer.echo(result.line(plugin.summary(snapshot)))
-    raise typer.Exit(result.code)
+    click.echo(result.line(plugin.summary(snapshot)))
+    raise Exit(result.code)
 
 
 def _unknown(message: str) -> NoReturn:
-    typer.echo(f"SMARTARRAY UNKNOWN - {message}")
-    raise typer.Exit(plugin.UNKNOWN)
+    click.echo(f"SMARTARRAY UNKNOWN - {message}")
+    raise Exit(plugin.UNKNOWN)

@@ -8,21 +8,21 @@ needs them, so a command pays at start only for what it uses (docs/benchmarks.md
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.options import (
-    CliPathOption,
-    ConfigOption,
-    LockFileOption,
-    SimulateOption,
-    TimeoutOption,
+    cli_path_option,
+    config_option,
+    lock_file_option,
+    simulate_option,
+    timeout_option,
 )
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
@@ -45,13 +45,13 @@ class CommandError(RuntimeError):
 
 def warn(message: str) -> None:
     """One warning line on standard error; the command goes on."""
-    typer.echo(f"smartarray-agent: warning: {message}", err=True)
+    click.echo(f"smartarray-agent: warning: {message}", err=True)
 
 
-def fail(message: str, code: int) -> typer.Exit:
+def fail(message: str, code: int) -> Exit:
     """Print ``message`` as one error line and return the Exit to raise."""
-    typer.echo(f"smartarray-agent: {message}", err=True)
-    return typer.Exit(code)
+    click.echo(f"smartarray-agent: {message}", err=True)
+    return Exit(code)
 
 
 @dataclass(frozen=True)
@@ -120,35 +120,32 @@ class CommandContext:
             runner.close()
 
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
 def with_options(
-    name: str, options: Sequence[tuple[str, Any]], build: Callable[..., Any]
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """A decorator that adds ``options`` (parameter name, annotated type; default None or
-    False) to a command's parameters and hands the command ``build(**their values)`` as its
-    parameter ``name``: options several commands share are declared and read once."""
+    name: str, options: Sequence[Decorator], build: Callable[..., Any]
+) -> Decorator:
+    """A decorator that adds ``options`` (click option decorators) to a command, after its
+    own, and hands the command ``build(**their values)`` as its parameter ``name``: options
+    several commands share are declared and read once."""
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
-        signature = inspect.signature(command, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.name != name]
-        added = [inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY,
-                                   default=False if _is_flag(annotation) else None,
-                                   annotation=annotation) for option, annotation in options]
-
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> None:
-            given = {option: kwargs.pop(option) for option, _ in options}
+            given = {option: kwargs.pop(option) for option in names}
             command(**{name: build(**given)}, **kwargs)
 
-        parameters = own + added
-        wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        own = wrapper.__dict__.pop("__click_params__", [])
+        for option in reversed(options):
+            option(wrapper)
+        added = wrapper.__dict__.pop("__click_params__")
+        names = [param.name for param in added]
+        # click shows its parameters in the reverse order of this list: own ones first
+        wrapper.__click_params__ = [*added, *own]  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
-
-
-def _is_flag(annotation: Any) -> bool:
-    return getattr(annotation, "__origin__", annotation) is bool
 
 
 def _context(config: Path | None, simulate: str | None, cli: str | None,
@@ -160,9 +157,5 @@ def _context(config: Path | None, simulate: str | None, cli: str | None,
 
 # Every command that talks to the vendor CLI takes these, and gets its CommandContext.
 with_context = with_options("context", (
-    ("config", ConfigOption),
-    ("simulate", SimulateOption),
-    ("cli", CliPathOption),
-    ("timeout", TimeoutOption),
-    ("lock_file", LockFileOption),
+    config_option, simulate_option, cli_path_option, timeout_option, lock_file_option,
 ), _context)

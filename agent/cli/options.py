@@ -1,50 +1,42 @@
-"""The option types the commands share, so each reads and helps the same everywhere. Every
+"""The options the commands share, so each reads and helps the same everywhere. Every
 command that talks to the vendor CLI takes ``--config``, ``--simulate``, ``--cli``,
-``--timeout`` and ``--lock-file``."""
+``--timeout`` and ``--lock-file``. Each is a click decorator: one Option per command."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
 from smartarray_agent.config import DEFAULT_PATH
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--config", metavar="FILE",
-        help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
-    ),
-]
-SimulateOption = Annotated[
-    str | None,
-    typer.Option(
-        "--simulate", metavar="SCENARIO",
-        help="Run the bundled simulator (a scenario name or file) instead of the vendor CLI.",
-    ),
-]
-CliPathOption = Annotated[
-    str | None,
-    typer.Option("--cli", metavar="PATH", help="The vendor CLI to run (default: discovered)."),
-]
-TimeoutOption = Annotated[
-    float | None,
-    typer.Option("-t", "--timeout", min=1.0, metavar="SECONDS",
-                 help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, "
-                      "120)."),
-]
-LockFileOption = Annotated[
-    Path | None,
-    typer.Option("--lock-file", metavar="FILE",
-                 help="The host-wide vendor CLI lock (default: [ssacli] lock_file)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-InputOption = Annotated[
-    str | None,
-    typer.Option(
-        "--input", "-i", metavar="FILE",
-        help="Read saved CLI output ('-' for standard input) instead of running the CLI.",
-    ),
-]
+PATH = click.Path(path_type=Path)
+
+config_option = click.option(
+    "--config", type=PATH, metavar="FILE",
+    help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
+)
+simulate_option = click.option(
+    "--simulate", metavar="SCENARIO",
+    help="Run the bundled simulator (a scenario name or file) instead of the vendor CLI.",
+)
+cli_path_option = click.option(
+    "--cli", metavar="PATH", help="The vendor CLI to run (default: discovered).",
+)
+timeout_option = click.option(
+    "-t", "--timeout", type=click.FloatRange(min=1.0), metavar="SECONDS",
+    help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, 120).",
+)
+lock_file_option = click.option(
+    "--lock-file", type=PATH, metavar="FILE",
+    help="The host-wide vendor CLI lock (default: [ssacli] lock_file).",
+)
+listen_option = click.option(
+    "--listen", metavar="HOST:PORT",
+    help="Listen address (overrides [web] listen_address; port 0: any).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+input_option = click.option(
+    "--input", "-i", "input_file", metavar="FILE",
+    help="Read saved CLI output ('-' for standard input) instead of running the CLI.",
+)

@@ -12,27 +12,23 @@ import logging
 import os
 import signal
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import fail
-from smartarray_agent.cli.options import ConfigOption
+from smartarray_agent.cli.options import config_option, listen_option
 from smartarray_agent.config import Config, load_or_default, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
-def serve(
-    config: ConfigOption = None,
-    listen: Annotated[
-        str | None,
-        typer.Option("--listen", metavar="HOST:PORT",
-                     help="Listen address (overrides [web] listen_address; port 0: any)."),
-    ] = None,
-) -> None:
+@click.command("serve")
+@config_option
+@listen_option
+def serve(config: Path | None, listen: str | None) -> None:
     """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
     from smartarray_agent.daemon.agent import web_security
     from smartarray_agent.daemon.logs import setup_logging
@@ -61,7 +57,7 @@ def serve(
                    exitcodes.CANNOT_SERVE) from None
     server.start()
     notifier = Notifier.from_environment()
-    typer.echo(f"smartarray-agent: serving {directory} on {server.url}", err=True)
+    click.echo(f"smartarray-agent: serving {directory} on {server.url}", err=True)
     notifier.ready(f"serving {directory} on {server.url}")
     try:
         while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
@@ -69,9 +65,9 @@ def serve(
             try:
                 server.security = web_security(_credentials(_load(config)))
                 notifier.ready("web config reloaded")
-            except (ConfigError, typer.Exit):
+            except (ConfigError, Exit):
                 notifier.ready("reload failed, running web config kept")
-        typer.echo(f"smartarray-agent: {signal.Signals(received).name}: stopping", err=True)
+        click.echo(f"smartarray-agent: {signal.Signals(received).name}: stopping", err=True)
     finally:
         notifier.stopping()
         server.stop()
@@ -89,7 +85,7 @@ def _credentials(config: Config) -> Config:
     return config.model_copy(update={"web": web})
 
 
-def _load(path: ConfigOption) -> Config:
+def _load(path: Path | None) -> Config:
     try:
         return load_or_default(path)
     except ConfigError as error:

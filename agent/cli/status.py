@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 
-import typer
+import click
+from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes, table
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
-from smartarray_agent.cli.options import InputOption, JsonOption
+from smartarray_agent.cli.options import input_option, json_option
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
 from smartarray_agent.model import Snapshot
 
 
+@click.command("status")
 @with_context
-def status(context: CommandContext, as_json: JsonOption = False,
-           input_file: InputOption = None) -> None:
+@json_option
+@input_option
+def status(context: CommandContext, as_json: bool, input_file: str | None) -> None:
     """Show each controller's cache, write-cache switches and backup power (with the iLO's
     battery charge when [redfish] is configured)."""
     if input_file is not None and context.overrides.simulate is not None:
@@ -24,19 +27,19 @@ def status(context: CommandContext, as_json: JsonOption = False,
         snapshot = context.read_snapshot(input_file)
     except CommandError as error:
         if as_json:  # a consumer of the JSON reads why from the JSON too
-            typer.echo(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
+            click.echo(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
                                   indent=2))
         raise fail(str(error), error.code) from None
     snapshot = context.read_charge().overlay(snapshot)
     if as_json:
-        typer.echo(snapshot.model_dump_json(indent=2))
+        click.echo(snapshot.model_dump_json(indent=2))
     else:
-        typer.echo(table.render(snapshot), nl=False)
+        click.echo(table.render(snapshot), nl=False)
     if snapshot.error is not None:
         raise _vendor_error(snapshot)
 
 
-def _vendor_error(snapshot: Snapshot) -> typer.Exit:
+def _vendor_error(snapshot: Snapshot) -> Exit:
     error = snapshot.error
     assert error is not None
     message = f"the saved output is a vendor error: Error: {error.message}"
