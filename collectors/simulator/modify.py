@@ -18,7 +18,12 @@ from smartarray_agent.collectors.simulator.commands import (
     syntax_error,
 )
 from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
+from smartarray_agent.collectors.simulator.hardware import (
+    Controller,
+    Scenario,
+    from_data,
+    to_data,
+)
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
@@ -166,8 +171,9 @@ def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
 
 
 def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
-    """A copy of ``scenario`` with ``changes`` made, validated again."""
-    new = scenario.model_copy(deep=True)
+    """A copy of ``scenario`` with ``changes`` made. :func:`plan` gives only values the
+    scenario's schema accepts; a field that does not exist raises AttributeError."""
+    new = from_data(to_data(scenario))
     for change in changes:
         ctrl = new.controller(change.slot)
         assert ctrl is not None, change.slot
@@ -178,4 +184,4 @@ def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
         for name in path:
             obj = getattr(obj, name)
         setattr(obj, last, change.value)
-    return Scenario.model_validate(new.model_dump())
+    return new

@@ -22,7 +22,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
+from smartarray_agent.collectors.simulator.hardware import (
+    Scenario,
+    ScenarioError,
+    from_data,
+    to_data,
+)
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
@@ -88,7 +93,7 @@ class StateStore:
                 saved = self._read()
                 if saved is None or saved["scenario_sha256"] != digest:
                     saved = self._create(digest)
-        return Scenario.model_validate(saved["state"]), saved["created_wall"]
+        return from_data(saved["state"]), saved["created_wall"]
 
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
         """Apply ``change`` to the saved state under the state lock."""
@@ -96,12 +101,16 @@ class StateStore:
         with self._locked():
             saved = self._read()
             assert saved is not None
-            new = change(Scenario.model_validate(saved["state"]))
-            saved["state"] = new.model_dump(mode="json")
+            new = change(from_data(saved["state"]))
+            saved["state"] = to_data(new)
             self._write(saved)
         return new
 
     def _create(self, digest: str) -> dict:
+        """Validate the scenario file (the only time a process imports pydantic) and save
+        its plain form, keyed by the file's digest."""
+        from smartarray_agent.collectors.simulator.scenario import load_scenario
+
         scenario = load_scenario(self.scenario_path)
         saved = {
             "scenario_path": str(self.scenario_path),

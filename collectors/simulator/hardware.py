@@ -1,0 +1,210 @@
+"""The scenario as plain data: what the simulator renders, modifies and keeps in its state.
+
+Instances are built only from data :mod:`smartarray_agent.collectors.simulator.scenario`
+validated (its pydantic models' dump, kept in the state directory), so a simulator process
+answering from a state directory never imports pydantic. Field names and meanings are those
+of the models in ``scenario.py``; ``slots=True`` makes setting a field that does not exist an
+error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be read or does not validate."""
+
+
+@dataclass(slots=True)
+class DriveWriteCachePolicy:
+    configured: str
+    unconfigured: str
+    hba: str | None
+
+
+@dataclass(slots=True)
+class Cache:
+    present: bool
+    status: str | None
+    status_details: str | None
+    disable_reason: str | None
+    size_bytes: int | None
+    memory_available_bytes: int | None
+    battery_backed_size_bytes: int | None
+    read_percent: int | None
+    write_percent: int | None
+    no_battery_write_cache: bool
+    drive_write_cache: bool | None
+    drive_write_cache_policy: DriveWriteCachePolicy | None
+    wait_for_cache_room: bool
+
+
+@dataclass(slots=True)
+class BackupPower:
+    source: str | None
+    count: int | None
+    status: str | None
+    failed_locations: list[str]
+
+
+@dataclass(slots=True)
+class Sensor:
+    sensor_id: int
+    location: str
+    current_c: int
+    max_since_power_on_c: int
+
+
+@dataclass(slots=True)
+class Temperatures:
+    controller_c: int | None
+    cache_module_c: int | None
+    capacitor_c: int | None
+    sensors: list[Sensor]
+
+
+@dataclass(slots=True)
+class Array:
+    name: str
+    status: str
+
+
+@dataclass(slots=True)
+class LogicalDrive:
+    id: str
+    array: str
+    size: str
+    raid: str
+    status: str
+    caching: bool
+    disk_name: str | None
+
+
+@dataclass(slots=True)
+class PhysicalDrive:
+    id: str
+    array: str | None
+    interface: str
+    ssd: bool
+    size: str
+    status: str
+    model: str | None
+    serial: str | None
+    firmware: str
+
+    @property
+    def port(self) -> str:
+        return self.id.split(":")[0]
+
+    @property
+    def box(self) -> str:
+        return self.id.split(":")[1]
+
+    @property
+    def bay(self) -> str:
+        return self.id.split(":")[2]
+
+
+@dataclass(slots=True)
+class Controller:
+    slot: str
+    model: str
+    serial: str
+    firmware: str
+    status: str
+    mode: str | None
+    embedded: bool
+    cache: Cache
+    backup_power: BackupPower
+    temperatures: Temperatures
+    arrays: list[Array]
+    logical_drives: list[LogicalDrive]
+    physical_drives: list[PhysicalDrive]
+
+
+@dataclass(slots=True)
+class TimelineStep:
+    slot: str
+    after_s: float
+    battery_status: str | None
+    cache_status: str | None
+    cache_status_details: str | None
+
+
+@dataclass(slots=True)
+class Faults:
+    startup_delay_s: float
+    nonsa_scan_delay_s: float
+    command_delay_s: float
+    hang: list[str]
+    crash: list[str]
+    crash_exit_code: int
+    garbage: list[str]
+    lock_conflict: bool
+    single_instance: bool
+    no_controllers: bool
+    ignore_modify: bool
+    prompt: list[str]
+    battery_timeline: list[TimelineStep]
+
+
+@dataclass(slots=True)
+class Scenario:
+    description: str
+    generation: str
+    cli_version: str | None
+    controllers: list[Controller]
+    faults: Faults
+
+    def controller(self, slot: str) -> Controller | None:
+        return next((c for c in self.controllers if c.slot == slot), None)
+
+
+# The fields that hold other plain classes (one, or a list of them).
+_NESTED: dict[type, dict[str, type]] = {
+    Scenario: {"controllers": Controller, "faults": Faults},
+    Controller: {
+        "cache": Cache,
+        "backup_power": BackupPower,
+        "temperatures": Temperatures,
+        "arrays": Array,
+        "logical_drives": LogicalDrive,
+        "physical_drives": PhysicalDrive,
+    },
+    Cache: {"drive_write_cache_policy": DriveWriteCachePolicy},
+    Temperatures: {"sensors": Sensor},
+    Faults: {"battery_timeline": TimelineStep},
+}
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    """``cls`` from ``data``; a missing or an unknown key raises TypeError."""
+    nested = _NESTED.get(cls, {})
+    values = {}
+    for key, value in data.items():
+        kind = nested.get(key)
+        if kind is not None and isinstance(value, list):
+            value = [_build(kind, item) for item in value]
+        elif kind is not None and value is not None:
+            value = _build(kind, value)
+        values[key] = value
+    return cls(**values)
+
+
+def from_data(data: dict[str, Any]) -> Scenario:
+    """A scenario from the dump of a validated one (``scenario.Scenario.model_dump``)."""
+    built: Scenario = _build(Scenario, data)
+    return built
+
+
+def faults_from_data(data: dict[str, Any]) -> Faults:
+    """Faults from the dump of validated ones (``scenario.Faults.model_dump``)."""
+    built: Faults = _build(Faults, data)
+    return built
+
+
+def to_data(value: Scenario | Faults) -> dict[str, Any]:
+    """The plain JSON-ready dump of ``value``, as :func:`from_data` reads it."""
+    return asdict(value)
