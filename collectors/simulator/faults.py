@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 
 from smartarray_agent.collectors.simulator.hardware import (
     Faults,
@@ -64,6 +63,8 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
 
 def garbage(seed: str, size: int = 1536) -> bytes:
     """Bytes no CLI prints: NULs, invalid UTF-8, control characters, a few newlines."""
+    import random  # here: only this fault needs it
+
     rng = random.Random(seed)
     noise = bytearray(rng.randbytes(size))
     for index in range(0, size, rng.randint(40, 120)):

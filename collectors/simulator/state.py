@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -128,8 +127,8 @@ class StateStore:
             return None
 
     def _write(self, saved: dict) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".state.", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        tmp = self.directory / ".state.json.tmp"  # one name: every write holds the state lock
+        with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(saved, handle, indent=1)
         os.replace(tmp, self.state_file)
 
