@@ -3,11 +3,12 @@
 Instances are built only from data :mod:`smartarray_agent.collectors.simulator.scenario`
 validated (its pydantic models' dump, kept in the state directory), so a simulator process
 answering from a state directory never imports pydantic. Field names and meanings are those
-of the models in ``scenario.py``. The classes are plain records, not dataclasses: generating a
-dataclass's methods cost every simulator start ~1 ms a class.
+of the models in ``scenario.py``.
 """
 
 from __future__ import annotations
+
+from smartarray_agent.collectors.simulator.record import Record
 
 TYPE_CHECKING = False  # mypy takes it as True; importing typing costs a start ~15 ms
 if TYPE_CHECKING:
@@ -16,34 +17,6 @@ if TYPE_CHECKING:
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be read or does not validate."""
-
-
-class Record:
-    """Built from keywords, exactly its annotated fields (``fields``, in order); setting a
-    name that is not a field raises AttributeError."""
-
-    fields: tuple[str, ...] = ()
-
-    def __init_subclass__(cls) -> None:
-        cls.fields = tuple(cls.__dict__.get("__annotations__", {}))
-
-    def __init__(self, **values: Any) -> None:
-        if values.keys() != set(self.fields):
-            wrong = sorted(values.keys() ^ set(self.fields))
-            raise TypeError(f"{type(self).__name__}: missing or unknown fields {wrong}")
-        self.__dict__.update(values)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name not in self.fields:
-            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-        super().__setattr__(name, value)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and vars(other) == vars(self)
-
-    def __repr__(self) -> str:
-        values = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
-        return f"{type(self).__name__}({values})"
 
 
 class DriveWriteCachePolicy(Record):

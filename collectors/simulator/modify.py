@@ -7,8 +7,6 @@ that a good ``cacheratio`` prints nothing. The invalid-value error follows the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from smartarray_agent.collectors.simulator import render
 from smartarray_agent.collectors.simulator.commands import (
     CommandError,
@@ -24,13 +22,13 @@ from smartarray_agent.collectors.simulator.hardware import (
     from_data,
     to_data,
 )
+from smartarray_agent.collectors.simulator.record import Record
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Record, frozen=True):
     """Set ``field`` (dotted, on the controller or on logical drive ``ld``) to ``value``."""
 
     slot: str
@@ -39,11 +37,10 @@ class Change:
     ld: str | None = None
 
 
-@dataclass
-class Plan:
-    answer: render.Lines = field(default_factory=list)  # printed, e.g. an options list
+class Plan(Record):
+    answer: render.Lines = []  # printed, e.g. an options list
     confirm: bool = False  # ask the drive-write-cache question first
-    changes: list[Change] = field(default_factory=list)
+    changes: list[Change] = []
 
 
 def _invalid(param: str, value: str, target: Target, choices: list[str]) -> CommandError:

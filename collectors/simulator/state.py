@@ -18,7 +18,6 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from smartarray_agent.collectors.simulator.hardware import (
@@ -27,6 +26,7 @@ from smartarray_agent.collectors.simulator.hardware import (
     from_data,
     to_data,
 )
+from smartarray_agent.collectors.simulator.record import Record
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
@@ -152,8 +152,7 @@ class StateStore:
             handle.write(line)
 
 
-@dataclass
-class Invocation:
+class Invocation(Record):
     """One simulator process, from its ``start`` and ``end`` events."""
 
     id: str
@@ -165,7 +164,7 @@ class Invocation:
     end_monotonic: float | None = None  # None: still running, or killed by SIGKILL
     end_wall: float | None = None
     exit_code: int | None = None
-    commands: list[str] = field(default_factory=list)
+    commands: list[str] = []  # a Record copies a list default
 
 
 def read_invocations(directory: Path) -> list[Invocation]:
