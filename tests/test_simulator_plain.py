@@ -13,9 +13,9 @@ import pytest
 
 from smartarray_agent.collectors.simulator import hardware, list_scenarios, resolve_scenario
 from smartarray_agent.collectors.simulator import scenario as schema
-from smartarray_agent.collectors.simulator.commands import CommandError, parse
+from smartarray_agent.collectors.simulator.commands import CommandError, Target, parse
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.modify import apply, plan
+from smartarray_agent.collectors.simulator.modify import Change, Plan, apply, plan
 from smartarray_agent.collectors.simulator.scenario import load_scenario, plain
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
@@ -179,3 +179,23 @@ def test_only_the_first_invocation_validates_and_imports_pydantic(tmp_path) -> N
     assert first.stdout == again.stdout
     assert b" pydantic\n" in first.stderr
     assert b"pydantic" not in again.stderr
+
+
+def test_a_record_takes_positions_defaults_and_refuses_what_is_not_a_field() -> None:
+    target = Target("0", ld="all")
+    assert (target.slot, target.ld, target.pd) == ("0", "all", None)
+    assert target == Target("0", "all") and target != Target("1", "all")
+    assert {target: 1}[Target("0", ld="all")] == 1
+    with pytest.raises(AttributeError):
+        target.slot = "1"  # frozen
+    with pytest.raises(TypeError, match="given twice"):
+        Target("0", slot="1")
+    with pytest.raises(TypeError, match="missing or unknown fields"):
+        Target(ld="all")
+    first, second = Plan(), Plan()
+    first.changes.append(Change("0", "cache.read_percent", 50))
+    assert second.changes == []  # a list default is copied, never shared
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(first)
+    gen10 = DIALECTS["ssacli3"].replace(gen10=True)
+    assert gen10.gen10 and gen10.banner == DIALECTS["ssacli3"].banner

@@ -88,18 +88,6 @@ class PhysicalDrive(Record):
     serial: str | None
     firmware: str
 
-    @property
-    def port(self) -> str:
-        return self.id.split(":")[0]
-
-    @property
-    def box(self) -> str:
-        return self.id.split(":")[1]
-
-    @property
-    def bay(self) -> str:
-        return self.id.split(":")[2]
-
 
 class Controller(Record):
     slot: str

@@ -135,18 +135,6 @@ class PhysicalDrive(_Strict):
             raise ValueError(f"physical drive id {self.id!r} is not port:box:bay (e.g. 1I:1:1)")
         return self
 
-    @property
-    def port(self) -> str:
-        return self.id.split(":")[0]
-
-    @property
-    def box(self) -> str:
-        return self.id.split(":")[1]
-
-    @property
-    def bay(self) -> str:
-        return self.id.split(":")[2]
-
 
 class Controller(_Strict):
     slot: str = Field(pattern=r"^[0-9A-Za-z]+$")
