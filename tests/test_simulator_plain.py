@@ -5,6 +5,7 @@ validate each scenario file once, and leave pydantic unimported after that (#15)
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import tomllib
@@ -83,14 +84,7 @@ CONSOLE_SHA256 = {
 }
 
 NAMES = [name for name, _ in list_scenarios()]
-PAIRS = [
-    (schema.Scenario, hardware.Scenario), (schema.Controller, hardware.Controller),
-    (schema.Cache, hardware.Cache), (schema.DriveWriteCachePolicy, hardware.DriveWriteCachePolicy),
-    (schema.BackupPower, hardware.BackupPower), (schema.Temperatures, hardware.Temperatures),
-    (schema.Sensor, hardware.Sensor), (schema.Array, hardware.Array),
-    (schema.LogicalDrive, hardware.LogicalDrive), (schema.PhysicalDrive, hardware.PhysicalDrive),
-    (schema.Faults, hardware.Faults), (schema.TimelineStep, hardware.TimelineStep),
-]  # fmt: skip
+PAIRS = [(getattr(schema, form.__name__), form) for form in hardware.CLASSES]
 
 
 def console_script(name: str) -> str:
@@ -199,3 +193,24 @@ def test_a_record_takes_positions_defaults_and_refuses_what_is_not_a_field() -> 
         hash(first)
     gen10 = DIALECTS["ssacli3"].replace(gen10=True)
     assert gen10.gen10 and gen10.banner == DIALECTS["ssacli3"].banner
+
+
+def test_a_state_another_version_saved_keeps_its_changes_or_is_made_again(tmp_path) -> None:
+    """An older simulator's state.json (no ``form``, a field fewer) is validated again and
+    keeps its changes; one that does not validate is made again from the scenario file."""
+    words = ["--scenario", "gen9-battery"]
+    assert _sim(tmp_path, *words, "ctrl", "slot=0", "modify", "cacheratio=50/50").returncode == 0
+    state_file = tmp_path / "state" / "state.json"
+    saved = json.loads(state_file.read_text())
+    del saved["form"], saved["state"]["faults"]["prompt"]
+    state_file.write_text(json.dumps(saved))
+    shown = _sim(tmp_path, *words, "ctrl", "slot=0", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert b"Cache Ratio: 50% Read / 50% Write" in shown.stdout
+    assert json.loads(state_file.read_text())["form"] == hardware.FORM
+    saved = json.loads(state_file.read_text())
+    saved["form"], saved["state"]["faults"]["colour"] = "older", "blue"
+    state_file.write_text(json.dumps(saved))
+    shown = _sim(tmp_path, *words, "ctrl", "slot=0", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert b"Cache Ratio: 10% Read / 90% Write" in shown.stdout  # the file's ratio

@@ -157,6 +157,14 @@ _NESTED: dict[type, dict[str, type]] = {
 }
 
 
+CLASSES: tuple[type[Record], ...] = (
+    Scenario, Controller, Cache, DriveWriteCachePolicy, BackupPower, Temperatures, Sensor,
+    Array, LogicalDrive, PhysicalDrive, Faults, TimelineStep,
+)  # fmt: skip
+# The fields of every class: a state saved with other fields is validated again (state.py).
+FORM = " ".join(f"{cls.__name__}({','.join(cls.fields)})" for cls in CLASSES)
+
+
 def _build(cls: type, data: dict[str, Any]) -> Any:
     """``cls`` from ``data``; a missing or an unknown key raises TypeError."""
     nested = _NESTED.get(cls, {})

@@ -21,6 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from smartarray_agent.collectors.simulator.hardware import (
+    FORM,
     Scenario,
     ScenarioError,
     from_data,
@@ -87,11 +88,13 @@ class StateStore:
         """The current scenario state and the wall time it was created."""
         digest = hashlib.sha256(self.scenario_path.read_bytes()).hexdigest()
         saved = self._read()
-        if saved is None or saved["scenario_sha256"] != digest:
+        if saved is None or saved["scenario_sha256"] != digest or saved.get("form") != FORM:
             with self._locked():
                 saved = self._read()
                 if saved is None or saved["scenario_sha256"] != digest:
                     saved = self._create(digest)
+                elif saved.get("form") != FORM:
+                    saved = self._upgrade(saved, digest)
         return from_data(saved["state"]), saved["created_wall"]
 
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
@@ -115,8 +118,23 @@ class StateStore:
             "scenario_path": str(self.scenario_path),
             "scenario_sha256": digest,
             "created_wall": time.time(),
+            "form": FORM,
             "state": scenario.model_dump(mode="json"),
         }
+        self._write(saved)
+        return saved
+
+    def _upgrade(self, saved: dict, digest: str) -> dict:
+        """A state another version of the simulator saved: validated again, it keeps its
+        changes (a field it lacks takes its default); one that does not validate is made
+        again from the scenario file."""
+        from smartarray_agent.collectors.simulator.scenario import Scenario as Schema
+
+        try:
+            state = Schema.model_validate(saved["state"]).model_dump(mode="json")
+        except ValueError:  # pydantic's ValidationError
+            return self._create(digest)
+        saved = {**saved, "form": FORM, "state": state}
         self._write(saved)
         return saved
 
