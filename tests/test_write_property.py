@@ -23,7 +23,9 @@ from smartarray_agent.collectors.simulator import resolve_scenario
 from smartarray_agent.collectors.simulator.commands import canonical
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
 from smartarray_agent.collectors.simulator.faults import matches
-from smartarray_agent.collectors.simulator.scenario import Faults, Scenario
+from smartarray_agent.collectors.simulator.hardware import Scenario, to_data
+from smartarray_agent.collectors.simulator.scenario import Scenario as Schema
+from smartarray_agent.collectors.simulator.scenario import faults_with, plain
 from smartarray_agent.collectors.simulator.session import Crashed, Session
 from smartarray_agent.collectors.simulator.state import StateStore
 from smartarray_agent.collectors.ssacli.discover import VendorCli
@@ -43,7 +45,7 @@ class SimHost:
     def __init__(self, tmp_path: Path, scenario: str, faults: dict, audit: Path) -> None:
         self.store = StateStore(tmp_path / "sim", resolve_scenario(scenario))
         base, _ = self.store.load()
-        self.faults = Faults.model_validate({**base.faults.model_dump(), **faults})
+        self.faults = faults_with(base.faults, faults)
         self.dialect = DIALECTS[base.generation]
         self.cli = VendorCli(("smartarray-sim",), "simulator")
         self.audit = audit
@@ -94,7 +96,7 @@ class SimHost:
                         drive.caching = bool(value)
                 else:
                     setattr(ctrl.cache, key, value)
-            return Scenario.model_validate(scenario.model_dump())
+            return plain(Schema.model_validate(to_data(scenario)))
         self.store.update(change)
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.scenario import ScenarioError
+from smartarray_agent.collectors.simulator.hardware import ScenarioError
 
 BUNDLED = Path(__file__).with_name("scenarios")
 
@@ -22,6 +21,8 @@ __all__ = ["BUNDLED", "ScenarioError", "list_scenarios", "resolve_scenario", "ve
 
 def list_scenarios() -> list[tuple[str, str]]:
     """Bundled scenarios as ``(name, one-line description)``, by name."""
+    import tomllib  # here: a simulator answering a command has no use for it
+
     found = []
     for path in sorted(BUNDLED.glob("*.toml")):
         description = tomllib.loads(path.read_text(encoding="utf-8")).get("description", "")

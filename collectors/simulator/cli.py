@@ -13,13 +13,12 @@ import shlex
 import signal
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from smartarray_agent.collectors.simulator import list_scenarios, render, resolve_scenario
 from smartarray_agent.collectors.simulator.dialect import DIALECTS, LOCK_CONFLICT
 from smartarray_agent.collectors.simulator.faults import effective_faults
-from smartarray_agent.collectors.simulator.scenario import Faults, ScenarioError, load_scenario
+from smartarray_agent.collectors.simulator.hardware import Faults, ScenarioError
 from smartarray_agent.collectors.simulator.session import Crashed, Session
 from smartarray_agent.collectors.simulator.state import StateStore, default_state_dir
 
@@ -55,16 +54,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         path = resolve_scenario(args.scenario)
-        scenario = load_scenario(path)
+        store = StateStore(args.state_dir or default_state_dir(path.stem), path)
+        scenario, _ = store.load()  # validates the file when the state does not hold it yet
         faults = effective_faults(scenario)
-        state_dir = args.state_dir or default_state_dir(path.stem)
     except ScenarioError as exc:
         print(f"smartarray-sim: {exc}", file=sys.stderr)
         return 2
-    store = StateStore(state_dir, path)
-    session = Session(
-        store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin, uuid.uuid4().hex
-    )
+    ident = os.urandom(16).hex()  # names this invocation in the log (uuid costs a start ~15 ms)
+    session = Session(store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin,
+                      ident)
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, _exit_on_signal)
     mode = "argv" if args.command else "console"

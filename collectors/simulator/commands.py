@@ -7,7 +7,7 @@ its errors); ``controller``/``logicaldrive``/``physicaldrive`` abbreviate to ``c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from smartarray_agent.collectors.simulator.record import Record
 
 _ALIASES = {
     "controller": "ctrl",
@@ -44,8 +44,7 @@ def invalid_target(word: str) -> CommandError:
     )
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Record, frozen=True):
     """``slot`` None means ``ctrl all``; ``ld``/``pd`` hold a drive id or ``all``."""
 
     slot: str | None
@@ -57,33 +56,29 @@ class Target:
         return "controller all" if self.slot is None else f"controller slot={self.slot}"
 
 
-@dataclass(frozen=True)
-class Show:
+class Show(Record, frozen=True):
     target: Target
     what: str  # list | detail | status | config | config detail (drives: "" | detail | status)
     command: str
 
 
-@dataclass(frozen=True)
-class Modify:
+class Modify(Record, frozen=True):
     target: Target
     params: dict[str, str]
     forced: bool
     command: str
 
 
-@dataclass(frozen=True)
-class SetTarget:
+class SetTarget(Record, frozen=True):
     target: Target
     command: str
 
 
-@dataclass(frozen=True)
-class Simple:
+class Simple(Record, frozen=True):
     """``version``, ``help``, ``exit``, or an empty line (``""``)."""
 
     name: str
-    command: str = field(default="")
+    command: str = ""
 
 
 Action = Show | Modify | SetTarget | Simple

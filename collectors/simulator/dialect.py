@@ -6,7 +6,7 @@ closest analogue and are named as guesses where they are defined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from smartarray_agent.collectors.simulator.record import Record
 
 MIB = 2**20
 GIB = 2**30
@@ -43,8 +43,7 @@ LOCK_CONFLICT = (
 )
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(Record, frozen=True):
     generation: str
     banner: str  # "{version}" is filled in
     default_version: str
@@ -160,7 +159,7 @@ DIALECTS: dict[str, Dialect] = {
         unused_space="0  MB",
     ),
     "ssacli3": _SSACLI3,
-    "ssacli-gen10": replace(
-        _SSACLI3, generation="ssacli-gen10", default_version="3.30.13.0", gen10=True
+    "ssacli-gen10": _SSACLI3.replace(
+        generation="ssacli-gen10", default_version="3.30.13.0", gen10=True
     ),
 }

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import random
 
-from pydantic import ValidationError
-
-from smartarray_agent.collectors.simulator.scenario import Faults, Scenario, ScenarioError
+from smartarray_agent.collectors.simulator.hardware import (
+    Faults,
+    Scenario,
+    ScenarioError,
+    from_data,
+    to_data,
+)
 
 FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 
@@ -22,12 +25,14 @@ def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) 
     raw = (os.environ if environ is None else environ).get(FAULTS_ENV, "").strip()
     if not raw:
         return scenario.faults
+    from smartarray_agent.collectors.simulator.scenario import faults_with  # imports pydantic
+
     try:
         override = json.loads(raw)
         if not isinstance(override, dict):
             raise ValueError("not a JSON object")
-        return Faults.model_validate({**scenario.faults.model_dump(), **override})
-    except (ValueError, ValidationError) as exc:
+        return faults_with(scenario.faults, override)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
         raise ScenarioError(f"{FAULTS_ENV}: {exc}") from exc
 
 
@@ -43,7 +48,7 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     )
     if not due:
         return scenario
-    new = scenario.model_copy(deep=True)
+    new = from_data(to_data(scenario))
     for step in due:
         ctrl = new.controller(step.slot)
         assert ctrl is not None, step.slot
@@ -58,6 +63,8 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
 
 def garbage(seed: str, size: int = 1536) -> bytes:
     """Bytes no CLI prints: NULs, invalid UTF-8, control characters, a few newlines."""
+    import random  # here: only this fault needs it
+
     rng = random.Random(seed)
     noise = bytearray(rng.randbytes(size))
     for index in range(0, size, rng.randint(40, 120)):

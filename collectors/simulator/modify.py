@@ -7,8 +7,6 @@ that a good ``cacheratio`` prints nothing. The invalid-value error follows the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from smartarray_agent.collectors.simulator import render
 from smartarray_agent.collectors.simulator.commands import (
     CommandError,
@@ -18,14 +16,19 @@ from smartarray_agent.collectors.simulator.commands import (
     syntax_error,
 )
 from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
+from smartarray_agent.collectors.simulator.hardware import (
+    Controller,
+    Scenario,
+    from_data,
+    to_data,
+)
+from smartarray_agent.collectors.simulator.record import Record
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Record, frozen=True):
     """Set ``field`` (dotted, on the controller or on logical drive ``ld``) to ``value``."""
 
     slot: str
@@ -34,11 +37,10 @@ class Change:
     ld: str | None = None
 
 
-@dataclass
-class Plan:
-    answer: render.Lines = field(default_factory=list)  # printed, e.g. an options list
+class Plan(Record):
+    answer: render.Lines = []  # printed, e.g. an options list
     confirm: bool = False  # ask the drive-write-cache question first
-    changes: list[Change] = field(default_factory=list)
+    changes: list[Change] = []
 
 
 def _invalid(param: str, value: str, target: Target, choices: list[str]) -> CommandError:
@@ -166,8 +168,9 @@ def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
 
 
 def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
-    """A copy of ``scenario`` with ``changes`` made, validated again."""
-    new = scenario.model_copy(deep=True)
+    """A copy of ``scenario`` with ``changes`` made. :func:`plan` gives only values the
+    scenario's schema accepts; a field that does not exist raises AttributeError."""
+    new = from_data(to_data(scenario))
     for change in changes:
         ctrl = new.controller(change.slot)
         assert ctrl is not None, change.slot
@@ -178,4 +181,4 @@ def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
         for name in path:
             obj = getattr(obj, name)
         setattr(obj, last, change.value)
-    return Scenario.model_validate(new.model_dump())
+    return new

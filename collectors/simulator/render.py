@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable
 
 from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.collectors.simulator.hardware import (
     Controller,
     LogicalDrive,
     PhysicalDrive,
@@ -174,8 +174,14 @@ def _interface(pd: PhysicalDrive) -> str:
     return f"Solid State {pd.interface}" if pd.ssd else pd.interface
 
 
+def _place(pd: PhysicalDrive) -> list[str]:
+    """Port, box and bay: the parts of the drive's id."""
+    return pd.id.split(":")
+
+
 def _where(pd: PhysicalDrive) -> str:
-    return f"port {pd.port}:box {pd.box}:bay {pd.bay}"
+    port, box, bay = _place(pd)
+    return f"port {port}:box {box}:bay {bay}"
 
 
 def pd_line(pd: PhysicalDrive, d: Dialect) -> str:
@@ -268,10 +274,11 @@ def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
         drive_type = "HBA Mode Drive"
     else:
         drive_type = "Unassigned Drive" if pd.array is None else "Data Drive"
+    port, box, bay = _place(pd)
     pairs = [
-        ("Port", pd.port),
-        ("Box", pd.box),
-        ("Bay", pd.bay),
+        ("Port", port),
+        ("Box", box),
+        ("Bay", bay),
         ("Status", pd.status),
         ("Drive Type", drive_type),
         ("Interface Type", _interface(pd)),
@@ -316,7 +323,8 @@ def _group_label(ctrl: Controller, name: str | None, d: Dialect) -> str:
 def _cages(ctrl: Controller, d: Dialect) -> Lines:
     cages: dict[tuple[str, str], list[PhysicalDrive]] = {}
     for pd in ctrl.physical_drives:
-        cages.setdefault((pd.port, pd.box), []).append(pd)
+        port, box, _ = _place(pd)
+        cages.setdefault((port, box), []).append(pd)
     lines: Lines = []
     for (port, box), drives in cages.items():
         bays = -(-len(drives) // 4) * 4
@@ -330,7 +338,7 @@ def _cages(ctrl: Controller, d: Dialect) -> Lines:
 
 def _ports(ctrl: Controller) -> Lines:
     lines: Lines = []
-    ports = list(dict.fromkeys(pd.port for pd in ctrl.physical_drives))
+    ports = list(dict.fromkeys(_place(pd)[0] for pd in ctrl.physical_drives))
     for number, port in enumerate(ports):
         lines += ["", f"   Port Name: {port}"]
         lines += _pairs(

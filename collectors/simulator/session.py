@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import BinaryIO, TextIO
 
 from smartarray_agent.collectors.simulator import render
 from smartarray_agent.collectors.simulator.commands import (
@@ -25,15 +24,19 @@ from smartarray_agent.collectors.simulator.commands import (
 )
 from smartarray_agent.collectors.simulator.dialect import CONTINUE_PROMPT, Dialect
 from smartarray_agent.collectors.simulator.faults import at_time, garbage, matches
-from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.collectors.simulator.hardware import (
     Controller,
     Faults,
     LogicalDrive,
     PhysicalDrive,
     Scenario,
 )
+from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
 from smartarray_agent.collectors.simulator.state import StateStore
+
+TYPE_CHECKING = False  # mypy takes it as True; importing typing costs a start ~15 ms
+if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
 
 _HELP = [
     "",

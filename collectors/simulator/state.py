@@ -14,14 +14,19 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
+from smartarray_agent.collectors.simulator.hardware import (
+    FORM,
+    Scenario,
+    ScenarioError,
+    from_data,
+    to_data,
+)
+from smartarray_agent.collectors.simulator.record import Record
 from smartarray_agent.trust import distrust
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
@@ -81,12 +86,14 @@ class StateStore:
         """The current scenario state and the wall time it was created."""
         digest = hashlib.sha256(self.scenario_path.read_bytes()).hexdigest()
         saved = self._read()
-        if saved is None or saved["scenario_sha256"] != digest:
+        if saved is None or saved["scenario_sha256"] != digest or saved.get("form") != FORM:
             with self._locked():
                 saved = self._read()
                 if saved is None or saved["scenario_sha256"] != digest:
                     saved = self._create(digest)
-        return Scenario.model_validate(saved["state"]), saved["created_wall"]
+                elif saved.get("form") != FORM:
+                    saved = self._upgrade(saved, digest)
+        return from_data(saved["state"]), saved["created_wall"]
 
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
         """Apply ``change`` to the saved state under the state lock."""
@@ -94,19 +101,38 @@ class StateStore:
         with self._locked():
             saved = self._read()
             assert saved is not None
-            new = change(Scenario.model_validate(saved["state"]))
-            saved["state"] = new.model_dump(mode="json")
+            new = change(from_data(saved["state"]))
+            saved["state"] = to_data(new)
             self._write(saved)
         return new
 
     def _create(self, digest: str) -> dict:
+        """Validate the scenario file (the only time a process imports pydantic) and save
+        its plain form, keyed by the file's digest."""
+        from smartarray_agent.collectors.simulator.scenario import load_scenario
+
         scenario = load_scenario(self.scenario_path)
         saved = {
             "scenario_path": str(self.scenario_path),
             "scenario_sha256": digest,
             "created_wall": time.time(),
+            "form": FORM,
             "state": scenario.model_dump(mode="json"),
         }
+        self._write(saved)
+        return saved
+
+    def _upgrade(self, saved: dict, digest: str) -> dict:
+        """A state another version of the simulator saved: validated again, it keeps its
+        changes (a field it lacks takes its default); one that does not validate is made
+        again from the scenario file."""
+        from smartarray_agent.collectors.simulator.scenario import Scenario as Schema
+
+        try:
+            state = Schema.model_validate(saved["state"]).model_dump(mode="json")
+        except ValueError:  # pydantic's ValidationError
+            return self._create(digest)
+        saved = {**saved, "form": FORM, "state": state}
         self._write(saved)
         return saved
 
@@ -117,8 +143,8 @@ class StateStore:
             return None
 
     def _write(self, saved: dict) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".state.", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        tmp = self.directory / ".state.json.tmp"  # one name: every write holds the state lock
+        with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(saved, handle, indent=1)
         os.replace(tmp, self.state_file)
 
@@ -142,8 +168,7 @@ class StateStore:
             handle.write(line)
 
 
-@dataclass
-class Invocation:
+class Invocation(Record):
     """One simulator process, from its ``start`` and ``end`` events."""
 
     id: str
@@ -155,7 +180,7 @@ class Invocation:
     end_monotonic: float | None = None  # None: still running, or killed by SIGKILL
     end_wall: float | None = None
     exit_code: int | None = None
-    commands: list[str] = field(default_factory=list)
+    commands: list[str] = []  # a Record copies a list default
 
 
 def read_invocations(directory: Path) -> list[Invocation]:
