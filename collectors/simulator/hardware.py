@@ -121,6 +121,8 @@ class Faults(Record):
     crash: list[str]
     crash_exit_code: int
     garbage: list[str]
+    flood: list[str]
+    flood_bytes: int
     lock_conflict: bool
     single_instance: bool
     no_controllers: bool
