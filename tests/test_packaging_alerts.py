@@ -142,6 +142,7 @@ def test_promtool_checks_the_rules():
     assert f"SUCCESS: {len(rules())} rules found" in result.stdout
 
 
+@pytest.mark.e2e  # Prometheus's rule engine over every alert's time series: seconds of CPU
 @needs_promtool
 def test_promtool_unit_tests_pass():
     assert TESTS
@@ -151,6 +152,7 @@ def test_promtool_unit_tests_pass():
     assert result.stdout.count("SUCCESS") == len(TESTS)
 
 
+@pytest.mark.e2e
 @needs_promtool
 def test_the_unit_tests_fail_when_a_rule_changes(tmp_path):
     """The unit tests pin the rules: an alert that fires one collection early fails them."""
