@@ -279,3 +279,17 @@ def test_a_reload_right_after_start_is_handled_not_fatal(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout) == (0, "stopped\n"), result.stderr
     assert "SIGTERM: stopping" in result.stderr
+
+
+def test_stop_puts_back_the_signal_handling_start_replaced(tmp_path):
+    """An agent started and stopped in a process that goes on (a test, an embedding) leaves
+    neither its handlers nor a wakeup descriptor it has closed: a later SIGINT must be
+    Python's KeyboardInterrupt again, not a write into a closed pipe."""
+    config_path = tmp_path / "agent.toml"
+    config_path.write_text(config(tmp_path, "gen9-battery"))
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    agent = Agent(config_path, Overrides(listen_address="127.0.0.1:0"), Notifier(None))
+    agent.start()
+    agent.stop()
+    assert {sig: signal.getsignal(sig) for sig in before} == before
+    assert signal.set_wakeup_fd(-1) == -1  # none was left behind

@@ -111,12 +111,16 @@ class Agent:
                         return
                     self.reload()
         finally:
-            signal.set_wakeup_fd(self._previous_wakeup_fd)
-            for sig, handler in self._previous_handlers.items():
-                signal.signal(sig, handler)
             self.stop()
 
     def stop(self) -> None:
+        """Put back the signal handling :meth:`start` replaced, then stop serving and
+        collecting."""
+        if self._previous_handlers:
+            signal.set_wakeup_fd(self._previous_wakeup_fd)
+            for sig, handler in self._previous_handlers.items():
+                signal.signal(sig, handler)
+            self._previous_handlers = {}
         self.notifier.stopping()
         if self.server is not None:
             self.server.stop()
