@@ -88,10 +88,18 @@ def test_dry_run_and_json_show_the_exact_argv_that_is_sent(tmp_path):
     assert host.modifies() == [" ".join(planned)]
 
 
+def _as_a_terminal_starts_it() -> None:
+    """SIGINT as an interactive shell leaves it (default), whatever the test run inherited:
+    a run started in the background of a non-interactive shell ignores SIGINT, and the
+    ignored disposition would pass to the command, which then could not see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def prompt(host: Host, *args: str, config: str | None = None) -> pexpect.spawn:
     extra = ["--config", config] if config else []
     child = pexpect.spawn(sys.executable, ["-m", "smartarray_agent", *args, *host.common,
-                                           *extra], env=host.env, encoding="utf-8", timeout=60)
+                                           *extra], env=host.env, encoding="utf-8", timeout=60,
+                          preexec_fn=_as_a_terminal_starts_it)
     child.expect(r"Continue\? \[y/N\]")
     return child
 
