@@ -16,7 +16,7 @@ Sample lines::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from prometheus_client.core import Metric
 
@@ -154,11 +154,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
             **d, "array": ld.array or "", "raid": ld.raid or "", "disk_name": ld.disk_name or "",
             "device": (ld.disk_name or "").removeprefix("/dev/"),  # node_exporter's device="sda"
         }, 1.0)
-        out.state("smartarray_logical_drive_status", d, LOGICAL_DRIVE_STATES, ld.status)
-        out.unknown_word("smartarray_logical_drive_status_info", d, LOGICAL_DRIVE_STATES,
-                         ld.status)
-        out.gauge("smartarray_logical_drive_progress_ratio", d, _ratio(ld.progress_percent))
-        out.gauge("smartarray_logical_drive_size_bytes", d, ld.size_bytes)
+        _drive_health(out, "smartarray_logical_drive", d, LOGICAL_DRIVE_STATES, ld)
         out.flag("smartarray_logical_drive_caching_enabled", d, ld.caching)
     for pd in ctrl.physical_drives:
         d = {**c, "drive": pd.drive_id}
@@ -166,11 +162,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
             **d, "array": pd.array or "", "interface": pd.interface or "",
             "model": pd.model or "", "serial": pd.serial or "", "firmware": pd.firmware or "",
         }, 1.0)
-        out.state("smartarray_physical_drive_status", d, PHYSICAL_DRIVE_STATES, pd.status)
-        out.unknown_word("smartarray_physical_drive_status_info", d, PHYSICAL_DRIVE_STATES,
-                         pd.status)
-        out.gauge("smartarray_physical_drive_progress_ratio", d, _ratio(pd.progress_percent))
-        out.gauge("smartarray_physical_drive_size_bytes", d, pd.size_bytes)
+        _drive_health(out, "smartarray_physical_drive", d, PHYSICAL_DRIVE_STATES, pd)
         out.gauge("smartarray_physical_drive_temperature_celsius", d, pd.temperature_c)
         out.gauge("smartarray_physical_drive_max_temperature_celsius", d, pd.max_temperature_c)
         out.gauge("smartarray_physical_drive_usage_remaining_ratio", d,
@@ -180,6 +172,16 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
         out.gauge("smartarray_physical_drive_life_remaining_seconds", d,
                   None if pd.estimated_life_remaining_days is None
                   else pd.estimated_life_remaining_days * 86400.0)
+
+
+def _drive_health(out: Families, prefix: str, labels: Mapping[str, str], states: Sequence[str],
+                  drive: model.LogicalDrive | model.PhysicalDrive) -> None:
+    """What logical and physical drives both have: the status (a state, and the word when it
+    is not a known one), the progress of a rebuild or the like, and the size."""
+    out.state(f"{prefix}_status", labels, states, drive.status)
+    out.unknown_word(f"{prefix}_status_info", labels, states, drive.status)
+    out.gauge(f"{prefix}_progress_ratio", labels, _ratio(drive.progress_percent))
+    out.gauge(f"{prefix}_size_bytes", labels, drive.size_bytes)
 
 
 def _ratio(percent: float | None) -> float | None:
