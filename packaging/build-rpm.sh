@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 
 version=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")
 release=${RPM_RELEASE:-1}
-packager=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$repo/packaging/deb/changelog" | head -n 1)
+packager=$(sed -n '/^ -- .*>  /{s/^ -- \(.*>\)  .*/\1/p;q}' "$repo/packaging/deb/changelog")
 stage="$work/stage"
 "$repo/packaging/stage.sh" "$stage" /usr/lib/systemd/system >/dev/null
 install -m 0644 "$repo/packaging/rpm/smartarray-agent.rpmlintrc" "$stage/usr/share/doc/smartarray-agent/"

@@ -60,7 +60,7 @@ find "$venv" -type f -name '*.so*' -exec strip --strip-unneeded --remove-section
 # Console scripts name the staging path in their #! line; point them at the final one.
 for script in "$venv"/bin/*; do
     if [ ! -f "$script" ] || [ -L "$script" ]; then continue; fi
-    if head -c 2 "$script" | grep -q '#!'; then
+    if [ "$(head -c 2 "$script" | tr -d '\0')" = '#!' ]; then
         sed -i "1s|^#!$venv/bin/python|#!$prefix/bin/python|" "$script"
     fi
 done

@@ -90,6 +90,13 @@ nspawn_fetch() {  # nspawn_fetch URL: the body, fetched from inside the containe
 print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
 }
 
+nspawn_metrics_match() {  # nspawn_metrics_match REGEX: the container's /metrics has a matching line
+    # The whole body first: `fetch | grep -q` fails under pipefail when grep stops early.
+    local body
+    body=$(nspawn_fetch http://127.0.0.1:9712/metrics 2>/dev/null) || return 1
+    grep -q -- "$1" <<<"$body"
+}
+
 nspawn_cleanup() {  # nspawn_cleanup WORK
     set +e
     if [ -n "$leader" ] && kill -0 "$leader" 2>/dev/null; then

@@ -51,7 +51,7 @@ nspawn_install_deb "$deb" "$work/dpkg.log"
 # The simulator in place of ssacli: a scenario file the test can change, one CLI process a
 # command (console = false) so a changed file is read at the next collection, a CLI timeout far
 # above the watchdog's so that a hang is the watchdog's to catch.
-scenario_src=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' | head -n 1)
+scenario_src=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' -print -quit)
 [ -n "$scenario_src" ] || fail "the bundled gen9-battery scenario is not in the package"
 cp "$scenario_src" "$root/etc/smartarray-agent/sim.toml"
 cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
@@ -220,10 +220,10 @@ in_ct env SMARTARRAY_SIM_STATE_DIR=/run/smartarray-agent/sim /usr/bin/smartarray
     set-cache-ratio 25/75 --slot 0 --simulate /etc/smartarray-agent/sim.toml > "$work/ratio.log" 2>&1 \
     || { cat "$work/ratio.log"; fail "set-cache-ratio on the shared simulator"; }
 for _ in $(seq 60); do
-    nspawn_fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
+    nspawn_metrics_match '^smartarray_cache_ratio{controller="0",op="write"} 0.75' && break
     sleep 0.5
 done
-nspawn_fetch http://127.0.0.1:9712/metrics | grep -q '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
+nspawn_metrics_match '^smartarray_cache_ratio{controller="0",op="write"} 0.75' \
     || fail "the CLI's change to the shared simulator does not show in /metrics"
 say "8 ok: a cache ratio set from the CLI shows in the service's /metrics (shared simulator state)"
 
