@@ -6,6 +6,12 @@ per scrape (user and system, from the child's own clock: a figure a busy machine
 far less than latency), the client's CPU and how late it woke, then min/median/max over
 the runs.
 
+Each run is followed by the same load against a bare server: a one-thread epoll loop in a
+child process that answers every request head with the same prebuilt bytes (the agent's own
+answer, status line and headers included) and does nothing else: no HTTP parsing, limits,
+deadlines or auth. What it measures is what this machine and this client allow; the gap
+between the two is the endpoint's own.
+
     python benchmarks/endpoint_bench.py [--runs 5]
 """
 
@@ -42,6 +48,47 @@ server.stop()
 """
 
 
+# The floor: answers are the agent's (http.py's response()), read from the files the agent
+# child serves, so both send the same bytes.
+_BARE = """
+import os, select, socket, sys
+from smartarray_agent.exporter.render import CONTENT_TYPE
+from smartarray_agent.exporter.request import response
+body = open(sys.argv[2 if sys.argv[3] == "gzip" else 1], "rb").read()
+headers = {"Content-Encoding": "gzip"} if sys.argv[3] == "gzip" else {}
+answer = response(200, body, CONTENT_TYPE, send_body=True, keep_alive=True, headers=headers)
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(512)
+listener.setblocking(False)
+poller = select.epoll()
+poller.register(listener.fileno(), select.EPOLLIN)
+poller.register(sys.stdin.fileno(), select.EPOLLIN)
+print(listener.getsockname()[1], flush=True)
+clients = {}
+scratch = bytearray(65536)
+before = os.times()
+stop = sys.stdin.fileno()
+while stop not in (ready := dict(poller.poll())):
+    for fd in ready:
+        if fd == listener.fileno():
+            sock, _ = listener.accept()
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            clients[sock.fileno()] = sock
+            poller.register(sock.fileno(), select.EPOLLIN)
+            continue
+        sock = clients[fd]
+        count = sock.recv_into(scratch)
+        if not count:
+            poller.unregister(fd)
+            clients.pop(fd).close()
+        elif scratch.find(b"\\r\\n\\r\\n", 0, count) >= 0:
+            sock.sendall(answer)
+after = os.times()
+print(after.user - before.user, after.system - before.system, flush=True)
+"""
+
+
 def exposition(directory: Path) -> tuple[Path, Path]:
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(directory / "sim")}
     plain = subprocess.run(
@@ -53,10 +100,13 @@ def exposition(directory: Path) -> tuple[Path, Path]:
     return directory / "large.prom", directory / "large.prom.gz"
 
 
-def one_run(plain: Path, zipped: Path, gzipped: bool) -> tuple[Load, float, float]:
+def one_run(plain: Path, zipped: Path, gzipped: bool, bare: bool = False
+            ) -> tuple[Load, float, float]:
     """What the client measured in BURSTS bursts, and the endpoint's CPU (µs) per scrape,
-    user and system apart."""
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(plain), str(zipped)],
+    user and system apart: of the agent's endpoint, or of the bare server."""
+    script = [_BARE, str(plain), str(zipped), "gzip" if gzipped else "plain"] if bare \
+        else [_CHILD, str(plain), str(zipped)]
+    child = subprocess.Popen([sys.executable, "-c", *script],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert child.stdin is not None and child.stdout is not None
     port = int(child.stdout.readline())
@@ -79,25 +129,36 @@ def main() -> None:
         print(f"endpoint alone, {SCRAPERS} scrapes at once x {BURSTS} bursts, large scenario "
               f"({plain.stat().st_size} bytes plain, {zipped.stat().st_size} gzip):")
         for gzipped, name in ((True, "gzip, as Prometheus"), (False, "plain text")):
-            p99s, queues, cpus, clients = [], [], [], []
+            figures: dict[str, dict[str, list[float]]] = {
+                server: {"p99": [], "queue": [], "cpu": [], "client": []}
+                for server in ("endpoint", "bare server")}
             for run in range(args.runs):
-                load, user_us, system_us = one_run(plain, zipped, gzipped)
-                latencies = load.latencies_ms
-                p99s.append(percentile(latencies, 99))
-                queues.append(percentile(load.queue_ms, 99))
-                cpus.append(user_us + system_us)
-                clients.append(load.client_cpu_us)
-                print(f"  {name}, run {run + 1}: p50 {percentile(latencies, 50):.2f} ms, "
-                      f"p99 {p99s[-1]:.2f} ms, max {max(latencies):.2f} ms, queue p99 "
-                      f"{queues[-1]:.2f} ms, endpoint CPU {user_us:.0f} user + "
-                      f"{system_us:.0f} system us/scrape, client CPU "
-                      f"{load.client_cpu_us:.0f} us/scrape, client woke up to "
-                      f"{max(load.oversleep_ms):.2f} ms late")
-            print(f"  {name}: p99 {spread(p99s, 'ms')}")
-            print(f"    queue, 1st to {SCRAPERS}th answer (p99 of bursts) {spread(queues, 'ms')}")
-            print(f"    endpoint CPU per scrape {spread(cpus, 'us', 0)}")
-            print(f"    client CPU per scrape {spread(clients, 'us', 0)}")
-
+                for server, kept in figures.items():
+                    load, user_us, system_us = one_run(plain, zipped, gzipped,
+                                                       bare=server == "bare server")
+                    latencies = load.latencies_ms
+                    kept["p99"].append(percentile(latencies, 99))
+                    kept["queue"].append(percentile(load.queue_ms, 99))
+                    kept["cpu"].append(user_us + system_us)
+                    kept["client"].append(load.client_cpu_us)
+                    print(f"  {name}, run {run + 1}, {server}: p50 "
+                          f"{percentile(latencies, 50):.2f} ms, p99 {kept['p99'][-1]:.2f} ms, "
+                          f"max {max(latencies):.2f} ms, queue p99 {kept['queue'][-1]:.2f} ms, "
+                          f"CPU {user_us:.0f} user + {system_us:.0f} system us/scrape, client "
+                          f"CPU {load.client_cpu_us:.0f} us/scrape, client woke up to "
+                          f"{max(load.oversleep_ms):.2f} ms late")
+            for server, kept in figures.items():
+                print(f"  {name}, {server}: p99 {spread(kept['p99'], 'ms')}")
+                print(f"    queue, 1st to {SCRAPERS}th answer (p99 of bursts) "
+                      f"{spread(kept['queue'], 'ms')}")
+                print(f"    CPU per scrape {spread(kept['cpu'], 'us', 0)}")
+                print(f"    client CPU per scrape {spread(kept['client'], 'us', 0)}")
+            endpoint, floor = figures["endpoint"], figures["bare server"]
+            ratios = {figure: [ours / bare for ours, bare
+                               in zip(endpoint[figure], floor[figure], strict=True)]
+                      for figure in ("p99", "cpu")}
+            print(f"  endpoint / bare server, run by run: p99 {spread(ratios['p99'], 'x')}, "
+                  f"CPU {spread(ratios['cpu'], 'x')}")
 
 if __name__ == "__main__":
     main()
