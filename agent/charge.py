@@ -13,6 +13,7 @@ served.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -80,7 +81,7 @@ class Charge:
         if reading is None:
             if error is None:
                 return snapshot
-            merged = snapshot.model_copy(deep=True)
+            merged = copy.deepcopy(snapshot)
             merged.notices.append(f"redfish: no battery charge from the iLO: {error}")
             return merged
         from smartarray_agent.collectors.redfish.merge import merge_charge

@@ -4,13 +4,18 @@ A field whose line the CLI did not print is ``None``, never a guess. Status word
 normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``failed``).
 Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
 duplicates included) so nothing the CLI printed is lost.
+
+The blocks are plain dataclasses, so that reading a capture never imports pydantic (#13):
+``slots`` refuses an attribute that is not a field, mypy holds the types, and the tests
+read every JSON back strictly (tests/model_reader.py). A float field is given a float where
+its value is made, never an int (the JSON would say ``5``, not ``5.0``).
 """
 
 from __future__ import annotations
 
+import json
 import re
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import asdict, dataclass, field
 
 RawPairs = list[tuple[str, str]]
 
@@ -28,11 +33,8 @@ def normalise_status(text: str | None) -> str | None:
     return word or None
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class DriveWriteCachePolicy(_Model):
+@dataclass(kw_only=True, slots=True)
+class DriveWriteCachePolicy:
     """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
     drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
 
@@ -41,7 +43,8 @@ class DriveWriteCachePolicy(_Model):
     hba: str | None = None
 
 
-class Cache(_Model):
+@dataclass(kw_only=True, slots=True)
+class Cache:
     present: bool | None = None
     status: str | None = None
     status_details: str | None = None
@@ -57,30 +60,34 @@ class Cache(_Model):
     wait_for_cache_room: bool | None = None
 
 
-class BackupPower(_Model):
+@dataclass(kw_only=True, slots=True)
+class BackupPower:
     source: str | None = None  # "batteries" | "capacitors"
     count: int | None = None
     status: str | None = None
     status_text: str | None = None  # the status line as printed, parenthesised tail kept
     charge_percent: float | None = None  # only from a source that reports it (Redfish)
-    failed_locations: list[str] = Field(default_factory=list)
+    failed_locations: list[str] = field(default_factory=list)
 
 
-class TemperatureSensor(_Model):
+@dataclass(kw_only=True, slots=True)
+class TemperatureSensor:
     sensor_id: str
     location: str | None = None
     current_c: float | None = None
     max_since_power_on_c: float | None = None
 
 
-class Temperatures(_Model):
+@dataclass(kw_only=True, slots=True)
+class Temperatures:
     controller_c: float | None = None
     cache_module_c: float | None = None
     capacitor_c: float | None = None
-    sensors: list[TemperatureSensor] = Field(default_factory=list)
+    sensors: list[TemperatureSensor] = field(default_factory=list)
 
 
-class LogicalDrive(_Model):
+@dataclass(kw_only=True, slots=True)
+class LogicalDrive:
     drive_id: str  # "1", "2", ... as printed
     array: str | None = None
     size_bytes: int | None = None
@@ -91,10 +98,11 @@ class LogicalDrive(_Model):
     progress_percent: float | None = None  # "Recovering, 55.73% complete" -> 55.73
     caching: bool | None = None  # "Caching" (hpssacli/ssacli) or "Array Accelerator" (hpacucli)
     disk_name: str | None = None
-    raw: RawPairs = Field(default_factory=list)
+    raw: RawPairs = field(default_factory=list)
 
 
-class PhysicalDrive(_Model):
+@dataclass(kw_only=True, slots=True)
+class PhysicalDrive:
     drive_id: str  # "1I:1:1"
     array: str | None = None  # "A", "unassigned", "hba"
     port: str | None = None
@@ -116,25 +124,28 @@ class PhysicalDrive(_Model):
     power_on_hours: int | None = None
     estimated_life_remaining_days: int | None = None
     ssd_smart_trip_wearout: bool | None = None
-    raw: RawPairs = Field(default_factory=list)
+    raw: RawPairs = field(default_factory=list)
 
 
-class Array(_Model):
+@dataclass(kw_only=True, slots=True)
+class Array:
     name: str  # "A", "B", ... or "unassigned"
     status: str | None = None
     interface: str | None = None
-    raw: RawPairs = Field(default_factory=list)
+    raw: RawPairs = field(default_factory=list)
 
 
-class Component(_Model):
+@dataclass(kw_only=True, slots=True)
+class Component:
     """Anything else a controller block prints with a title line: drive cages, ports,
     enclosures (SEP), expanders. Kept so nothing printed is lost."""
 
     title: str
-    raw: RawPairs = Field(default_factory=list)
+    raw: RawPairs = field(default_factory=list)
 
 
-class Controller(_Model):
+@dataclass(kw_only=True, slots=True)
+class Controller:
     slot: str | None = None
     location: str | None = None  # an external array's place instead of a slot ("MY STORAGE")
     model: str
@@ -144,16 +155,16 @@ class Controller(_Model):
     status: str | None = None
     mode: str | None = None  # "raid" | "hba" | "mixed"
     pci_address: str | None = None  # "0000:0b:00.0" (lower-case, as sysfs names it); not unique
-    cache: Cache = Field(default_factory=Cache)
-    backup_power: BackupPower = Field(default_factory=BackupPower)
-    temperatures: Temperatures = Field(default_factory=Temperatures)
-    arrays: list[Array] = Field(default_factory=list)
-    logical_drives: list[LogicalDrive] = Field(default_factory=list)
-    physical_drives: list[PhysicalDrive] = Field(default_factory=list)
-    components: list[Component] = Field(default_factory=list)
-    notices: list[str] = Field(default_factory=list)  # warnings printed inside the block
-    raw: RawPairs = Field(default_factory=list)
-    unparsed_lines: list[str] = Field(default_factory=list)
+    cache: Cache = field(default_factory=Cache)
+    backup_power: BackupPower = field(default_factory=BackupPower)
+    temperatures: Temperatures = field(default_factory=Temperatures)
+    arrays: list[Array] = field(default_factory=list)
+    logical_drives: list[LogicalDrive] = field(default_factory=list)
+    physical_drives: list[PhysicalDrive] = field(default_factory=list)
+    components: list[Component] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # warnings printed inside the block
+    raw: RawPairs = field(default_factory=list)
+    unparsed_lines: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -163,20 +174,28 @@ class Controller(_Model):
         return f"{self.model} in {where}{serial}"
 
 
-class VendorError(_Model):
+@dataclass(kw_only=True, slots=True)
+class VendorError:
     """An ``Error: ...`` output of the vendor CLI. ``message`` is its first line."""
 
     message: str
-    detail: list[str] = Field(default_factory=list)
+    detail: list[str] = field(default_factory=list)
     kind: str  # see collectors.ssacli.errors.classify_error
 
 
-class Snapshot(_Model):
-    controllers: list[Controller] = Field(default_factory=list)
+@dataclass(kw_only=True, slots=True)
+class Snapshot:
+    controllers: list[Controller] = field(default_factory=list)
     error: VendorError | None = None
     cli_version: str | None = None
-    notices: list[str] = Field(default_factory=list)
-    unparsed_lines: list[str] = Field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    unparsed_lines: list[str] = field(default_factory=list)
+
+
+def to_json(snapshot: Snapshot) -> str:
+    """The ``status --json`` text of ``snapshot``: fields in declaration order, UTF-8 text
+    as is (no ``\\u`` escapes)."""
+    return json.dumps(asdict(snapshot), indent=2, ensure_ascii=False)
 
 
 # What each drive state word means, for every consumer: the `check` plugin, the alert rules

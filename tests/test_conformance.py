@@ -4,6 +4,7 @@ drive lists some of them carry against the metrics of that parse."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import pytest
 
@@ -24,7 +25,7 @@ DRIVE_LISTS = (
 
 
 def _actual(controller) -> dict:
-    data = controller.model_dump()
+    data = asdict(controller)
     data["logical_drive_count"] = len(controller.logical_drives)
     data["physical_drive_count"] = len(controller.physical_drives)
     return data

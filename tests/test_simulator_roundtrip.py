@@ -9,6 +9,8 @@ power) is checked on the bundled scenarios.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -188,9 +190,11 @@ def expected(ctrl: Controller, generation: str) -> dict:
 
 def actual(parsed: Parsed) -> dict:
     """The same fields, from the parser's model."""
-    data = parsed.model_dump(include={"slot", "model", "serial", "firmware", "status", "mode"})
-    data["cache"] = parsed.cache.model_dump()
-    data["backup_power"] = parsed.backup_power.model_dump(exclude={"charge_percent"})
+    data = {key: getattr(parsed, key)
+            for key in ("slot", "model", "serial", "firmware", "status", "mode")}
+    data["cache"] = asdict(parsed.cache)
+    data["backup_power"] = asdict(parsed.backup_power)
+    del data["backup_power"]["charge_percent"]
     data["logical_drives"] = [(ld.drive_id, ld.status) for ld in parsed.logical_drives]
     data["physical_drives"] = sorted((pd.drive_id, pd.status) for pd in parsed.physical_drives)
     return data

@@ -3,6 +3,7 @@ switches, and the kinds table: in-process against the simulator and real capture
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 
@@ -73,7 +74,7 @@ def test_a_cache_board_without_a_no_battery_write_cache_line_fails_closed():
     [ctrl] = parse((REAL / "ssacli-ctrl-all-show-config-detail-P822-2.txt").read_text(
         errors="replace")).controllers
     assert ctrl.cache.present is True and ctrl.cache.no_battery_write_cache is None
-    failed = ctrl.model_copy(deep=True)
+    failed = copy.deepcopy(ctrl)
     failed.backup_power.status, failed.backup_power.status_text = "failed", "Failed"
     failed.cache.status, failed.cache.write_percent = "ok", 50
     caching_on = Change(Kind.LOGICAL_DRIVE_CACHING, enable=True, logical_drive="1")

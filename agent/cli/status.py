@@ -11,7 +11,7 @@ from smartarray_agent.cli import exitcodes, table
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
 from smartarray_agent.cli.options import input_option, json_option
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
-from smartarray_agent.model import Snapshot
+from smartarray_agent.model import Snapshot, to_json
 
 
 @click.command("status")
@@ -32,7 +32,7 @@ def status(context: CommandContext, as_json: bool, input_file: str | None) -> No
         raise fail(str(error), error.code) from None
     snapshot = context.read_charge().overlay(snapshot)
     if as_json:
-        click.echo(snapshot.model_dump_json(indent=2))
+        click.echo(to_json(snapshot))
     else:
         click.echo(table.render(snapshot), nl=False)
     if snapshot.error is not None:

@@ -19,11 +19,12 @@ sent) and a first read that fails (the runner's errors, nothing sent).
 
 from __future__ import annotations
 
+import copy
 import shlex
 import signal
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
@@ -247,7 +248,7 @@ class ChangeRunner:
         """A change that shows; says when backup power is no longer healthy."""
         outcome.verdict = "changed"
         outcome.message = f"{after.name}: {change.describe()}{note}"
-        now = before.model_copy(deep=True)
+        now = copy.deepcopy(before)
         now.backup_power = after.backup_power
         now.cache.status, now.cache.status_details = (after.cache.status,
                                                       after.cache.status_details)
@@ -361,7 +362,7 @@ def settings(ctrl: Controller) -> dict:
                         if cache.read_percent is not None else None),
         "no_battery_write_cache": cache.no_battery_write_cache,
         "drive_write_cache": cache.drive_write_cache,
-        "drive_write_cache_policy": policy.model_dump() if policy else None,
+        "drive_write_cache_policy": asdict(policy) if policy else None,
         "logical_drive_caching": {d.drive_id: d.caching for d in ctrl.logical_drives},
     }
 

@@ -21,6 +21,7 @@ CLI's status alone.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
@@ -78,7 +79,7 @@ def merge_charge(
 ) -> Snapshot:
     """A copy of ``snapshot`` with ``backup_power.charge_percent`` set on the controllers the
     reading's battery backs, when the reading is fresh. ``snapshot`` is not changed."""
-    merged = snapshot.model_copy(deep=True)
+    merged = copy.deepcopy(snapshot)
     age = now - reading.taken_at
     if age > max_age_s:
         merged.notices.append(f"{NOTICE}charge not used: the reading is {age:.0f} s old "
