@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -181,6 +180,8 @@ def validate(document: Document, schema: type[T]) -> T:
 
 
 def _toml_document(path: Path, text: str) -> Document:
+    import tomllib  # here: a command without a configuration file never needs it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
