@@ -190,6 +190,8 @@ def _toml_document(path: Path, text: str) -> Document:
         line = match.group(1) if match else "1"
         problem = _TOML_LINE.sub("", message).strip()
         raise ConfigError([f"{path}:{line}: not valid TOML: {problem}"]) from None
+    except ValueError as error:
+        raise _unreadable_value(path, "TOML", error) from None
     return Document(path, data, _toml_lines(text))
 
 
@@ -216,6 +218,12 @@ def _split_key(text: str) -> tuple[str, ...]:
     return tuple(part.strip().strip("\"'") for part in text.split("."))
 
 
+def _unreadable_value(path: Path, kind: str, error: ValueError) -> ConfigError:
+    """A value the parser cannot make (an integer of more than 4300 digits, a YAML date
+    that does not exist), which it reports without a line."""
+    return ConfigError([f"{path}: not valid {kind}: {str(error).split(';')[0]}"])
+
+
 def _yaml_document(path: Path, text: str) -> Document:
     import yaml
 
@@ -227,6 +235,8 @@ def _yaml_document(path: Path, text: str) -> Document:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError([f"{path}:{line}: not valid YAML: {problem}"]) from None
+    except ValueError as error:
+        raise _unreadable_value(path, "YAML", error) from None
     alias = next((e for e in yaml.parse(text, Loader=yaml.SafeLoader)
                   if isinstance(e, yaml.AliasEvent)), None)
     if alias is not None:

@@ -142,7 +142,10 @@ def _scalar_problem(hint: Any, origin: Any, value: object) -> str | None:
     if hint is float:
         if not isinstance(value, int | float) or isinstance(value, bool):
             return "must be a number"
-        return None if math.isfinite(value) else "must be a finite number"
+        try:
+            return None if math.isfinite(value) else "must be a finite number"
+        except OverflowError:  # an integer too large for a float
+            return "must be a finite number"
     expected = {bool: (bool, "must be true or false"), str: (str, "must be a string"),
                 Path: (str, "must be a string naming a path")}.get(hint)
     if expected is None:
@@ -205,6 +208,9 @@ def _fields(schema: type) -> dict[str, tuple[Any, bool]]:
 
 def _number(value: float) -> str:
     """``value`` as short as it reads back: 3600, 0.5, 1e+300."""
+    if isinstance(value, int):
+        digits = str(abs(value))
+        return str(value) if len(digits) <= 20 else f"an integer of {len(digits)} digits"
     text = f"{value:g}"
     return text if float(text) == value else repr(value)
 

@@ -175,6 +175,26 @@ def test_the_timeout_option_is_held_to_the_same_bounds(tmp_path, value):
     assert "--timeout" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
+    """An integer of more than 4300 digits, or a YAML date that does not exist, once raised
+    a bare ValueError out of the parser: a traceback, and a reload that killed the daemon."""
+    digits = "1" + "0" * 5000
+    toml = private / "config.toml"
+    toml.write_text(f"[collect]\ninterval_s = {digits}\n")
+    assert problems(toml) == [f"{toml}: not valid TOML: Exceeds the limit (4300 digits) for "
+                              "integer string conversion: value has 5001 digits"]
+    toml.write_text(f"[collect]\ninterval_s = {digits[:401]}\n")
+    assert problems(toml) == [f"{toml}:2: collect.interval_s: must be a finite number (got an "
+                              "integer of 401 digits)"]
+    for text, problem in ((f"a: {digits}\n", "Exceeds the limit (4300 digits)"),
+                          ("a: 2023-02-30\n", "day is out of range for month")):
+        web = private / "web.yml"
+        web.write_text(text)
+        with pytest.raises(ConfigError) as caught:
+            load_web_config(web)
+        assert caught.value.problems[0].startswith(f"{web}: not valid YAML: {problem}")
+
+
 def test_deep_nesting_is_a_config_error_not_a_crash(private):
     deep = private / "deep.toml"
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
@@ -238,6 +258,8 @@ def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
         agent.config_path.write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
         reload_fails()
         agent.config_path.write_text("[collect]\ninterval_s = inf\n")
+        reload_fails()
+        agent.config_path.write_text("[collect]\ninterval_s = 1" + "0" * 5000 + "\n")
         reload_fails()
         agent.config_path.unlink()
         os.mkfifo(agent.config_path)
