@@ -34,6 +34,12 @@ def problems(path: Path) -> list[str]:
     return caught.value.problems
 
 
+def web_problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(path)
+    return caught.value.problems
+
+
 def test_defaults():
     config = Config()
     assert config.collect.interval_s == 60 and config.stale_after == 3 * 60 + 120
@@ -207,17 +213,13 @@ tls_server_config:
 basic_auth_users:
   alice: plain-text
 """)
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    assert caught.value.problems == [
+    assert web_problems(path) == [
         f"{path}:4: tls_server_config.cipher_suites: unknown key",
         f"{path}:6: basic_auth_users.alice: not a bcrypt hash ($2y$10$... from "
         "'htpasswd -nBC 10 \"\" | tr -d :'); plain passwords are not accepted",
     ]
     path.write_text("tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n")
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    [problem] = caught.value.problems
+    [problem] = web_problems(path)
     assert problem.startswith(f"{path}:2: tls_server_config.cert_file: cannot use it: ")
 
 
@@ -231,9 +233,7 @@ basic_auth_users:
   123: x
   bob: null
 """)
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    assert caught.value.problems == [
+    assert web_problems(path) == [
         f"{path}:3: tls_server_config.key_file: must be a string naming a path (got null)",
         f"{path}:4: tls_server_config.min_version: must be one of 'TLS12', 'TLS13' "
         "(got 'TLS11')",
@@ -242,9 +242,7 @@ basic_auth_users:
     ]
     path.write_text("tls_server_config:\n  cert_file: a\n  key_file: b\n"
                     "  min_version: TLS13\n  max_version: TLS12\n")
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    assert caught.value.problems == [
+    assert web_problems(path) == [
         f"{path}:1: tls_server_config: min_version TLS13 is above max_version"]
 
 
