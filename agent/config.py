@@ -7,18 +7,9 @@ their defaults. Relative paths in the file are relative to the file's own direct
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from typing import Annotated
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.configfile import (
@@ -28,7 +19,7 @@ from smartarray_agent.configfile import (
     trust_problem,
     validate,
 )
-from smartarray_agent.write.audit import default_audit_file
+from smartarray_agent.settings import Check, Invalid, Range, SettingsError, build
 
 DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so
@@ -41,110 +32,121 @@ HOUR_S = 3600.0
 DAY_S = 86400.0
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+def _known_scenario(value: str) -> str:
+    from smartarray_agent.collectors.simulator import ScenarioError, resolve_scenario
+
+    try:
+        resolve_scenario(value)
+    except ScenarioError as error:
+        raise ValueError(str(error).splitlines()[0]) from None
+    return value
 
 
-class SsacliConfig(_Section):
+def _listen_address(value: str) -> str:
+    parse_listen_address(value)
+    return value
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SsacliConfig:
+    """``[ssacli]``: the vendor CLI (or the simulator), its timeout and the host lock."""
+
     path: Path | None = None  # the vendor CLI; default: discovered
-    simulate: str | None = None  # a simulator scenario name or file, instead of the CLI
-    timeout_s: float = Field(default=120.0, gt=0, le=HOUR_S)
+    # a simulator scenario name or file, instead of the CLI
+    simulate: Annotated[str | None, Check(_known_scenario)] = None
+    timeout_s: Annotated[float, Range(gt=0, le=HOUR_S)] = 120.0
     # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
     # instance lock all the time, so every other ssacli user on the host is refused.
     console: bool = False
     lock_file: Path | None = None  # default: vendor.host_lock_path
-    lock_wait_s: float = Field(default=30.0, ge=0, le=HOUR_S)
+    lock_wait_s: Annotated[float, Range(ge=0, le=HOUR_S)] = 30.0
 
-    @model_validator(mode="after")
-    def _one_source(self) -> SsacliConfig:
+    def cross_check(self) -> None:
         if self.path is not None and self.simulate is not None:
             raise ValueError("path and simulate exclude each other")
-        return self
-
-    @field_validator("simulate")
-    @classmethod
-    def _known_scenario(cls, value: str | None) -> str | None:
-        if value is not None:
-            from smartarray_agent.collectors.simulator import ScenarioError, resolve_scenario
-
-            try:
-                resolve_scenario(value)
-            except ScenarioError as error:
-                raise ValueError(str(error).splitlines()[0]) from None
-        return value
 
 
-class CollectConfig(_Section):
-    interval_s: float = Field(default=60.0, ge=1, le=DAY_S)
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CollectConfig:
+    """``[collect]``: how often the agent collects, and how long values stay good."""
+
+    interval_s: Annotated[float, Range(ge=1, le=DAY_S)] = 60.0
     # Last good values are served until they are this old, then dropped; default:
     # 3 intervals plus one vendor CLI timeout (Config.stale_after).
-    stale_after_s: float | None = Field(default=None, gt=0, le=7 * DAY_S)
+    stale_after_s: Annotated[float | None, Range(gt=0, le=7 * DAY_S)] = None
 
-    @field_validator("stale_after_s")
-    @classmethod
-    def _stale_after_an_interval(cls, value: float | None, info: ValidationInfo) -> float | None:
-        interval = info.data.get("interval_s")
-        if value is not None and interval is not None and value < interval:
-            raise ValueError(
-                f"must be at least interval_s ({interval:g}), or the values would be dropped "
-                "between collections"
-            )
-        return value
+    def cross_check(self) -> None:
+        if self.stale_after_s is not None and self.stale_after_s < self.interval_s:
+            raise Invalid("stale_after_s", f"must be at least interval_s "
+                          f"({self.interval_s:g}), or the values would be dropped between "
+                          "collections")
 
 
-class WebSection(_Section):
-    listen_address: str = DEFAULT_LISTEN_ADDRESS
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WebSection:
+    """``[web]``: where the metrics are served, and with what TLS and basic auth."""
+
+    listen_address: Annotated[str, Check(_listen_address)] = DEFAULT_LISTEN_ADDRESS
     config_file: Path | None = None  # exporter-toolkit web config: TLS, basic auth
     # Privilege separation: ``run`` writes the exposition here instead of listening, and
     # ``smartarray-agent serve`` (unprivileged) answers HTTP from it.
     publish_dir: Path | None = None
-
-    @field_validator("listen_address")
-    @classmethod
-    def _address(cls, value: str) -> str:
-        parse_listen_address(value)
-        return value
 
     @property
     def address(self) -> tuple[str, int]:
         return parse_listen_address(self.listen_address)
 
 
-class SysfsConfig(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SysfsConfig:
+    """``[sysfs]``: the kernel's view of the arrays, and its udev events."""
+
     enabled: bool = True
-    udev_debounce_s: float = Field(default=2.0, ge=0, le=300)
+    udev_debounce_s: Annotated[float, Range(ge=0, le=300)] = 2.0
 
 
-class PolicyConfig(_Section):
-    battery_threshold_percent: float = Field(default=80.0, ge=0, le=100)
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PolicyConfig:
+    """``[policy]``: when write cache counts as protected, and what to do if not."""
+
+    battery_threshold_percent: Annotated[float, Range(ge=0, le=100)] = 80.0
     disable_unprotected_write_cache: bool = False
     enable_without_ilo_charge: bool = False  # write cache on though the iLO cannot be read
 
 
-class AuditConfig(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AuditConfig:
+    """``[audit]``: where every change is recorded."""
+
     file: Path | None = None  # default: /var/lib/smartarray-agent/audit.jsonl (root)
 
     @property
     def path(self) -> Path:
+        from smartarray_agent.write.audit import default_audit_file
+
         return self.file if self.file is not None else default_audit_file()
 
 
-class CheckConfig(_Section):
-    """Thresholds of ``smartarray-agent check`` (the flags win)."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CheckConfig:
+    """``[check]``: thresholds of ``smartarray-agent check`` (the flags win)."""
 
-    charge_warning_percent: float = Field(default=90.0, ge=0, le=100)
+    charge_warning_percent: Annotated[float, Range(ge=0, le=100)] = 90.0
     # default: [policy] battery_threshold_percent, what the interlock calls protected
-    charge_critical_percent: float | None = Field(default=None, ge=0, le=100)
+    charge_critical_percent: Annotated[float | None, Range(ge=0, le=100)] = None
 
 
-class Config(_Section):
-    ssacli: SsacliConfig = Field(default_factory=SsacliConfig)
-    collect: CollectConfig = Field(default_factory=CollectConfig)
-    web: WebSection = Field(default_factory=WebSection)
-    sysfs: SysfsConfig = Field(default_factory=SysfsConfig)
-    policy: PolicyConfig = Field(default_factory=PolicyConfig)
-    audit: AuditConfig = Field(default_factory=AuditConfig)
-    check: CheckConfig = Field(default_factory=CheckConfig)
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Config:
+    """The whole file; every section has defaults, ``[redfish]`` alone is off without it."""
+
+    ssacli: SsacliConfig = field(default_factory=SsacliConfig)
+    collect: CollectConfig = field(default_factory=CollectConfig)
+    web: WebSection = field(default_factory=WebSection)
+    sysfs: SysfsConfig = field(default_factory=SysfsConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    audit: AuditConfig = field(default_factory=AuditConfig)
+    check: CheckConfig = field(default_factory=CheckConfig)
     redfish: RedfishSettings | None = None  # the iLO's battery charge; off without the table
 
     @property
@@ -171,27 +173,27 @@ class Overrides:
     def apply(self, config: Config) -> Config:
         ssacli = config.ssacli
         if self.simulate is not None:
-            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
+            ssacli = replace(ssacli, simulate=self.simulate, path=None)
         if self.cli_path is not None:
-            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+            ssacli = replace(ssacli, path=self.cli_path, simulate=None)
         if self.timeout_s is not None:
-            ssacli = ssacli.model_copy(update={"timeout_s": _bounded_timeout(self.timeout_s)})
+            ssacli = replace(ssacli, timeout_s=_bounded_timeout(self.timeout_s))
         if self.lock_file is not None:
-            ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
+            ssacli = replace(ssacli, lock_file=self.lock_file)
         web = config.web
         if self.listen_address is not None:
             parse_listen_address(self.listen_address)
-            web = web.model_copy(update={"listen_address": self.listen_address})
-        return config.model_copy(update={"ssacli": ssacli, "web": web})
+            web = replace(web, listen_address=self.listen_address)
+        return replace(config, ssacli=ssacli, web=web)
 
 
 def _bounded_timeout(value: float) -> float:
-    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (model_copy checks none)."""
+    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (replace checks none)."""
     try:
-        SsacliConfig.model_validate({"timeout_s": value})
-    except ValidationError as error:
-        raise ConfigError([f"--timeout {value:g}: {error.errors()[0]['msg']}"]) from None
-    return value
+        return build(SsacliConfig, {"timeout_s": value}).timeout_s
+    except SettingsError as error:
+        [(_, problem)] = error.problems
+        raise ConfigError([f"--timeout: {problem}"]) from None
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:
@@ -213,7 +215,6 @@ def load_config(path: Path) -> Config:
     document = read_document(path)
     _resolve_paths(document.data, path.parent)
     config = validate(document, Config)
-    assert isinstance(config, Config)
     if os.geteuid() == 0:
         _refuse_untrusted(document, config)
     return config

@@ -7,23 +7,21 @@ YAML node tree.
 
 Reading is bounded and refuses what an agent running as root must not obey: anything but a
 regular file (a FIFO would block a reload for ever, a device never ends), more than
-``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML aliases, numbers that are not finite
-and, when running as root, a file that a user other than root could have written
-(:func:`trust_problem`).
+``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML aliases and, when running as root, a
+file that a user other than root could have written (:func:`trust_problem`). Numbers that
+are not finite are refused where a setting takes a number (smartarray_agent.settings).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
-
+from smartarray_agent.settings import SettingsError, build
 from smartarray_agent.trust import distrust
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -31,6 +29,7 @@ _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
 MAX_BYTES = 2**20
 MAX_DEPTH = 8  # [redfish] and web config tables are 2-3 deep; room to spare, no recursion bomb
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -169,39 +168,20 @@ def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | Non
     return None
 
 
-def _not_finite(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
-    """Every number that is infinite or not a number: never a sane setting."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return [(location, value)]
-    return [found for child, item in _children(value, location)
-            for found in _not_finite(item, child)]
-
-
-def validate(document: Document, model: type[BaseModel]) -> BaseModel:
-    """``model`` built from the document, or a ConfigError naming each bad key's line, in
-    the file's order (as an editor shows it; pydantic reports by field)."""
-    not_finite = _not_finite(document.data, ())
-    found = [(document.line_of(location),
-              document.problem(location, f"{value} is not a finite number"))
-             for location, value in not_finite]
+def validate(document: Document, schema: type[T]) -> T:
+    """The settings dataclass ``schema`` built from the document (smartarray_agent.settings),
+    or a ConfigError naming each bad key's line, in the file's order (as an editor shows
+    it)."""
     try:
-        built = model.model_validate(document.data)
-    except ValidationError as error:
-        reported = {location for location, _ in not_finite}
-        for item in error.errors():
-            location = tuple(str(part) for part in item["loc"])
-            if location in reported:
-                continue
-            message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
-            found.append((document.line_of(location),
-                          document.problem(location, message.removeprefix("Value error, "))))
-    else:
-        if not found:
-            return built
-    raise ConfigError([problem for _, problem in sorted(found, key=lambda f: f[0])])
+        return build(schema, document.data)
+    except SettingsError as error:
+        found = sorted(error.problems, key=lambda problem: document.line_of(problem[0]))
+        raise ConfigError([document.problem(*problem) for problem in found]) from None
 
 
 def _toml_document(path: Path, text: str) -> Document:
+    import tomllib  # here: a command without a configuration file never needs it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -210,6 +190,8 @@ def _toml_document(path: Path, text: str) -> Document:
         line = match.group(1) if match else "1"
         problem = _TOML_LINE.sub("", message).strip()
         raise ConfigError([f"{path}:{line}: not valid TOML: {problem}"]) from None
+    except ValueError as error:
+        raise _unreadable_value(path, "TOML", error) from None
     return Document(path, data, _toml_lines(text))
 
 
@@ -236,6 +218,12 @@ def _split_key(text: str) -> tuple[str, ...]:
     return tuple(part.strip().strip("\"'") for part in text.split("."))
 
 
+def _unreadable_value(path: Path, kind: str, error: ValueError) -> ConfigError:
+    """A value the parser cannot make (an integer of more than 4300 digits, a YAML date
+    that does not exist), which it reports without a line."""
+    return ConfigError([f"{path}: not valid {kind}: {str(error).split(';')[0]}"])
+
+
 def _yaml_document(path: Path, text: str) -> Document:
     import yaml
 
@@ -247,6 +235,8 @@ def _yaml_document(path: Path, text: str) -> Document:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError([f"{path}:{line}: not valid YAML: {problem}"]) from None
+    except ValueError as error:
+        raise _unreadable_value(path, "YAML", error) from None
     alias = next((e for e in yaml.parse(text, Loader=yaml.SafeLoader)
                   if isinstance(e, yaml.AliasEvent)), None)
     if alias is not None:

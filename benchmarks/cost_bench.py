@@ -41,7 +41,7 @@ from smartarray_agent.collectors.ssacli.collector import CONFIG_DETAIL
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import run_once
-from smartarray_agent.config import Config
+from smartarray_agent.config import Config, SsacliConfig, SysfsConfig
 from smartarray_agent.daemon.agent import metric_settings
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
@@ -56,8 +56,7 @@ def cpu_s() -> float:
 
 
 def loop_cpu_per_collection(directory: Path, collections: int) -> float:
-    config = Config.model_validate(
-        {"ssacli": {"simulate": "large", "lock_file": str(directory / "cli.lock")}})
+    config = Config(ssacli=SsacliConfig(simulate="large", lock_file=directory / "cli.lock"))
     view = MetricsView(metric_settings(config))
     loop = CollectionLoop(build_collectors(config), view, Notifier(None),
                           interval_s=0, debounce_s=1)
@@ -75,7 +74,7 @@ def loop_cpu_per_collection(directory: Path, collections: int) -> float:
 
 def parse_render_cpu(text: str, collections: int) -> float:
     view = MetricsView(metric_settings(Config()))
-    collector = build_collectors(Config(sysfs={"enabled": False}))[0]  # renders; never runs
+    collector = build_collectors(Config(sysfs=SysfsConfig(enabled=False)))[0]  # renders only
     started = cpu_s()
     for _ in range(collections):
         snapshot = parse(text)

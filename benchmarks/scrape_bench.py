@@ -114,15 +114,14 @@ def rss_kib() -> int:
 
 def collections(directory: Path, count: int) -> None:
     os.environ["SMARTARRAY_SIM_STATE_DIR"] = str(directory / "sim-loop")
-    from smartarray_agent.config import Config
+    from smartarray_agent.config import Config, SsacliConfig
     from smartarray_agent.daemon.agent import metric_settings
     from smartarray_agent.daemon.loop import CollectionLoop
     from smartarray_agent.daemon.notify import Notifier
     from smartarray_agent.exporter.view import MetricsView
     from smartarray_agent.sources import build_collectors
 
-    config = Config.model_validate(
-        {"ssacli": {"simulate": "large", "lock_file": str(directory / "loop.lock")}})
+    config = Config(ssacli=SsacliConfig(simulate="large", lock_file=directory / "loop.lock"))
     view = MetricsView(metric_settings(config))
     loop = CollectionLoop(build_collectors(config), view, Notifier(None),
                           interval_s=0, debounce_s=1)

@@ -34,6 +34,12 @@ def problems(path: Path) -> list[str]:
     return caught.value.problems
 
 
+def web_problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(path)
+    return caught.value.problems
+
+
 def test_defaults():
     config = Config()
     assert config.collect.interval_s == 60 and config.stale_after == 3 * 60 + 120
@@ -98,15 +104,54 @@ listen_address = "9712"
 host = "ilo"
 """)
     assert problems(path) == [
-        f"{path}:2: ssacli.timeout_s: Input should be greater than 0",
+        f"{path}:2: ssacli.timeout_s: must be greater than 0 (got 0)",
         f"{path}:3: ssacli.bogus: unknown key",
         f"{path}:6: collect.stale_after_s: must be at least interval_s (60), or the values "
         "would be dropped between collections",
         f"{path}:8: web.listen_address: '9712' is not host:port",
-        f"{path}:9: redfish.address: Field required",
-        f"{path}:9: redfish.credentials_file: Field required",
+        f"{path}:9: redfish.address: required but not given",
+        f"{path}:9: redfish.credentials_file: required but not given",
         f"{path}:10: redfish.host: unknown key",
     ]
+
+
+def test_types_are_strict_and_each_refusal_says_what_it_got(tmp_path):
+    path = write(tmp_path, "agent.toml", """\
+audit = "/var/log"
+[collect]
+interval_s = true
+stale_after_s = "45"
+[web]
+listen_address = 9712
+publish_dir = 3
+[sysfs]
+enabled = "yes"
+udev_debounce_s = -1
+[policy]
+battery_threshold_percent = 100.5
+[check]
+charge_critical_percent = nan
+[wat]
+""")
+    assert problems(path) == [
+        f"{path}:1: audit: must be a table of keys (got '/var/log')",
+        f"{path}:3: collect.interval_s: must be a number (got true)",
+        f"{path}:4: collect.stale_after_s: must be a number (got '45')",
+        f"{path}:6: web.listen_address: must be a string (got 9712)",
+        f"{path}:7: web.publish_dir: must be a string naming a path (got 3)",
+        f"{path}:9: sysfs.enabled: must be true or false (got 'yes')",
+        f"{path}:10: sysfs.udev_debounce_s: must be at least 0 (got -1)",
+        f"{path}:12: policy.battery_threshold_percent: must be at most 100 (got 100.5)",
+        f"{path}:14: check.charge_critical_percent: must be a finite number (got nan)",
+        f"{path}:15: wat: unknown key",
+    ]
+
+
+def test_an_integer_is_stored_as_a_float_and_a_path_as_a_path(tmp_path):
+    path = write(tmp_path, "agent.toml", '[collect]\ninterval_s = 30\n[audit]\nfile = "a.jsonl"\n')
+    config = load_config(path)
+    assert type(config.collect.interval_s) is float and config.collect.interval_s == 30
+    assert config.audit.path == tmp_path / "a.jsonl"
 
 
 def test_a_syntax_error_names_its_line(tmp_path):
@@ -168,18 +213,37 @@ tls_server_config:
 basic_auth_users:
   alice: plain-text
 """)
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    assert caught.value.problems == [
+    assert web_problems(path) == [
         f"{path}:4: tls_server_config.cipher_suites: unknown key",
         f"{path}:6: basic_auth_users.alice: not a bcrypt hash ($2y$10$... from "
         "'htpasswd -nBC 10 \"\" | tr -d :'); plain passwords are not accepted",
     ]
     path.write_text("tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n")
-    with pytest.raises(ConfigError) as caught:
-        load_web_config(path)
-    [problem] = caught.value.problems
+    [problem] = web_problems(path)
     assert problem.startswith(f"{path}:2: tls_server_config.cert_file: cannot use it: ")
+
+
+def test_web_config_types(tmp_path):
+    path = write(tmp_path, "web.yml", """\
+tls_server_config:
+  cert_file: server.crt
+  key_file: ~
+  min_version: TLS11
+basic_auth_users:
+  123: x
+  bob: null
+""")
+    assert web_problems(path) == [
+        f"{path}:3: tls_server_config.key_file: must be a string naming a path (got null)",
+        f"{path}:4: tls_server_config.min_version: must be one of 'TLS12', 'TLS13' "
+        "(got 'TLS11')",
+        f"{path}:6: basic_auth_users.123: the key must be a string",
+        f"{path}:7: basic_auth_users.bob: must be a string (got null)",
+    ]
+    path.write_text("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+                    "  min_version: TLS13\n  max_version: TLS12\n")
+    assert web_problems(path) == [
+        f"{path}:1: tls_server_config: min_version TLS13 is above max_version"]
 
 
 def test_basic_auth_checks_bcrypt_and_remembers_success():

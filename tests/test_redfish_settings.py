@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.config import ConfigError, load_config
+from smartarray_agent.settings import SettingsError, build
 
 from .redfish_ilo import PASSWORD, USER, credentials_file
 
 
 def make(tmp_path, **values) -> RedfishSettings:
-    return RedfishSettings.model_validate(
-        {"address": "ilo.example.net", "credentials_file": credentials_file(tmp_path), **values}
-    )
+    return build(RedfishSettings, {"address": "ilo.example.net",
+                                   "credentials_file": str(credentials_file(tmp_path)), **values})
 
 
 def problems(tmp_path, **values) -> str:
@@ -72,8 +71,8 @@ def test_a_charge_must_live_longer_than_the_interval(tmp_path):
 def test_credentials_file_open_to_group_is_refused(tmp_path):
     credentials_file(tmp_path, mode=0o640)
     path = tmp_path / "ilo-credentials.toml"
-    with pytest.raises(ValidationError) as caught:
-        RedfishSettings(address="ilo", credentials_file=path)
+    with pytest.raises(SettingsError) as caught:
+        build(RedfishSettings, {"address": "ilo", "credentials_file": str(path)})
     assert (
         f"credentials file {path} has mode 0640: group or others may access it; it must be "
         f"readable only by root (chmod 600 {path})"
@@ -127,5 +126,5 @@ def test_without_the_table_nothing_reads_the_ilo(tmp_path):
 def test_a_missing_key_names_its_table(tmp_path):
     path = tmp_path / "agent.toml"
     path.write_text('[redfish]\naddress = "ilo"\n')
-    with pytest.raises(ConfigError, match="redfish.credentials_file: Field required"):
+    with pytest.raises(ConfigError, match="redfish.credentials_file: required but not given"):
         load_config(path)

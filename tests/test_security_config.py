@@ -10,7 +10,9 @@ import signal
 import subprocess
 import sys
 import time
+import typing
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 
@@ -118,13 +120,15 @@ def test_interval_must_be_finite_and_sane(private, value):
 
 def _numeric_settings() -> list[tuple[str, str, object]]:
     """(section, key, bounds) of every number in the configuration file, [redfish] included."""
-    sections = {name: field.annotation for name, field in Config.model_fields.items()}
+    sections = typing.get_type_hints(Config)
     sections["redfish"] = RedfishSettings
     found = []
     for section, model in sections.items():
-        for key, field in model.model_fields.items():
-            if field.annotation in (int, float, int | None, float | None):
-                found.append((section, key, field.metadata))
+        for key, hint in typing.get_type_hints(model, include_extras=True).items():
+            base, *rules = typing.get_args(hint) if typing.get_origin(hint) is Annotated else (
+                hint,)
+            if base in (int, float, int | None, float | None):
+                found.append((section, key, rules))
     return found
 
 
@@ -171,6 +175,26 @@ def test_the_timeout_option_is_held_to_the_same_bounds(tmp_path, value):
     assert "--timeout" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
+    """An integer of more than 4300 digits, or a YAML date that does not exist, once raised
+    a bare ValueError out of the parser: a traceback, and a reload that killed the daemon."""
+    digits = "1" + "0" * 5000
+    toml = private / "config.toml"
+    toml.write_text(f"[collect]\ninterval_s = {digits}\n")
+    assert problems(toml) == [f"{toml}: not valid TOML: Exceeds the limit (4300 digits) for "
+                              "integer string conversion: value has 5001 digits"]
+    toml.write_text(f"[collect]\ninterval_s = {digits[:401]}\n")
+    assert problems(toml) == [f"{toml}:2: collect.interval_s: must be a finite number (got an "
+                              "integer of 401 digits)"]
+    for text, problem in ((f"a: {digits}\n", "Exceeds the limit (4300 digits)"),
+                          ("a: 2023-02-30\n", "day is out of range for month")):
+        web = private / "web.yml"
+        web.write_text(text)
+        with pytest.raises(ConfigError) as caught:
+            load_web_config(web)
+        assert caught.value.problems[0].startswith(f"{web}: not valid YAML: {problem}")
+
+
 def test_deep_nesting_is_a_config_error_not_a_crash(private):
     deep = private / "deep.toml"
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
@@ -215,8 +239,8 @@ def test_config_check_names_each_problem(private):
                              str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
-        f"{path}:2: collect.interval_s: inf is not a finite number",
-        f"{path}:4: ssacli.timeout_s: Input should be less than or equal to 3600",
+        f"{path}:2: collect.interval_s: must be a finite number (got inf)",
+        f"{path}:4: ssacli.timeout_s: must be at most 3600 (got 1e+09)",
     ]
 
 
@@ -234,6 +258,8 @@ def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
         agent.config_path.write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
         reload_fails()
         agent.config_path.write_text("[collect]\ninterval_s = inf\n")
+        reload_fails()
+        agent.config_path.write_text("[collect]\ninterval_s = 1" + "0" * 5000 + "\n")
         reload_fails()
         agent.config_path.unlink()
         os.mkfifo(agent.config_path)

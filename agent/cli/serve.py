@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -81,8 +82,7 @@ def _credentials(config: Config) -> Config:
     named = config.web.config_file
     if not directory or named is None or not (Path(directory) / named.name).is_file():
         return config
-    web = config.web.model_copy(update={"config_file": Path(directory) / named.name})
-    return config.model_copy(update={"web": web})
+    return replace(config, web=replace(config.web, config_file=Path(directory) / named.name))
 
 
 def _load(path: Path | None) -> Config:

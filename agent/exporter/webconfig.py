@@ -21,11 +21,9 @@ from __future__ import annotations
 import os
 import re
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
-
-from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
 from smartarray_agent.configfile import (
     ConfigError,
@@ -35,6 +33,7 @@ from smartarray_agent.configfile import (
     validate,
 )
 from smartarray_agent.exporter.auth import BasicAuth
+from smartarray_agent.settings import Check
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
 _CLIENT_AUTH = {
@@ -45,11 +44,8 @@ _CLIENT_AUTH = {
 _VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class TlsServerConfig(_Strict):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TlsServerConfig:
     cert_file: Path
     key_file: Path
     client_auth_type: Literal[
@@ -59,11 +55,9 @@ class TlsServerConfig(_Strict):
     min_version: Literal["TLS12", "TLS13"] = "TLS12"
     max_version: Literal["TLS12", "TLS13"] = "TLS13"
 
-    @model_validator(mode="after")
-    def _versions_in_order(self) -> TlsServerConfig:
+    def cross_check(self) -> None:
         if self.min_version > self.max_version:
             raise ValueError(f"min_version {self.min_version} is above max_version")
-        return self
 
 
 def _bcrypt_hash(value: str) -> str:
@@ -75,9 +69,11 @@ def _bcrypt_hash(value: str) -> str:
     return value
 
 
-class WebConfig(_Strict):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WebConfig:
     tls_server_config: TlsServerConfig | None = None
-    basic_auth_users: dict[str, Annotated[str, AfterValidator(_bcrypt_hash)]] = {}
+    basic_auth_users: dict[str, Annotated[str, Check(_bcrypt_hash)]] = field(
+        default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,7 +86,6 @@ def load_web_config(path: Path) -> WebSecurity:
     """TLS context and basic auth from ``path``; ConfigError names the file, line and key."""
     document = read_document(path)
     config = validate(document, WebConfig)
-    assert isinstance(config, WebConfig)
     tls = None
     if config.tls_server_config is not None:
         _refuse_untrusted(document, config.tls_server_config, path.parent)

@@ -9,7 +9,6 @@ The file is TOML with exactly two keys::
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +54,8 @@ def check_private(path: Path) -> None:
 
 def load_credentials(path: Path) -> Credentials:
     """The user name and password in ``path``, after :func:`check_private`."""
+    import tomllib  # here: [redfish] settings need only check_private
+
     check_private(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -2,60 +2,56 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
 from smartarray_agent.collectors.redfish.credentials import check_private
+from smartarray_agent.settings import Check, Range
 
 DEFAULT_PORT = 443
 
 
-class RedfishSettings(BaseModel):
+def _address(value: str) -> str:
+    _split(value)
+    return value.strip()
+
+
+def _private(path: Path) -> Path:
+    check_private(path)
+    return path
+
+
+def _is_file(path: Path) -> Path:
+    if not path.is_file():
+        raise ValueError(f"CA file {path} does not exist or is not a file")
+    return path
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RedfishSettings:
     """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
     the iLO's management address, or the host-interface address of the local iLO (iLO 5's
     virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    address: str
-    credentials_file: Path
-    ca_file: Path | None = None  # PEM bundle to trust instead of the system store
+    address: Annotated[str, Check(_address)]
+    credentials_file: Annotated[Path, Check(_private)]
+    # PEM bundle to trust instead of the system store
+    ca_file: Annotated[Path | None, Check(_is_file)] = None
     verify_tls: bool = True
-    connect_timeout_s: float = Field(default=5.0, gt=0, le=120)
-    read_timeout_s: float = Field(default=30.0, gt=0, le=600)
-    interval_s: float = Field(default=300.0, ge=10, le=86400)  # at least once a day
+    connect_timeout_s: Annotated[float, Range(gt=0, le=120)] = 5.0
+    read_timeout_s: Annotated[float, Range(gt=0, le=600)] = 30.0
+    interval_s: Annotated[float, Range(ge=10, le=86400)] = 300.0  # at least once a day
     # how old a charge may be and still count; a week at most, as [collect] stale_after_s
-    max_age_s: float = Field(default=900.0, gt=0, le=7 * 86400)
+    max_age_s: Annotated[float, Range(gt=0, le=7 * 86400)] = 900.0
 
-    @field_validator("address")
-    @classmethod
-    def _address(cls, value: str) -> str:
-        _split(value)
-        return value.strip()
-
-    @field_validator("credentials_file")
-    @classmethod
-    def _credentials_private(cls, path: Path) -> Path:
-        check_private(path)
-        return path
-
-    @field_validator("ca_file")
-    @classmethod
-    def _ca_exists(cls, path: Path | None) -> Path | None:
-        if path is not None and not path.is_file():
-            raise ValueError(f"CA file {path} does not exist or is not a file")
-        return path
-
-    @model_validator(mode="after")
-    def _age_covers_interval(self) -> RedfishSettings:
+    def cross_check(self) -> None:
         if self.max_age_s < self.interval_s:
             raise ValueError(
                 f"max_age_s ({self.max_age_s:g}) must be at least interval_s "
                 f"({self.interval_s:g}), or every charge would be too old before the next read"
             )
-        return self
 
     @property
     def host(self) -> str:

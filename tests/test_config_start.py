@@ -1,0 +1,60 @@
+"""Every command loads the configuration: reading and validating it, and the web config,
+must not cost the import of pydantic (#13: commands start fast), whose models stay for the
+simulator's scenarios and the iLO's JSON."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import bcrypt
+
+from .redfish_ilo import credentials_file
+
+PACKAGED = Path(__file__).resolve().parent.parent / "packaging" / "config.toml"
+TLS = Path(__file__).with_name("tls")
+
+# Loads the configuration as a command does, and its web config as `run` does, then prints
+# the modules loaded.
+PROBE = """
+import sys
+from pathlib import Path
+from smartarray_agent.cli.context import CommandContext
+from smartarray_agent.config import Overrides
+from smartarray_agent.exporter.webconfig import load_web_config
+config = CommandContext.load(Path(sys.argv[1]), Overrides(timeout_s=30)).config
+assert config.web.config_file is None or load_web_config(config.web.config_file).auth
+print("\\n".join(sorted(sys.modules)))
+"""
+
+
+def modules_loading(path: Path) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stdout.split())
+    assert {"smartarray_agent.config", "smartarray_agent.cli.context"} <= modules
+    return modules
+
+
+def test_the_packaged_configuration_loads_without_pydantic():
+    assert not {m for m in modules_loading(PACKAGED) if m.startswith("pydantic")}
+
+
+def test_every_section_and_the_web_config_load_without_pydantic(tmp_path):
+    hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()
+    (tmp_path / "web.yml").write_text(f"tls_server_config:\n  cert_file: {TLS}/server.crt\n"
+                                      f"  key_file: {TLS}/server.key\n"
+                                      f"basic_auth_users:\n  prometheus: '{hashed}'\n")
+    path = tmp_path / "config.toml"
+    path.write_text(f"""\
+[ssacli]
+simulate = "gen9-battery"
+[web]
+config_file = "web.yml"
+[redfish]
+address = "16.1.15.1"
+credentials_file = "{credentials_file(tmp_path)}"
+""")
+    assert not {m for m in modules_loading(path) if m.startswith("pydantic")}
