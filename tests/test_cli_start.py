@@ -50,7 +50,7 @@ def test_status_imports_its_own_module_and_no_other_command():
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip())["controllers"]
     assert modules & COMMAND_MODULES == {"smartarray_agent.cli.status"}
-    for heavy in ("typer", "rich", "pygments", "markdown_it", "shellingham",
+    for heavy in ("typer", "rich", "pygments", "markdown_it", "shellingham", "pydantic",
                   "smartarray_agent.daemon", "smartarray_agent.exporter",
                   "smartarray_agent.write.change", "smartarray_agent.collectors.simulator",
                   "smartarray_agent.collectors.ssacli.runner", "click.shell_completion"):
