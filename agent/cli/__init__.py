@@ -109,8 +109,8 @@ def loaded_group() -> click.Group:
 
 
 def main() -> None:
-    # Importing pydantic and building the model's classes makes many objects and no
-    # garbage: the cyclic collector's passes over them cost about 6% of a short command's
-    # CPU (docs/benchmarks.md). It is off until the command's module is imported.
+    # Importing click and the command's modules makes many objects and no garbage: the
+    # cyclic collector's passes over them are CPU for nothing. It is off until the
+    # command's module is imported.
     gc.disable()
     app(prog_name=PROG)
