@@ -13,7 +13,7 @@ import pytest
 
 from smartarray_agent.cli.inputs import MAX_BYTES
 
-from .captures import REAL
+from .captures import REAL, needs_captures
 
 CAPTURE = REAL / "hpacucli-ctrl-all-show-config-detail-P410i-P800-1.txt"
 
@@ -48,6 +48,7 @@ def huge(tmp_path_factory) -> Path:
     return path
 
 
+@needs_captures
 def test_a_file_over_the_cap_is_refused_before_it_is_read(huge):
     code, errors, rss_kib = status("--input", str(huge))
     assert (code, errors) == (2, f"smartarray-agent: {huge} is larger than 4 MiB: no Smart "
@@ -55,6 +56,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(huge):
     assert rss_kib < 100 * 1024
 
 
+@needs_captures
 def test_standard_input_over_the_cap_is_refused_after_the_cap(huge):
     with huge.open("rb") as handle:
         code, errors, rss_kib = status("--input", "-", stdin=handle.fileno())
@@ -62,6 +64,7 @@ def test_standard_input_over_the_cap_is_refused_after_the_cap(huge):
     assert rss_kib < 100 * 1024
 
 
+@needs_captures
 def test_a_capture_within_the_cap_is_parsed(tmp_path):
     text = CAPTURE.read_bytes()
     path = tmp_path / "capture.txt"
