@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from child import run_measured
 from spread import machine, spread
 
 from smartarray_agent.collectors.base import CollectorResult
@@ -96,17 +96,6 @@ print(json.dumps([total, files]))
 """
 
 
-def run_cost(argv: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one run of ``argv``. The CPU is the child's rusage, in
-    microseconds (``os.times`` counts clock ticks of 10 ms, as long as a bare start)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-
-
 def start_up(pythons: dict[str, str], capture: Path, starts: int) -> None:
     """Part 2: each interpreter's ``status --input FILE --json`` and bare start, interleaved
     so that a busy moment hits every one."""
@@ -118,7 +107,8 @@ def start_up(pythons: dict[str, str], capture: Path, starts: int) -> None:
     costs: dict[tuple[str, str], list[tuple[float, float]]] = {key: [] for key in commands}
     for _ in range(starts):
         for key, argv in commands.items():
-            costs[key].append(run_cost(argv))
+            measured = run_measured(argv)
+            costs[key].append((measured.wall_s, measured.cpu_s))
     print(f"2. start-up, {starts} runs each:")
     for label in pythons:
         print(f"   {label}:")

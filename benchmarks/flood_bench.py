@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
+from child import run_measured
 from spread import machine, spread
 
 # Run in a child: this process's own pages would count in a forked child's peak RSS.
@@ -42,13 +42,10 @@ def one_round(mode: str, flood_bytes: int, folder: str) -> tuple[float, float]:
     """Seconds and peak RSS (MiB) of one refused collection."""
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": f"{folder}/sim-{mode}",
            "SMARTARRAY_SIM_FAULTS": json.dumps({"flood": ["*"], "flood_bytes": flood_bytes})}
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", _ROUND, f"{folder}/cli.lock", mode],
-                               env=env, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{mode}: the round did not end in CliOutputTooLarge")
-    return time.perf_counter() - started, usage.ru_maxrss / 1024
+    measured = run_measured([sys.executable, "-c", _ROUND, f"{folder}/cli.lock", mode],
+                            env=env, stderr=subprocess.DEVNULL,
+                            failure=f"{mode}: the round did not end in CliOutputTooLarge")
+    return measured.wall_s, measured.peak_rss_mib
 
 
 def main() -> None:

@@ -9,13 +9,13 @@ refused).
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child import Measured, run_measured
+from spread import machine, spread
 
 from smartarray_agent.cli.inputs import MAX_BYTES
 
@@ -23,18 +23,14 @@ CAPTURE = (Path(__file__).resolve().parents[1].parent / "shared" / "captures" / 
            / "hpacucli-ctrl-all-show-config-detail-P410i-P800-1.txt")
 
 
-def run(path: Path, stdin: bool) -> tuple[int, float, float]:
-    """Exit code, seconds and peak RSS (MiB) of one ``status --input``."""
-    started = time.perf_counter()
+def run(path: Path, stdin: bool) -> Measured:
+    """One ``status --input`` of ``path``, as a file or on standard input."""
     with path.open("rb") as handle:
-        process = subprocess.Popen(
+        return run_measured(
             [sys.executable, "-m", "smartarray_agent", "status", "--json", "--input",
              "-" if stdin else str(path)],
-            stdin=handle if stdin else subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, time.perf_counter() - started, usage.ru_maxrss / 1024
+            stdin=handle if stdin else subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            check=False)
 
 
 def repeat(path: Path, size: int) -> Path:
@@ -47,14 +43,11 @@ def repeat(path: Path, size: int) -> Path:
     return path
 
 
-def spread(values: list[float]) -> str:
-    return f"min {min(values):.2f}, median {statistics.median(values):.2f}, max {max(values):.2f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    print(machine())
     with tempfile.TemporaryDirectory() as tmp:
         at_cap = repeat(Path(tmp) / "at-cap.txt", MAX_BYTES)
         huge = repeat(Path(tmp) / "huge.txt", 62_700_000)
@@ -62,11 +55,10 @@ def main() -> None:
                                   ("62.7 MB, file", huge, False),
                                   ("62.7 MB, standard input", huge, True)):
             results = [run(path, stdin) for _ in range(args.runs)]
-            codes = sorted({code for code, _, _ in results})
+            codes = sorted({result.exit_code for result in results})
             print(f"{name} ({path.stat().st_size / 2**20:.1f} MiB), exit {codes}: "
-                  f"wall s {spread([r[1] for r in results])}; "
-                  f"peak RSS MiB {spread([r[2] for r in results])}")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.runs} runs each")
+                  f"wall {spread([r.wall_s for r in results], 's')}; "
+                  f"peak RSS {spread([r.peak_rss_mib for r in results], 'MiB')}")
 
 
 if __name__ == "__main__":

@@ -13,39 +13,26 @@ validates the file: measured apart, as "first start").
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from child import run_measured
 from spread import machine, spread
 
 SIM = [sys.executable, "-m", "smartarray_agent.collectors.simulator"]
-
-
-def run(argv: list[str]) -> tuple[float, float]:
-    """CPU and wall seconds of one process running ``argv`` to its end (it must exit 0)."""
-    start = time.monotonic()
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} exited {child.returncode}")
-    return usage.ru_utime + usage.ru_stime, time.monotonic() - start
 
 
 def case(label: str, argvs: list[list[str]], runs: int, warm: bool = True) -> None:
     """Run ``argvs`` in turn ``runs`` times in all; print CPU and wall per invocation."""
     if warm:
         for argv in argvs:
-            run(argv)
+            run_measured(argv)
     cpu, wall = [], []
     for index in range(runs):
-        used, took = run(argvs[index % len(argvs)])
-        cpu.append(used * 1000)
-        wall.append(took * 1000)
+        measured = run_measured(argvs[index % len(argvs)])
+        cpu.append(measured.cpu_s * 1000)
+        wall.append(measured.wall_s * 1000)
     print(f"{label}\n    CPU  {spread(cpu, 'ms', 1)}\n    wall {spread(wall, 'ms', 1)}")
 
 
