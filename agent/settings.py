@@ -28,7 +28,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeGuard, TypeVar
 
 Location = tuple[str, ...]
 Problem = tuple[Location, str]  # the key path, and what is wrong with its value
@@ -154,8 +154,7 @@ def _scalar_problem(hint: Any, origin: Any, value: object) -> str | None:
 
 
 def _build(schema: type, value: object, where: Location, problems: list[Problem]) -> object:
-    if not isinstance(value, dict):
-        problems.append((where, f"must be a table of keys (got {_shown(value)})"))
+    if not _is_table(value, where, problems):
         return _REFUSED
     found = len(problems)
     fields = _fields(schema)
@@ -184,8 +183,7 @@ def _build(schema: type, value: object, where: Location, problems: list[Problem]
 
 def _table(hint: Any, value: object, where: Location, problems: list[Problem]) -> object:
     """A ``dict[str, hint]``: any keys, each value a ``hint``."""
-    if not isinstance(value, dict):
-        problems.append((where, f"must be a table of keys (got {_shown(value)})"))
+    if not _is_table(value, where, problems):
         return _REFUSED
     found = len(problems)
     table = {}
@@ -195,6 +193,15 @@ def _table(hint: Any, value: object, where: Location, problems: list[Problem]) -
             continue
         table[key] = _convert(hint, item, (*where, key), problems)
     return table if len(problems) == found else _REFUSED
+
+
+def _is_table(value: object, where: Location, problems: list[Problem]
+              ) -> TypeGuard[dict[Any, Any]]:
+    """Whether ``value`` is a table (a dict); if not, its problem is listed."""
+    if isinstance(value, dict):
+        return True
+    problems.append((where, f"must be a table of keys (got {_shown(value)})"))
+    return False
 
 
 @functools.cache
