@@ -16,7 +16,7 @@ from smartarray_agent.configfile import (
     ConfigError,
     Document,
     read_document,
-    trust_problem,
+    refuse_untrusted,
     validate,
 )
 from smartarray_agent.settings import Check, Invalid, Range, SettingsError, build
@@ -237,13 +237,7 @@ def _refuse_untrusted(document: Document, config: Config) -> None:
     if config.redfish is not None:
         named += [(("redfish", "credentials_file"), config.redfish.credentials_file),
                   (("redfish", "ca_file"), config.redfish.ca_file)]
-    problems = []
-    for location, path in named:
-        problem = trust_problem(path) if path is not None else None
-        if problem is not None:
-            problems.append(document.problem(location, f"refused: {problem}"))
-    if problems:
-        raise ConfigError(problems)
+    refuse_untrusted(document, named)
 
 
 def load_or_default(path: Path | None) -> Config:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -135,6 +136,16 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
             if problem is not None:
                 return problem
     return None
+
+
+def refuse_untrusted(document: Document,
+                     named: Iterable[tuple[tuple[str, ...], Path | None]]) -> None:
+    """ConfigError naming each key of ``document`` whose file (None: not set) root must not
+    act on (:func:`trust_problem`)."""
+    problems = [document.problem(location, f"refused: {problem}") for location, path in named
+                if path is not None and (problem := trust_problem(path)) is not None]
+    if problems:
+        raise ConfigError(problems)
 
 
 def _entry_problem(entry: Path, info: os.stat_result, *, own_directory: bool) -> str | None:

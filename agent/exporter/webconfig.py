@@ -29,7 +29,7 @@ from smartarray_agent.configfile import (
     ConfigError,
     Document,
     read_document,
-    trust_problem,
+    refuse_untrusted,
     validate,
 )
 from smartarray_agent.exporter.auth import BasicAuth
@@ -104,13 +104,8 @@ def _refuse_untrusted(document: Document, tls: TlsServerConfig, base: Path) -> N
         return
     named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
              "client_ca_file": tls.client_ca_file}
-    problems = []
-    for key, file in named.items():
-        problem = trust_problem(base / file) if file is not None else None
-        if problem is not None:
-            problems.append(document.problem(("tls_server_config", key), f"refused: {problem}"))
-    if problems:
-        raise ConfigError(problems)
+    refuse_untrusted(document, [(("tls_server_config", key), None if file is None else base / file)
+                                for key, file in named.items()])
 
 
 def _tls_context(tls: TlsServerConfig, base: Path) -> ssl.SSLContext:
