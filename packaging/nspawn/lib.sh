@@ -90,6 +90,13 @@ nspawn_fetch() {  # nspawn_fetch URL: the body, fetched from inside the containe
 print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
 }
 
+nspawn_install_scenario() {  # nspawn_install_scenario NAME: the package's own NAME scenario
+    # as /etc/smartarray-agent/sim.toml in the root; its path in the package in $scenario
+    scenario=$(find "$root/opt/smartarray-agent/lib" -path "*simulator/scenarios/$1.toml" -print -quit)
+    [ -n "$scenario" ] || fail "the bundled $1 scenario is not in the package"
+    cp "$scenario" "$root/etc/smartarray-agent/sim.toml"
+}
+
 nspawn_metrics_match() {  # nspawn_metrics_match REGEX: the container's /metrics has a matching line
     # The whole body first: `fetch | grep -q` fails under pipefail when grep stops early.
     local body

@@ -42,8 +42,7 @@ units="$root/lib/systemd/system"
 ln -sf /lib/systemd/system/smartarray-agent-serve.service \
     "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service"
 
-scenario=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' -print -quit)
-cp "$scenario" "$root/etc/smartarray-agent/sim.toml"
+nspawn_install_scenario gen9-battery
 cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
 [ssacli]
 simulate = "/etc/smartarray-agent/sim.toml"

@@ -51,9 +51,7 @@ nspawn_install_deb "$deb" "$work/dpkg.log"
 # The simulator in place of ssacli: a scenario file the test can change, one CLI process a
 # command (console = false) so a changed file is read at the next collection, a CLI timeout far
 # above the watchdog's so that a hang is the watchdog's to catch.
-scenario_src=$(find "$root/opt/smartarray-agent/lib" -path '*simulator/scenarios/gen9-battery.toml' -print -quit)
-[ -n "$scenario_src" ] || fail "the bundled gen9-battery scenario is not in the package"
-cp "$scenario_src" "$root/etc/smartarray-agent/sim.toml"
+nspawn_install_scenario gen9-battery
 cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
 [ssacli]
 simulate = "/etc/smartarray-agent/sim.toml"
@@ -165,7 +163,7 @@ for _ in $(seq 30); do
 done
 [ "$(show NRestarts)" -gt "$restarts" ] || fail "no restart after the watchdog"
 # Heal the simulator: the restarted agent comes up again.
-cp "$scenario_src" "$root/etc/smartarray-agent/sim.toml"
+cp "$scenario" "$root/etc/smartarray-agent/sim.toml"
 in_ct systemctl restart smartarray-agent.service || true
 wait_active 60 || { journal | tail -n 30; fail "not active after the hang was removed"; }
 say "5 ok: the watchdog killed pid $pid_before and the service was restarted"
