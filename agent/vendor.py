@@ -28,12 +28,9 @@ class CliUnavailable(CollectionError):
 def vendor_cli(config: SsacliConfig) -> VendorCli:
     """The simulator for ``simulate``, else ``path``, else the discovered CLI."""
     if config.simulate is not None:
-        from smartarray_agent.collectors import simulator
+        from smartarray_agent.collectors.simulator import vendor_argv
 
-        try:
-            return VendorCli(tuple(simulator.vendor_argv(config.simulate)), "simulator")
-        except simulator.ScenarioError as error:
-            raise CliUnavailable(_one_line(error), "bad_scenario") from None
+        return VendorCli(tuple(vendor_argv(_scenario(config.simulate))), "simulator")
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:
@@ -60,11 +57,17 @@ def host_lock_path(config: SsacliConfig) -> Path:
         return config.lock_file
     if config.simulate is None:
         return default_lock_path()
-    from smartarray_agent.collectors import simulator
     from smartarray_agent.collectors.simulator.state import default_state_dir
 
+    return default_state_dir(_scenario(config.simulate).stem) / "cli.lock"
+
+
+def _scenario(simulate: str) -> Path:
+    """The scenario file ``simulate`` names; CliUnavailable (``bad_scenario``) when none."""
+    from smartarray_agent.collectors import simulator
+
     try:
-        return default_state_dir(simulator.resolve_scenario(config.simulate).stem) / "cli.lock"
+        return simulator.resolve_scenario(simulate)
     except simulator.ScenarioError as error:
         raise CliUnavailable(_one_line(error), "bad_scenario") from None
 
