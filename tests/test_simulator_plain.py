@@ -17,7 +17,7 @@ from smartarray_agent.collectors.simulator import scenario as schema
 from smartarray_agent.collectors.simulator.commands import CommandError, Target, parse
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
 from smartarray_agent.collectors.simulator.modify import Change, Plan, apply, plan
-from smartarray_agent.collectors.simulator.scenario import load_scenario
+from smartarray_agent.collectors.simulator.scenario import load_scenario, plain
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -95,11 +95,6 @@ def console_script(name: str) -> str:
     lines = [line.format(s=ctrl["slot"], pd=drives[0]["id"]) for line in COMMANDS]
     lines = [f"set target ctrl slot={ctrl['slot']}", "show", "ld all show", *lines, "exit"]
     return "".join(f"{line}\n" for line in lines)
-
-
-def plain(validated: schema.Scenario) -> hardware.Scenario:
-    """The plain form of a validated scenario, as the simulator's state makes it."""
-    return hardware.from_data(validated.model_dump(mode="json"))
 
 
 def digest(code: int, stdout: bytes, stderr: bytes) -> str:

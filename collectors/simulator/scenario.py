@@ -4,8 +4,8 @@ A scenario is TOML (or JSON) validated by :class:`Scenario`. Status values are t
 CLI prints (``"OK"``, ``"Failed (Replace Batteries)"``); sizes of the cache take bytes or a
 text with a binary unit (``"512 MiB"``, ``"2 GiB"``). Unknown keys are errors.
 
-The simulator answers from the plain form of a validated scenario (:mod:`hardware`, built
-from this model's dump): importing this module, and pydantic, is for validating a file.
+The simulator answers from the plain form of a validated scenario (:mod:`hardware`, made by
+:func:`plain`): importing this module, and pydantic, is for validating a file.
 """
 
 from __future__ import annotations
@@ -250,6 +250,11 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(f"{path}: {exc.strerror}") from exc
     except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc}") from exc
+
+
+def plain(scenario: Scenario) -> hardware.Scenario:
+    """The plain form of a validated scenario, as the simulator answers from it."""
+    return hardware.from_data(scenario.model_dump(mode="json"))
 
 
 def faults_with(faults: hardware.Faults, override: dict[str, object]) -> hardware.Faults:
