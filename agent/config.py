@@ -19,9 +19,10 @@ from smartarray_agent.configfile import (
     refuse_untrusted,
     validate,
 )
+from smartarray_agent.locations import CONFIG_FILE
 from smartarray_agent.settings import Check, Invalid, Range, SettingsError, build
 
-DEFAULT_PATH = Path("/etc/smartarray-agent/config.toml")
+DEFAULT_PATH = Path(CONFIG_FILE)
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so
 # nothing is exposed until an operator chooses an address (and a web config with TLS and
 # basic auth). Port: see docs/agent.md, "Listen address".

@@ -19,11 +19,9 @@ TLS = Path(__file__).with_name("tls")
 # the modules loaded.
 PROBE = """
 import sys
-from pathlib import Path
 from smartarray_agent.cli.context import CommandContext
-from smartarray_agent.config import Overrides
 from smartarray_agent.exporter.webconfig import load_web_config
-config = CommandContext.load(Path(sys.argv[1]), Overrides(timeout_s=30)).config
+config = CommandContext(config_path=sys.argv[1], timeout_s=30).config
 assert config.web.config_file is None or load_web_config(config.web.config_file).auth
 print("\\n".join(sorted(sys.modules)))
 """

@@ -203,7 +203,7 @@ def test_execstart_is_a_valid_command_line(unit):
     values = [a.replace("${TEXTFILE_DIR}", "/var/lib/prometheus/node-exporter")
               for a in arguments[1:]]
     context = command.make_context(arguments[0], values, resilient_parsing=False)
-    assert context.params["config"] == DEFAULT_PATH
+    assert context.params["config"] == str(DEFAULT_PATH)
 
 
 def test_the_timer_runs_the_textfile_service_every_minute():

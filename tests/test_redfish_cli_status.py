@@ -62,3 +62,34 @@ def test_a_bad_redfish_config_is_bad_input(tmp_path):
     assert result.returncode == 2
     assert "config.toml:7: redfish.colour:" in result.stderr
     assert result.stdout == ""
+
+
+def _saved_capture(tmp_path) -> str:
+    """``ctrl all show config detail`` of the gen10 scenario, saved as an operator saves
+    another host's output (README: ``ssh box2 sudo ssacli ... | status --input -``)."""
+    state = tmp_path / "sim"
+    answer = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "simulate", "run", "gen10",
+         "--state-dir", str(state), "ctrl", "all", "show", "config", "detail"],
+        capture_output=True, text=True, timeout=60, check=True)
+    path = tmp_path / "box2.txt"
+    path.write_text(answer.stdout)
+    return str(path)
+
+
+def test_a_saved_capture_is_not_given_this_hosts_ilo_charge(tmp_path):
+    """The capture may come from another host: the local iLO's charge is not its charge.
+    status and check --input show what the capture says, and never ask the iLO."""
+    capture = _saved_capture(tmp_path)
+    with serve(Ilo(ilo5(batteries=[battery_ilo5(charge=87)]))) as ilo:
+        cfg = config(tmp_path, ilo.address)
+        as_json = agent("status", "--json", "--input", capture, "--config", cfg)
+        table = agent("status", "--input", capture, "--config", cfg)
+        check = agent("check", "--input", capture, "--config", cfg)
+    assert as_json.returncode == 0, as_json.stderr
+    power = json.loads(as_json.stdout)["controllers"][0]["backup_power"]
+    assert power["charge_percent"] is None
+    assert table.returncode == 0, table.stderr
+    assert "charge 87%" not in table.stdout
+    assert "87" not in check.stdout
+    assert ilo.logins == []

@@ -19,7 +19,7 @@ from click.exceptions import Exit
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, fail, with_context
-from smartarray_agent.cli.options import PATH, listen_option
+from smartarray_agent.cli.options import listen_option
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 
@@ -74,7 +74,7 @@ def config_group() -> None:
     "check", help=f"Validate a configuration file FILE (default: the system file, "
                   f"{DEFAULT_PATH}) and the web config it names: print 'file:line: key: "
                   "problem' for each mistake and exit 2, or 'FILE: OK'.")
-@click.argument("file", metavar="[FILE]", type=PATH, default=DEFAULT_PATH)
+@click.argument("file", metavar="[FILE]", type=click.Path(path_type=Path), default=DEFAULT_PATH)
 def config_check(file: Path) -> None:
     from smartarray_agent.daemon.agent import web_security
 
@@ -91,7 +91,7 @@ def config_check(file: Path) -> None:
 @click.command("metrics")
 @with_context
 @click.option("--once", is_flag=True, help="Print the exposition and exit.")
-@click.option("--textfile", type=PATH, metavar="DIR",
+@click.option("--textfile", type=click.Path(path_type=Path), metavar="DIR",
               help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile collector) "
                    "and exit.")
 def metrics(context: CommandContext, once: bool, textfile: Path | None) -> None:

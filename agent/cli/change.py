@@ -24,7 +24,7 @@ from smartarray_agent.cli.context import (
     with_context,
     with_options,
 )
-from smartarray_agent.cli.options import PATH
+from smartarray_agent.locations import AUDIT_FILE
 
 if TYPE_CHECKING:
     from smartarray_agent.write.change import Outcome, Target
@@ -54,9 +54,8 @@ threshold_option = click.option(
     help="Backup power charge (%) below which write cache may not be forced on (default: "
          "[policy] battery_threshold_percent, 80).")
 audit_file_option = click.option(
-    "--audit-file", type=PATH, metavar="FILE",
-    help="Append-only JSON-lines audit log (default: [audit] file, "
-         "/var/lib/smartarray-agent/audit.jsonl for root).")
+    "--audit-file", type=click.Path(path_type=Path), metavar="FILE",
+    help=f"Append-only JSON-lines audit log (default: [audit] file, {AUDIT_FILE} for root).")
 
 
 @dataclass(frozen=True)

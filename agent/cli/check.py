@@ -74,7 +74,6 @@ def check(
         _unknown(str(error))
     if snapshot.error is not None:
         _unknown(f"the saved output is a vendor error: {snapshot.error.message}")
-    snapshot = context.read_charge().overlay(snapshot)
     result = plugin.judge(snapshot, thresholds)
     click.echo(result.line(plugin.summary(snapshot)))
     raise Exit(result.code)

@@ -1,6 +1,7 @@
 """What a command is given once: the configuration with its command-line options laid over
-it, and the ways to reach the vendor CLI, the iLO and saved captures from there. Messages go
-to standard error as ``smartarray-agent: ...`` lines.
+it (read when the command first needs it), and the ways to reach the vendor CLI, the iLO
+and saved captures from there. Messages go to standard error as ``smartarray-agent: ...``
+lines.
 
 The vendor CLI's runner, the iLO client and the parser are imported where a command first
 needs them, so a command pays at start only for what it uses (docs/benchmarks.md)."""
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -24,12 +23,13 @@ from smartarray_agent.cli.options import (
     simulate_option,
     timeout_option,
 )
-from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from smartarray_agent.charge import Charge
     from smartarray_agent.collectors.ssacli.runner import VendorRunner
+    from smartarray_agent.config import Config, Overrides
     from smartarray_agent.model import Snapshot
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
@@ -54,21 +54,48 @@ def fail(message: str, code: int) -> Exit:
     return Exit(code)
 
 
-@dataclass(frozen=True)
 class CommandContext:
-    config: Config
-    config_path: Path | None = None  # as given with --config
-    overrides: Overrides = field(default_factory=Overrides)  # the options laid over it
+    """The options every vendor-CLI command shares, and the configuration they name, read
+    when the command first needs it: ``status --input`` never does, so it neither reads
+    the file nor imports the configuration's modules."""
 
-    @classmethod
-    def load(cls, config_path: Path | None, overrides: Overrides) -> CommandContext:
-        """The configuration file (or the defaults) with ``overrides`` laid over it; exits 2
+    def __init__(self, *, config_path: str | None = None, simulate: str | None = None,
+                 cli_path: str | None = None, timeout_s: float | None = None,
+                 lock_file: str | None = None) -> None:
+        self._config_path = config_path
+        self.simulate = simulate  # --simulate, which --input excludes
+        self._options = (cli_path, timeout_s, lock_file)
+
+    @functools.cached_property
+    def config_path(self) -> Path | None:
+        """--config, when given."""
+        from pathlib import Path
+
+        return None if self._config_path is None else Path(self._config_path)
+
+    @functools.cached_property
+    def overrides(self) -> Overrides:
+        """The options that win over the configuration file."""
+        from pathlib import Path
+
+        from smartarray_agent.config import Overrides
+
+        cli_path, timeout_s, lock_file = self._options
+        return Overrides(simulate=self.simulate, cli_path=Path(cli_path) if cli_path else None,
+                         timeout_s=timeout_s,
+                         lock_file=None if lock_file is None else Path(lock_file))
+
+    @functools.cached_property
+    def config(self) -> Config:
+        """The configuration file (or the defaults) with the options laid over it; exits 2
         listing the problems of an invalid file."""
+        from smartarray_agent.config import load_or_default
+        from smartarray_agent.configfile import ConfigError
+
         try:
-            config = overrides.apply(load_or_default(config_path))
+            return self.overrides.apply(load_or_default(self.config_path))
         except ConfigError as error:
             raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
-        return cls(config, config_path, overrides)
 
     def runner(self) -> VendorRunner:
         """One-shot runs of the configured CLI under the host lock; raises CommandError
@@ -92,7 +119,9 @@ class CommandContext:
 
     def read_snapshot(self, input_file: str | None = None) -> Snapshot:
         """Every controller: from saved CLI output when ``input_file`` is given (``-``:
-        standard input), else one read of the CLI. Raises CommandError."""
+        standard input), as it is; else one read of the CLI, with the iLO's battery charge
+        laid over it. A saved capture may be another host's, so this host's iLO is never
+        asked for it. Raises CommandError."""
         if input_file is not None:
             from smartarray_agent.cli.inputs import InputError, read_capture
             from smartarray_agent.collectors.ssacli.errors import ParseError
@@ -113,11 +142,12 @@ class CommandContext:
 
         runner = self.runner()
         try:
-            return read_snapshot(runner)
+            snapshot = read_snapshot(runner)
         except CollectionError as error:
             raise CommandError(str(error), exitcodes.VENDOR_ERROR) from None
         finally:
             runner.close()
+        return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
 
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -148,11 +178,10 @@ def with_options(
     return decorate
 
 
-def _context(config: Path | None, simulate: str | None, cli: str | None,
-             timeout: float | None, lock_file: Path | None) -> CommandContext:
-    overrides = Overrides(simulate=simulate, cli_path=Path(cli) if cli else None,
+def _context(config: str | None, simulate: str | None, cli: str | None,
+             timeout: float | None, lock_file: str | None) -> CommandContext:
+    return CommandContext(config_path=config, simulate=simulate, cli_path=cli,
                           timeout_s=timeout, lock_file=lock_file)
-    return CommandContext.load(config, overrides)
 
 
 # Every command that talks to the vendor CLI takes these, and gets its CommandContext.

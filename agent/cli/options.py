@@ -1,20 +1,21 @@
 """The options the commands share, so each reads and helps the same everywhere. Every
 command that talks to the vendor CLI takes ``--config``, ``--simulate``, ``--cli``,
-``--timeout`` and ``--lock-file``. Each is a click decorator: one Option per command."""
+``--timeout`` and ``--lock-file``. Each is a click decorator: one Option per command.
+
+Their files are given to the command as strings: ``status --input`` imports neither pathlib
+nor the configuration (cli/context.py makes the paths when the configuration is read)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from smartarray_agent.config import DEFAULT_PATH
+from smartarray_agent.locations import CONFIG_FILE
 
-PATH = click.Path(path_type=Path)
+FILE = click.Path()  # a str (see above)
 
 config_option = click.option(
-    "--config", type=PATH, metavar="FILE",
-    help=f"Configuration file (default: {DEFAULT_PATH}, when it exists).",
+    "--config", type=FILE, metavar="FILE",
+    help=f"Configuration file (default: {CONFIG_FILE}, when it exists).",
 )
 simulate_option = click.option(
     "--simulate", metavar="SCENARIO",
@@ -28,7 +29,7 @@ timeout_option = click.option(
     help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, 120).",
 )
 lock_file_option = click.option(
-    "--lock-file", type=PATH, metavar="FILE",
+    "--lock-file", type=FILE, metavar="FILE",
     help="The host-wide vendor CLI lock (default: [ssacli] lock_file).",
 )
 listen_option = click.option(

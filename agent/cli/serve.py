@@ -29,7 +29,7 @@ _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 @click.command("serve")
 @config_option
 @listen_option
-def serve(config: Path | None, listen: str | None) -> None:
+def serve(config: str | None, listen: str | None) -> None:
     """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
     from smartarray_agent.daemon.agent import web_security
     from smartarray_agent.daemon.logs import setup_logging
@@ -85,8 +85,8 @@ def _credentials(config: Config) -> Config:
     return replace(config, web=replace(config.web, config_file=Path(directory) / named.name))
 
 
-def _load(path: Path | None) -> Config:
+def _load(path: str | None) -> Config:
     try:
-        return load_or_default(path)
+        return load_or_default(None if path is None else Path(path))
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

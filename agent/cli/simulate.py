@@ -7,8 +7,6 @@ from pathlib import Path
 import click
 from click.exceptions import Exit
 
-from smartarray_agent.cli.options import PATH
-
 
 @click.group("simulate", no_args_is_help=True, help="The bundled Smart Array CLI simulator.")
 def simulate() -> None:
@@ -29,7 +27,7 @@ def list_command() -> None:
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )
 @click.argument("scenario")
-@click.option("--state-dir", type=PATH, metavar="DIR",
+@click.option("--state-dir", type=click.Path(path_type=Path), metavar="DIR",
               help="State directory of the simulated host.")
 @click.pass_context
 def run_command(context: click.Context, scenario: str, state_dir: Path | None) -> None:

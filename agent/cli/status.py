@@ -20,8 +20,9 @@ from smartarray_agent.model import Snapshot, to_json
 @input_option
 def status(context: CommandContext, as_json: bool, input_file: str | None) -> None:
     """Show each controller's cache, write-cache switches and backup power (with the iLO's
-    battery charge when [redfish] is configured)."""
-    if input_file is not None and context.overrides.simulate is not None:
+    battery charge when [redfish] is configured, but not for --input, which may be another
+    host's output)."""
+    if input_file is not None and context.simulate is not None:
         raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
     try:
         snapshot = context.read_snapshot(input_file)
@@ -30,7 +31,6 @@ def status(context: CommandContext, as_json: bool, input_file: str | None) -> No
             click.echo(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
                                   indent=2))
         raise fail(str(error), error.code) from None
-    snapshot = context.read_charge().overlay(snapshot)
     if as_json:
         click.echo(to_json(snapshot))
     else:

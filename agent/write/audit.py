@@ -15,7 +15,9 @@ import syslog
 from datetime import UTC, datetime
 from pathlib import Path
 
-SYSTEM_AUDIT_FILE = Path("/var/lib/smartarray-agent/audit.jsonl")
+from smartarray_agent.locations import AUDIT_FILE
+
+SYSTEM_AUDIT_FILE = Path(AUDIT_FILE)
 
 
 def default_audit_file() -> Path:
