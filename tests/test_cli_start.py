@@ -16,12 +16,13 @@ from smartarray_agent import cli
 
 from .captures import REAL, needs_captures
 
-# Prints the modules a command run imported and whether the garbage collector is on, as
-# JSON on standard error, when it exits.
+# Prints the modules a command run imported, whether the garbage collector is on and how
+# many objects were frozen out of its last pass, as JSON on standard error, when it exits.
 PROBE = """
 import atexit, gc, json, sys
 atexit.register(lambda: print(json.dumps({"modules": sorted(sys.modules),
-                                          "gc": gc.isenabled()}), file=sys.stderr))
+                                          "gc": gc.isenabled(),
+                                          "frozen": gc.get_freeze_count()}), file=sys.stderr))
 from smartarray_agent.cli import main
 sys.argv = ["smartarray-agent", *sys.argv[1:]]
 main()
@@ -35,6 +36,7 @@ def probe(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProc
     state = json.loads(result.stderr.splitlines()[-1])
     if args and not args[0].startswith("-"):  # a command ran: with the collector on
         assert state["gc"] is True
+    assert state["frozen"] > 10_000  # what the process held when main() ended: its imports
     return result, set(state["modules"])
 
 

@@ -111,6 +111,11 @@ def loaded_group() -> click.Group:
 def main() -> None:
     # Importing click and the command's modules makes many objects and no garbage: the
     # cyclic collector's passes over them are CPU for nothing. It is off until the
-    # command's module is imported.
+    # command's module is imported. When the command ends, what the process holds is
+    # frozen: Python's last collection at exit would otherwise walk all of it just before
+    # the process ends (a sixth of a status command's CPU, docs/benchmarks.md).
     gc.disable()
-    app(prog_name=PROG)
+    try:
+        app(prog_name=PROG)
+    finally:
+        gc.freeze()
