@@ -45,6 +45,9 @@ class DriveWriteCachePolicy:
 
 @dataclass(kw_only=True, slots=True)
 class Cache:
+    """The controller's cache module: its state, size, read/write ratio and the switches
+    that decide whether it caches writes."""
+
     present: bool | None = None
     status: str | None = None
     status_details: str | None = None
@@ -62,6 +65,8 @@ class Cache:
 
 @dataclass(kw_only=True, slots=True)
 class BackupPower:
+    """What keeps the write cache safe through a power cut: batteries or capacitors."""
+
     source: str | None = None  # "batteries" | "capacitors"
     count: int | None = None
     status: str | None = None
@@ -72,6 +77,8 @@ class BackupPower:
 
 @dataclass(kw_only=True, slots=True)
 class TemperatureSensor:
+    """One sensor of a controller's ``Sensor ID`` blocks (ssacli)."""
+
     sensor_id: str
     location: str | None = None
     current_c: float | None = None
@@ -80,6 +87,8 @@ class TemperatureSensor:
 
 @dataclass(kw_only=True, slots=True)
 class Temperatures:
+    """The controller's temperatures in degrees Celsius, as its block prints them."""
+
     controller_c: float | None = None
     cache_module_c: float | None = None
     capacitor_c: float | None = None
@@ -88,6 +97,8 @@ class Temperatures:
 
 @dataclass(kw_only=True, slots=True)
 class LogicalDrive:
+    """One logical drive (a RAID volume) of a controller."""
+
     drive_id: str  # "1", "2", ... as printed
     array: str | None = None
     size_bytes: int | None = None
@@ -103,6 +114,8 @@ class LogicalDrive:
 
 @dataclass(kw_only=True, slots=True)
 class PhysicalDrive:
+    """One physical drive of a controller, in an array, unassigned or passed through."""
+
     drive_id: str  # "1I:1:1"
     array: str | None = None  # "A", "unassigned", "hba"
     port: str | None = None
@@ -129,6 +142,8 @@ class PhysicalDrive:
 
 @dataclass(kw_only=True, slots=True)
 class Array:
+    """One array: the physical drives a controller groups for its logical drives."""
+
     name: str  # "A", "B", ... or "unassigned"
     status: str | None = None
     interface: str | None = None
@@ -146,6 +161,8 @@ class Component:
 
 @dataclass(kw_only=True, slots=True)
 class Controller:
+    """One Smart Array controller, with everything its block of the output shows."""
+
     slot: str | None = None
     location: str | None = None  # an external array's place instead of a slot ("MY STORAGE")
     model: str
@@ -185,6 +202,8 @@ class VendorError:
 
 @dataclass(kw_only=True, slots=True)
 class Snapshot:
+    """One read of the vendor CLI: every controller, or the CLI's error."""
+
     controllers: list[Controller] = field(default_factory=list)
     error: VendorError | None = None
     cli_version: str | None = None

@@ -35,6 +35,8 @@ _SHELL_PROMPT = re.compile(
 
 @dataclass
 class CleanText:
+    """The output's lines with the CLI's banner, prompts and echoes taken out."""
+
     lines: list[str]
     cli_version: str | None = None
     saw_cli_frame: bool = False  # a banner, console prompt or target echo was present

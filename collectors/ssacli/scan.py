@@ -53,6 +53,8 @@ class Block:
 
 @dataclass
 class ControllerText:
+    """One controller's part of the output: its title line, its own pairs and its blocks."""
+
     model: str
     slot: str | None
     place: str | None
@@ -66,12 +68,17 @@ class ControllerText:
 
 @dataclass
 class ErrorText:
+    """A vendor error in the output (an ``Error:`` line, or the CLI's "could not find"),
+    with the lines that follow it."""
+
     message: str
     detail: list[str] = field(default_factory=list)
 
 
 @dataclass
 class ScanResult:
+    """The output cut into controllers and errors; what fits neither is kept too."""
+
     controllers: list[ControllerText] = field(default_factory=list)
     errors: list[ErrorText] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # outside any controller
