@@ -113,7 +113,7 @@ def main() -> None:
     # cyclic collector's passes over them are CPU for nothing. It is off until the
     # command's module is imported. When the command ends, what the process holds is
     # frozen: Python's last collection at exit would otherwise walk all of it just before
-    # the process ends (a sixth of a status command's CPU, docs/benchmarks.md).
+    # the process ends (about an eighth of a status command's CPU here, docs/benchmarks.md).
     gc.disable()
     try:
         app(prog_name=PROG)
