@@ -64,7 +64,9 @@ class CommandContext:
                  lock_file: str | None = None) -> None:
         self._config_path = config_path
         self.simulate = simulate  # --simulate, which --input excludes
-        self._options = (cli_path, timeout_s, lock_file)
+        self._cli_path = cli_path
+        self._timeout_s = timeout_s
+        self._lock_file = lock_file
 
     @functools.cached_property
     def config_path(self) -> Path | None:
@@ -80,10 +82,10 @@ class CommandContext:
 
         from smartarray_agent.config import Overrides
 
-        cli_path, timeout_s, lock_file = self._options
-        return Overrides(simulate=self.simulate, cli_path=Path(cli_path) if cli_path else None,
-                         timeout_s=timeout_s,
-                         lock_file=None if lock_file is None else Path(lock_file))
+        return Overrides(simulate=self.simulate,
+                         cli_path=Path(self._cli_path) if self._cli_path else None,
+                         timeout_s=self._timeout_s,
+                         lock_file=None if self._lock_file is None else Path(self._lock_file))
 
     @functools.cached_property
     def config(self) -> Config:
