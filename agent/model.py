@@ -5,17 +5,19 @@ normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``fail
 Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
 duplicates included) so nothing the CLI printed is lost.
 
-The blocks are plain dataclasses, so that reading a capture never imports pydantic (#13):
-``slots`` refuses an attribute that is not a field, mypy holds the types, and the tests
-read every JSON back strictly (tests/model_reader.py). A float field is given a float where
-its value is made, never an int (the JSON would say ``5``, not ``5.0``).
+The blocks are records (record.py), so that reading a capture neither imports pydantic nor
+compiles dataclass methods (#13): ``__slots__`` refuses an attribute that is not a field,
+mypy holds the types, and the tests read every JSON back strictly (tests/model_reader.py).
+A float field is given a float where its value is made, never an int (the JSON would say
+``5``, not ``5.0``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+
+from smartarray_agent.record import Record, as_dict, field
 
 RawPairs = list[tuple[str, str]]
 
@@ -33,8 +35,7 @@ def normalise_status(text: str | None) -> str | None:
     return word or None
 
 
-@dataclass(kw_only=True, slots=True)
-class DriveWriteCachePolicy:
+class DriveWriteCachePolicy(Record, kw_only=True):
     """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
     drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
 
@@ -43,8 +44,7 @@ class DriveWriteCachePolicy:
     hba: str | None = None
 
 
-@dataclass(kw_only=True, slots=True)
-class Cache:
+class Cache(Record, kw_only=True):
     """The controller's cache module: its state, size, read/write ratio and the switches
     that decide whether it caches writes."""
 
@@ -63,8 +63,7 @@ class Cache:
     wait_for_cache_room: bool | None = None
 
 
-@dataclass(kw_only=True, slots=True)
-class BackupPower:
+class BackupPower(Record, kw_only=True):
     """What keeps the write cache safe through a power cut: batteries or capacitors."""
 
     source: str | None = None  # "batteries" | "capacitors"
@@ -75,8 +74,7 @@ class BackupPower:
     failed_locations: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class TemperatureSensor:
+class TemperatureSensor(Record, kw_only=True):
     """One sensor of a controller's ``Sensor ID`` blocks (ssacli)."""
 
     sensor_id: str
@@ -85,8 +83,7 @@ class TemperatureSensor:
     max_since_power_on_c: float | None = None
 
 
-@dataclass(kw_only=True, slots=True)
-class Temperatures:
+class Temperatures(Record, kw_only=True):
     """The controller's temperatures in degrees Celsius, as its block prints them."""
 
     controller_c: float | None = None
@@ -95,8 +92,7 @@ class Temperatures:
     sensors: list[TemperatureSensor] = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class LogicalDrive:
+class LogicalDrive(Record, kw_only=True):
     """One logical drive (a RAID volume) of a controller."""
 
     drive_id: str  # "1", "2", ... as printed
@@ -112,8 +108,7 @@ class LogicalDrive:
     raw: RawPairs = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class PhysicalDrive:
+class PhysicalDrive(Record, kw_only=True):
     """One physical drive of a controller, in an array, unassigned or passed through."""
 
     drive_id: str  # "1I:1:1"
@@ -140,8 +135,7 @@ class PhysicalDrive:
     raw: RawPairs = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class Array:
+class Array(Record, kw_only=True):
     """One array: the physical drives a controller groups for its logical drives."""
 
     name: str  # "A", "B", ... or "unassigned"
@@ -150,8 +144,7 @@ class Array:
     raw: RawPairs = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class Component:
+class Component(Record, kw_only=True):
     """Anything else a controller block prints with a title line: drive cages, ports,
     enclosures (SEP), expanders. Kept so nothing printed is lost."""
 
@@ -159,8 +152,7 @@ class Component:
     raw: RawPairs = field(default_factory=list)
 
 
-@dataclass(kw_only=True, slots=True)
-class Controller:
+class Controller(Record, kw_only=True):
     """One Smart Array controller, with everything its block of the output shows."""
 
     slot: str | None = None
@@ -191,8 +183,7 @@ class Controller:
         return f"{self.model} in {where}{serial}"
 
 
-@dataclass(kw_only=True, slots=True)
-class VendorError:
+class VendorError(Record, kw_only=True):
     """An ``Error: ...`` output of the vendor CLI. ``message`` is its first line."""
 
     message: str
@@ -200,8 +191,7 @@ class VendorError:
     kind: str  # see collectors.ssacli.errors.classify_error
 
 
-@dataclass(kw_only=True, slots=True)
-class Snapshot:
+class Snapshot(Record, kw_only=True):
     """One read of the vendor CLI: every controller, or the CLI's error."""
 
     controllers: list[Controller] = field(default_factory=list)
@@ -214,7 +204,7 @@ class Snapshot:
 def to_json(snapshot: Snapshot) -> str:
     """The ``status --json`` text of ``snapshot``: fields in declaration order, UTF-8 text
     as is (no ``\\u`` escapes)."""
-    return json.dumps(asdict(snapshot), indent=2, ensure_ascii=False)
+    return json.dumps(as_dict(snapshot), indent=2, ensure_ascii=False)
 
 
 # What each drive state word means, for every consumer: the `check` plugin, the alert rules

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import types
-from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from smartarray_agent.model import Snapshot
+from smartarray_agent.record import Record
 
 T = TypeVar("T")
 
@@ -23,7 +23,7 @@ def read(cls: type[T], data: Any, where: str) -> T:
     if not isinstance(data, dict):
         raise TypeError(f"{where}: expected an object for {cls.__name__}, got {data!r}")
     hints = get_type_hints(cls)
-    unknown = set(data) - {field.name for field in fields(cls)}  # type: ignore[arg-type]
+    unknown = set(data) - set(cls.fields)  # type: ignore[attr-defined]
     if unknown:
         raise TypeError(f"{where}: unknown keys {sorted(unknown)}")
     return cls(**{name: _value(hints[name], value, f"{where}.{name}")
@@ -37,7 +37,7 @@ def _value(kind: Any, value: Any, where: str) -> Any:
             return None
         (kind,) = (arg for arg in get_args(kind) if arg is not type(None))
         origin = get_origin(kind)
-    if is_dataclass(kind):
+    if isinstance(kind, type) and issubclass(kind, Record):
         return read(kind, value, where)  # type: ignore[arg-type]
     if origin in (list, tuple):
         if not isinstance(value, list):

@@ -4,13 +4,13 @@ drive lists some of them carry against the metrics of that parse."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import pytest
 
 from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.exporter.render import MetricSettings, render
+from smartarray_agent.record import as_dict
 
 from .captures import REAL, expected_files, needs_captures
 from .entries import ssacli_entries
@@ -25,7 +25,7 @@ DRIVE_LISTS = (
 
 
 def _actual(controller) -> dict:
-    data = asdict(controller)
+    data = as_dict(controller)
     data["logical_drive_count"] = len(controller.logical_drives)
     data["physical_drive_count"] = len(controller.physical_drives)
     return data

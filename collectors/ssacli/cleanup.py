@@ -9,7 +9,8 @@ the parser can tell CLI output from anything else.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from smartarray_agent.record import Record
 
 _BANNER = re.compile(
     r"^(?:HPE? )?(?:Array Configuration Utility|Smart Storage Administrator) CLI\s+(\S+)$"
@@ -33,8 +34,7 @@ _SHELL_PROMPT = re.compile(
 )
 
 
-@dataclass
-class CleanText:
+class CleanText(Record):
     """The output's lines with the CLI's banner, prompts and echoes taken out."""
 
     lines: list[str]

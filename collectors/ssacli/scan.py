@@ -8,9 +8,9 @@ Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparse
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from smartarray_agent.collectors.ssacli.cleanup import indent_of
+from smartarray_agent.record import Record, field
 
 HEADER = re.compile(
     r"^(?P<model>[^:\s][^:]*?) in (?:Slot (?P<slot>\S+)|(?P<place>[A-Z0-9][A-Z0-9 _./-]*?))"
@@ -38,8 +38,7 @@ _NESTING_STEP = 2
 _CONTINUATION_MIN_INDENT = 5  # notice continuations hang at 9, 27 or 31 columns
 
 
-@dataclass
-class Block:
+class Block(Record):
     """A titled sub-block of a controller: ``kind`` is one of ``array``, ``array_line``,
     ``ld_line``, ``ld_detail``, ``pd_line``, ``pd_detail``, ``sensor``, ``component``."""
 
@@ -51,8 +50,7 @@ class Block:
     pairs: list[tuple[str, str]] = field(default_factory=list)
 
 
-@dataclass
-class ControllerText:
+class ControllerText(Record):
     """One controller's part of the output: its title line, its own pairs and its blocks."""
 
     model: str
@@ -66,8 +64,7 @@ class ControllerText:
     unparsed: list[str] = field(default_factory=list)
 
 
-@dataclass
-class ErrorText:
+class ErrorText(Record):
     """A vendor error in the output (an ``Error:`` line, or the CLI's "could not find"),
     with the lines that follow it."""
 
@@ -75,8 +72,7 @@ class ErrorText:
     detail: list[str] = field(default_factory=list)
 
 
-@dataclass
-class ScanResult:
+class ScanResult(Record):
     """The output cut into controllers and errors; what fits neither is kept too."""
 
     controllers: list[ControllerText] = field(default_factory=list)
@@ -180,7 +176,8 @@ class _Scanner:
             if match:
                 self._pop(lambda top, i=indent: top.indent > i)
                 ctrl.blocks.append(
-                    Block(kind, match.group("id"), indent, match.group("info"), self._array())
+                    Block(kind=kind, ident=match.group("id"), indent=indent,
+                          info=match.group("info"), array=self._array())
                 )
                 self.last_pair = None
                 return
@@ -216,7 +213,7 @@ class _Scanner:
         assert self.ctrl is not None and self.last_pair is not None
         pairs, index, indent = self.last_pair
         key, value = pairs.pop(index)
-        block = Block("component", f"{key}: {value}" if value else key, indent)
+        block = Block(kind="component", ident=f"{key}: {value}" if value else key, indent=indent)
         block.array = self._array()
         self.ctrl.blocks.append(block)
         self.stack.append(block)
@@ -225,18 +222,19 @@ class _Scanner:
     def _opened_block(self, text: str, indent: int) -> Block | None:
         array = _ARRAY.match(text)
         if array:
-            return Block("array", array.group("name"), indent, array.group("info"))
+            return Block(kind="array", ident=array.group("name"), indent=indent,
+                         info=array.group("info"))
         if _UNASSIGNED.match(text):
-            return Block("array", "unassigned", indent)
+            return Block(kind="array", ident="unassigned", indent=indent)
         if _HBA_DRIVES.match(text):
-            return Block("array", "hba", indent)
+            return Block(kind="array", ident="hba", indent=indent)
         for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail")):
             match = pattern.match(text)
             if match:
-                return Block(kind, match.group("id"), indent)
+                return Block(kind=kind, ident=match.group("id"), indent=indent)
         sensor = _SENSOR.match(text)
         if sensor:
-            return Block("sensor", sensor.group("id"), indent)
+            return Block(kind="sensor", ident=sensor.group("id"), indent=indent)
         return None
 
     def _continues_value(self, text: str, indent: int) -> bool:
@@ -263,7 +261,7 @@ class _Scanner:
             ctrl.unparsed.append(text)
             return
         self._pop(lambda top, i=indent: top.indent >= i)
-        block = Block("component", text, indent, array=self._array())
+        block = Block(kind="component", ident=text, indent=indent, array=self._array())
         ctrl.blocks.append(block)
         self.stack.append(block)
 
