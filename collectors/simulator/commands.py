@@ -7,7 +7,7 @@ its errors); ``controller``/``logicaldrive``/``physicaldrive`` abbreviate to ``c
 
 from __future__ import annotations
 
-from smartarray_agent.collectors.simulator.record import Record
+from smartarray_agent.record import Record
 
 _ALIASES = {
     "controller": "ctrl",

@@ -6,7 +6,7 @@ closest analogue and are named as guesses where they are defined.
 
 from __future__ import annotations
 
-from smartarray_agent.collectors.simulator.record import Record
+from smartarray_agent.record import Record
 
 MIB = 2**20
 GIB = 2**30

@@ -14,8 +14,8 @@ from smartarray_agent.collectors.simulator.hardware import (
     Scenario,
     ScenarioError,
     from_data,
-    to_data,
 )
+from smartarray_agent.record import as_dict
 
 FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 
@@ -48,7 +48,7 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     )
     if not due:
         return scenario
-    new = from_data(to_data(scenario))
+    new = from_data(as_dict(scenario))
     for step in due:
         ctrl = new.controller(step.slot)
         assert ctrl is not None, step.slot

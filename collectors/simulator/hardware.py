@@ -8,7 +8,7 @@ of the models in ``scenario.py``.
 
 from __future__ import annotations
 
-from smartarray_agent.collectors.simulator.record import Record
+from smartarray_agent.record import Record
 
 TYPE_CHECKING = False  # mypy takes it as True; importing typing costs a start ~15 ms
 if TYPE_CHECKING:
@@ -191,16 +191,3 @@ def faults_from_data(data: dict[str, Any]) -> Faults:
     """Faults from the dump of validated ones (``scenario.Faults.model_dump``)."""
     built: Faults = _build(Faults, data)
     return built
-
-
-def to_data(value: Record) -> dict[str, Any]:
-    """The plain JSON-ready dump of ``value``, as :func:`from_data` reads it."""
-    return {name: _dump(item) for name, item in vars(value).items()}
-
-
-def _dump(value: object) -> object:
-    if isinstance(value, Record):
-        return to_data(value)
-    if isinstance(value, list):
-        return [_dump(item) for item in value]
-    return value

@@ -20,9 +20,8 @@ from smartarray_agent.collectors.simulator.hardware import (
     Controller,
     Scenario,
     from_data,
-    to_data,
 )
-from smartarray_agent.collectors.simulator.record import Record
+from smartarray_agent.record import Record, as_dict, field
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
@@ -38,9 +37,9 @@ class Change(Record, frozen=True):
 
 
 class Plan(Record):
-    answer: render.Lines = []  # printed, e.g. an options list
+    answer: render.Lines = field(default_factory=list)  # printed, e.g. an options list
     confirm: bool = False  # ask the drive-write-cache question first
-    changes: list[Change] = []
+    changes: list[Change] = field(default_factory=list)
 
 
 def _invalid(param: str, value: str, target: Target, choices: list[str]) -> CommandError:
@@ -170,7 +169,7 @@ def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
 def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
     """A copy of ``scenario`` with ``changes`` made. :func:`plan` gives only values the
     scenario's schema accepts; a field that does not exist raises AttributeError."""
-    new = from_data(to_data(scenario))
+    new = from_data(as_dict(scenario))
     for change in changes:
         ctrl = new.controller(change.slot)
         assert ctrl is not None, change.slot

@@ -20,6 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from smartarray_agent.collectors.simulator import hardware
 from smartarray_agent.collectors.simulator.hardware import ScenarioError
+from smartarray_agent.record import as_dict
 
 Generation = Literal["hpacucli9", "hpssacli2", "ssacli3", "ssacli-gen10"]
 GENERATIONS: tuple[str, ...] = get_args(Generation)
@@ -260,7 +261,7 @@ def plain(scenario: Scenario) -> hardware.Scenario:
 def faults_with(faults: hardware.Faults, override: dict[str, object]) -> hardware.Faults:
     """``faults`` with the keys of ``override`` laid over them, validated as ``[faults]``;
     raises pydantic's ValidationError."""
-    merged = Faults.model_validate({**hardware.to_data(faults), **override})
+    merged = Faults.model_validate({**as_dict(faults), **override})
     return hardware.faults_from_data(merged.model_dump(mode="json"))
 
 

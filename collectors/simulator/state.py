@@ -24,9 +24,8 @@ from smartarray_agent.collectors.simulator.hardware import (
     Scenario,
     ScenarioError,
     from_data,
-    to_data,
 )
-from smartarray_agent.collectors.simulator.record import Record
+from smartarray_agent.record import Record, as_dict, field
 from smartarray_agent.trust import distrust
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
@@ -102,7 +101,7 @@ class StateStore:
             saved = self._read()
             assert saved is not None
             new = change(from_data(saved["state"]))
-            saved["state"] = to_data(new)
+            saved["state"] = as_dict(new)
             self._write(saved)
         return new
 
@@ -180,7 +179,7 @@ class Invocation(Record):
     end_monotonic: float | None = None  # None: still running, or killed by SIGKILL
     end_wall: float | None = None
     exit_code: int | None = None
-    commands: list[str] = []  # a Record copies a list default
+    commands: list[str] = field(default_factory=list)
 
 
 def read_invocations(directory: Path) -> list[Invocation]:
