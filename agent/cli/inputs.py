@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # mypy takes it as True; `status --input` imports no typing
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 class InputError(ValueError):

@@ -7,7 +7,6 @@ drive whose fields are merged."""
 from __future__ import annotations
 
 import re
-from typing import TypeVar
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
@@ -25,7 +24,12 @@ from smartarray_agent.model import (
     normalise_status,
 )
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # mypy takes it as True; a command reading a capture imports no typing
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
 _PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
