@@ -1,6 +1,6 @@
 """Write smartarray-agent(8) in roff: the hand-written text of ``smartarray-agent.8.in`` with the
-commands, their options and the exit codes generated from the program itself, so the manual
-cannot fall behind ``--help``.
+commands, their options and the exit codes generated from the program itself (the argparse
+parser of every command), so the manual cannot fall behind ``--help``.
 
     python packaging/manpage.py [OUT]      (default: standard output)
 
@@ -9,6 +9,7 @@ Run it with the interpreter the agent is installed in (stage.sh uses the package
 
 from __future__ import annotations
 
+import argparse
 import ast
 import inspect
 import os
@@ -17,10 +18,9 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
-import click
-
 from smartarray_agent import cli
 from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.command import Command
 
 TEMPLATE = Path(__file__).with_name("smartarray-agent.8.in")
 
@@ -37,79 +37,45 @@ def roff(text: str) -> str:
     return "\n".join(lines)
 
 
-def _paragraphs(text: str | None) -> list[str]:
-    if not text:
-        return []
-    text = inspect.cleandoc(text).split("\f")[0]
-    return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+def _synopsis(action: argparse.Action) -> str:
+    """An option's names and its value, or an argument's metavar, in roff."""
+    metavar = str(action.metavar or action.dest.upper())
+    if not action.option_strings:
+        return f"\\fI{roff(metavar)}\\fR" + ("..." if action.nargs == "*" else "")
+    names = ", ".join(f"\\fB{roff(option)}\\fR" for option in action.option_strings)
+    return names if action.nargs == 0 else f"{names} \\fI{roff(metavar)}\\fR"
 
 
-# Commands and parameters are read by their attributes, not by class.
-def _is_option(param) -> bool:
-    return param.param_type_name == "option"
+def _usage(action: argparse.Action) -> str:
+    optional = (not action.required if action.option_strings
+                else action.nargs in ("?", "*"))
+    return f"[{_synopsis(action)}]" if optional else _synopsis(action)
 
 
-def _metavar(param, command) -> str:
-    if param.metavar:
-        return param.metavar
-    try:
-        shown = param.display_type(click.Context(command))
-    except (AttributeError, TypeError):
-        shown = getattr(getattr(param, "type", None), "name", None)
-    return str(shown or "value").strip("<>").upper()
-
-
-def _option_synopsis(param, command) -> str:
-    if not _is_option(param):
-        return f"\\fI{roff(param.metavar or param.name.upper())}\\fR"
-    names = ", ".join(f"\\fB{roff(o)}\\fR" for o in [*param.opts, *param.secondary_opts])
-    if param.is_flag or param.count:
-        return names
-    return f"{names} \\fI{roff(_metavar(param, command))}\\fR"
-
-
-def _option_help(param) -> str:
-    text = getattr(param, "help", None) or ""
-    if _is_option(param) and not param.is_flag and param.show_default is not False:
-        default = param.default
-        if default is not None and not callable(default) and default != () and default != "":
-            text = f"{text} Default: {default}."
+def _help(action: argparse.Action, prog: str) -> str:
+    """Its help as --help shows it (argparse's %(default)s and the like expanded)."""
+    text = (action.help or "") % {**vars(action), "prog": prog}
     return roff(" ".join(text.split()))
 
 
-def _command(path: list[str], command) -> list[str]:
-    out = []
-    if getattr(command, "commands", None):
-        for name in sorted(command.commands):
-            sub = command.commands[name]
-            if not sub.hidden:
-                out += _command([*path, name], sub)
-        return out
-    params = [p for p in command.params if not getattr(p, "hidden", False)]
-    usage = " ".join(
-        f"[{_option_synopsis(p, command)}]" if _is_option(p) and not p.required
-        else _option_synopsis(p, command)
-        for p in params
-    )
-    out.append(f".SS {roff(' '.join(path))} {usage}".rstrip())
-    for paragraph in _paragraphs(command.help):
-        out += [roff(paragraph), ".PP"]
-    if out[-1] == ".PP":
-        out.pop()
-    for param in params:
-        if param.name == "help":
-            continue
-        out += [".TP", _option_synopsis(param, command), _option_help(param) or "\\&"]
+def _command(path: list[str], command: Command) -> list[str]:
+    prog = " ".join([cli.PROG, *path])
+    actions = [action for action in command.parser(prog)._actions
+               if action.help != argparse.SUPPRESS and action.dest != "help"]
+    usage = " ".join(_usage(action) for action in actions)
+    out = [f".SS {roff(' '.join(path))} {usage}".rstrip()]
+    for paragraph in command.help.split("\n\n"):
+        out += [roff(" ".join(paragraph.split())), ".PP"]
+    out.pop()
+    for action in actions:
+        out += [".TP", _synopsis(action), _help(action, prog) or "\\&"]
     return out
 
 
 def commands_section() -> str:
-    group = cli.loaded_group()
     lines = []
-    for name in sorted(group.commands):
-        command = group.commands[name]
-        if not command.hidden:
-            lines += _command([name], command)
+    for path, command in sorted(cli.APP.walk(), key=lambda item: item[0]):
+        lines += _command(path, command)
     return "\n".join(lines)
 
 

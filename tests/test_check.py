@@ -112,7 +112,7 @@ def test_a_usage_error_is_unknown_on_stdout(tmp_path, args):
 
 
 def test_short_options_as_plugins_use_them(tmp_path):
-    assert plugin_run(tmp_path, "-h").stdout.startswith("Usage: ")
+    assert plugin_run(tmp_path, "-h").stdout.startswith("usage: smartarray-agent check ")
     version = plugin_run(tmp_path, "-V")
     assert version.returncode == 0 and version.stdout.startswith("smartarray-agent check ")
     # -w/-c are the charge thresholds; -t the CLI timeout

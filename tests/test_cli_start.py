@@ -1,18 +1,21 @@
 """What a command pays at start: only the module of the command being run is imported,
-``--help`` and shell completion read the command table, and nothing of typer or rich is
-loaded (#13: commands start fast; docs/benchmarks.md has the figures)."""
+``--help`` and completing a command name read the command table, and nothing of click,
+typer or rich is loaded (#13: commands start fast; docs/benchmarks.md has the figures)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 
-import click
 import pytest
 
 from smartarray_agent import cli
+from smartarray_agent.cli.command import Command, Group
 
 from .captures import REAL, needs_captures
 
@@ -28,15 +31,26 @@ sys.argv = ["smartarray-agent", *sys.argv[1:]]
 main()
 """
 COMMAND_MODULES = {entry.target.partition(":")[0] for entry in cli.COMMANDS.values()}
+# What a bare interpreter holds, frozen: main() freezes more than that.
+BARE_FROZEN = int(subprocess.run(
+    [sys.executable, "-c", "import gc; gc.freeze(); print(gc.get_freeze_count())"],
+    capture_output=True, text=True, check=True, timeout=60).stdout)
+# Not to be imported by any command: the command line's old frameworks and their kin.
+FRAMEWORKS = ("click", "typer", "rich", "pygments", "markdown_it", "shellingham")
+
+
+def imported(modules: set[str], package: str) -> bool:
+    return any(m == package or m.startswith(package + ".") for m in modules)
 
 
 def probe(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
     result = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
                             text=True, timeout=60, env=env)
     state = json.loads(result.stderr.splitlines()[-1])
-    if args and not args[0].startswith("-"):  # a command ran: with the collector on
+    ran = args and not args[0].startswith("-") and cli.COMPLETE not in (env or {})
+    if ran:  # a command ran: with the collector on
         assert state["gc"] is True
-    assert state["frozen"] > 10_000  # what the process held when main() ended: its imports
+    assert state["frozen"] > BARE_FROZEN  # what the process held when main() ended: its imports
     return result, set(state["modules"])
 
 
@@ -52,21 +66,23 @@ def test_status_imports_its_own_module_and_no_other_command():
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip())["controllers"]
     assert modules & COMMAND_MODULES == {"smartarray_agent.cli.status"}
-    for heavy in ("typer", "rich", "pygments", "markdown_it", "shellingham", "pydantic",
+    for heavy in (*FRAMEWORKS, "pydantic", "importlib.metadata",
                   "smartarray_agent.daemon", "smartarray_agent.exporter",
                   "smartarray_agent.write.change", "smartarray_agent.collectors.simulator",
-                  "smartarray_agent.collectors.ssacli.runner", "click.shell_completion",
+                  "smartarray_agent.collectors.ssacli.runner",
+                  "smartarray_agent.cli.completion",
                   # saved output reads no configuration: it may be another host's
                   "smartarray_agent.config", "smartarray_agent.configfile",
                   "smartarray_agent.settings", "smartarray_agent.collectors.redfish"):
-        assert not {m for m in modules if m == heavy or m.startswith(heavy + ".")}, heavy
+        assert not imported(modules, heavy), heavy
 
 
 def test_help_lists_every_command_from_the_table_without_importing_one():
     result, modules = probe("--help")
     assert result.returncode == 0
     assert not modules & COMMAND_MODULES
-    listed = result.stdout.split("Commands:\n")[1]
+    assert not any(imported(modules, framework) for framework in FRAMEWORKS)
+    listed = result.stdout.split("commands:\n")[1]
     names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and
              not line.startswith("   ")]
     assert names == list(cli.COMMANDS)
@@ -78,29 +94,54 @@ def test_help_lists_every_command_from_the_table_without_importing_one():
 def test_no_command_prints_the_help_and_exits_2():
     result = agent()
     assert result.returncode == 2
-    assert "Commands:" in result.stdout + result.stderr
+    assert result.stderr.startswith("usage: smartarray-agent [OPTIONS] COMMAND [ARGS]...")
+    assert "commands:" in result.stderr
 
 
-def test_every_table_entry_is_the_command_it_names():
-    group = cli.loaded_group()
-    assert list(group.commands) == list(cli.COMMANDS)
-    for name, command in group.commands.items():
-        assert isinstance(command, click.Command)
-        assert command.name == name
-        assert command.get_short_help_str(limit=200) == cli.COMMANDS[name].help
+@pytest.mark.parametrize("group", ["config", "simulate"])
+def test_a_group_without_its_command_prints_its_help_and_exits_2(group):
+    result = agent(group)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"usage: smartarray-agent {group} [OPTIONS] COMMAND")
+    assert "commands:" in result.stderr
+
+
+def test_every_table_entry_is_a_command_whose_help_formats():
+    for name in cli.COMMANDS:
+        node = cli.load(name)
+        assert isinstance(node, Command | Group), name
+        assert node.parser(f"smartarray-agent {name}").format_help().startswith(
+            f"usage: smartarray-agent {name} ")
+    assert [path for path, _ in cli.APP.walk()] == [
+        ["status"], ["check"], ["set-cache-ratio"], ["write-cache"], ["run"], ["metrics"],
+        ["serve"], ["config", "check"], ["simulate", "list"], ["simulate", "run"]]
 
 
 def test_an_unknown_command_is_a_usage_error():
     result = agent("stauts")
     assert result.returncode == 2
-    assert "No such command 'stauts'" in result.stderr
+    assert "argument COMMAND: invalid choice: 'stauts'" in result.stderr
 
 
-def test_a_bad_option_value_is_a_usage_error_exit_2():
-    result = agent("status", "--timeout", "0.5", "--input", "-")
+@pytest.mark.parametrize(("args", "message"), [
+    (["status", "--timeout", "0.5"], "argument -t/--timeout: 0.5 is not in the range x>=1"),
+    (["status", "-t", "soon"], "argument -t/--timeout: 'soon' is not a number"),
+    (["set-cache-ratio", "25/75", "--slot", "0", "--threshold", "101"],
+     "argument --threshold: 101 is not in the range 0<=x<=100"),
+    (["write-cache", "on", "--what", "drive", "--slot", "0"],
+     "argument enable|disable: invalid choice: 'on'"),
+    (["write-cache", "enable", "--what", "all", "--slot", "0"],
+     "argument --what: invalid choice: 'all'"),
+    (["write-cache", "enable", "--slot", "0"], "the following arguments are required: --what"),
+    (["status", "--jso"], "unrecognized arguments: --jso"),  # no abbreviations
+    (["status", "extra"], "unrecognized arguments: extra"),
+    (["--show-completion", "tcsh"], "argument --show-completion: invalid choice: 'tcsh'"),
+])
+def test_a_bad_option_or_value_is_a_usage_error_exit_2(args, message):
+    result = agent(*args, "--input", "-")
     assert result.returncode == 2
-    assert "Invalid value for '-t' / '--timeout': 0.5 is not in the range x>=1.0" in (
-        result.stderr)
+    assert result.stderr.startswith("usage: smartarray-agent")
+    assert message in result.stderr
 
 
 def test_version_and_short_help():
@@ -109,34 +150,116 @@ def test_version_and_short_help():
     assert version.stdout.startswith("smartarray-agent ")
     short = agent("status", "-h")
     assert short.returncode == 0
-    assert short.stdout.startswith("Usage: smartarray-agent status [OPTIONS]")
-    for option in ("--json", "-i, --input FILE", "--config FILE", "--simulate SCENARIO",
-                   "-t, --timeout SECONDS", "--lock-file FILE"):
+    assert short.stdout.startswith("usage: smartarray-agent status [-h] [--json] [-i FILE]")
+    for option in ("--json", "-i FILE, --input FILE", "--config FILE", "--simulate SCENARIO",
+                   "-t SECONDS, --timeout SECONDS", "--lock-file FILE"):
         assert option in short.stdout
 
 
+def test_options_and_arguments_come_in_any_order():
+    """The logical drive number may follow options."""
+    result = agent("write-cache", "enable", "--what", "logical-drive", "1", "--slot", "0",
+                   "--simulate", "gen9-battery", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "logical drive 1" in result.stdout
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_show_completion_prints_the_script(shell):
-    result = agent("--show-completion", shell)
+def test_show_completion_prints_a_script_that_calls_the_program_back(shell):
+    result, modules = probe("--show-completion", shell)
     assert result.returncode == 0, result.stderr
-    assert "_SMARTARRAY_AGENT_COMPLETE" in result.stdout
+    assert not modules & COMMAND_MODULES
+    assert f"{cli.COMPLETE}={shell}" in result.stdout
+    assert "_smartarray_agent_completion" in result.stdout
 
 
-def complete(words: str, cword: int) -> tuple[list[str], set[str]]:
-    env = {**os.environ, "_SMARTARRAY_AGENT_COMPLETE": "bash_complete",
-           "COMP_WORDS": words, "COMP_CWORD": str(cword)}
-    result, modules = probe(env=env)
+def complete(*words: str) -> tuple[str, list[str], set[str]]:
+    """The program's answer to a completion of ``words``, the last one being typed."""
+    result, modules = probe(*words, env={**os.environ, cli.COMPLETE: "bash"})
     assert result.returncode == 0, result.stderr
-    return [line.split(",", 1)[1] for line in result.stdout.splitlines()], modules
+    kind, *candidates = result.stdout.splitlines()
+    return kind, candidates, modules
 
 
 def test_completing_a_command_name_imports_no_command():
-    words, modules = complete("smartarray-agent s", 1)
-    assert words == ["status", "set-cache-ratio", "serve", "simulate"]
+    kind, words, modules = complete("s")
+    assert (kind, words) == ("plain", ["status", "set-cache-ratio", "serve", "simulate"])
     assert not modules & COMMAND_MODULES
 
 
 def test_completing_an_option_imports_only_that_command():
-    words, modules = complete("smartarray-agent check --cr", 2)
-    assert words == ["--critical"]
+    kind, words, modules = complete("check", "--cr")
+    assert (kind, words) == ("plain", ["--critical"])
     assert modules & COMMAND_MODULES == {"smartarray_agent.cli.check"}
+
+
+@pytest.mark.parametrize(("words", "answer"), [
+    (["-"], ["-h", "--help", "--version", "--show-completion"]),
+    (["--show-completion", ""], ["bash", "zsh", "fish"]),
+    (["config", ""], ["check"]),
+    (["simulate", "r"], ["run"]),
+    (["write-cache", ""], ["enable", "disable"]),
+    (["write-cache", "enable", "--what", ""], ["no-battery", "drive", "logical-drive"]),
+    (["write-cache", "enable", "--what", "drive", "--usage", "u"], ["unconfigured"]),
+    (["status", "--json", "--j"], []),  # given already
+    (["status", "--", "-"], []),  # no options after --
+    (["set-cache-ratio", ""], []),
+    (["stauts", ""], []),
+])
+def test_completing_names_options_and_choices(words, answer):
+    assert complete(*words)[:2] == ("plain", answer)
+
+
+@pytest.mark.parametrize(("words", "kind"), [
+    (["status", "--input", ""], "file"),
+    (["status", "--config", "/e"], "file"),
+    (["run", "--cli", ""], "file"),
+    (["config", "check", ""], "file"),
+    (["metrics", "--textfile", ""], "dir"),
+    (["simulate", "run", "gen9-battery", "--state-dir", ""], "dir"),
+])
+def test_completing_a_file_option_leaves_the_names_to_the_shell(words, kind):
+    assert complete(*words)[:2] == (kind, [])
+
+
+@pytest.fixture(scope="module")
+def bash_completion(tmp_path_factory) -> Callable[..., list[str]]:
+    """COMPREPLY of the bash script's function, completing the last of the words given, in
+    a folder holding ``box1.txt``, ``box2.txt`` and ``bin/``."""
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    folder = tmp_path_factory.mktemp("completion")
+    script = folder / "completion.bash"
+    script.write_text(agent("--show-completion", "bash").stdout)
+    # the script calls the program by the name typed: this interpreter's stands in for it
+    program = folder / "bin" / "smartarray-agent"
+    program.parent.mkdir()
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} -m smartarray_agent \"$@\"\n")
+    program.chmod(0o755)
+    (folder / "box1.txt").write_text("")
+    (folder / "box2.txt").write_text("")
+    env = {**os.environ, "PATH": f"{program.parent}:{os.environ.get('PATH', '/usr/bin')}"}
+
+    def complete_in_bash(*words: str) -> list[str]:
+        typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
+        done = subprocess.run(
+            ["bash", "-c", f"source {script}; COMP_WORDS=({typed}); COMP_CWORD={len(words)}; "
+                           "_smartarray_agent_completion smartarray-agent; "
+                           'printf "%s\\n" "${COMPREPLY[@]}"'],
+            capture_output=True, text=True, timeout=60, cwd=folder, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    return complete_in_bash
+
+
+@pytest.mark.parametrize(("words", "answer"), [
+    (["s"], ["status", "set-cache-ratio", "serve", "simulate"]),
+    (["check", "--cr"], ["--critical"]),
+    (["write-cache", "enable", "--what", "l"], ["logical-drive"]),
+    (["status", "--input", "bo"], ["box1.txt", "box2.txt"]),
+    (["metrics", "--textfile", ""], ["bin"]),
+])
+def test_the_bash_script_completes_commands_options_choices_and_files(
+        bash_completion, words, answer):
+    assert sorted(bash_completion(*words)) == sorted(answer)

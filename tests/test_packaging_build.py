@@ -260,19 +260,10 @@ def test_bash_completion_completes_commands(installed):
 def test_the_man_page_documents_every_command_and_option(installed):
     page = gzip.decompress((installed / "usr/share/man/man8/smartarray-agent.8.gz").read_bytes())
     source = page.decode()
-    group = cli.loaded_group()
-
-    def walk(command, path):
-        if getattr(command, "commands", None):
-            for name, sub in command.commands.items():
-                yield from walk(sub, [*path, name])
-        else:
-            yield path, command
-
-    for path, command in walk(group, []):
+    for path, command in cli.APP.walk():
         assert f".SS {' '.join(path)}".replace("-", "\\-") in source, path
-        for param in command.params:
-            for option in param.opts if param.param_type_name == "option" else []:
+        for action in command.parser(" ".join(path))._actions:
+            for option in action.option_strings:
                 assert option.replace("-", "\\-") in source, (path, option)
     if shutil.which("man"):
         rendered = subprocess.run(

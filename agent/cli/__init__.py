@@ -1,26 +1,31 @@
-"""The ``smartarray-agent`` command line: every command is a click command in its own module
-of this package, registered here, in one table. Only the module of the command being run is
-imported (``--help`` and shell completion read the table), so a command pays at start for
+"""The ``smartarray-agent`` command line (argparse): every command is a
+:class:`~smartarray_agent.cli.command.Command` (or a group of them) in its own module of this
+package, registered here, in one table. Only the module of the command being run is imported
+(``--help`` and completing a command name read the table), so a command pays at start for
 nothing but itself (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import importlib
-from typing import TYPE_CHECKING, NamedTuple
+import os
+import sys
+from typing import NamedTuple, NoReturn
 
-import click
-
-if TYPE_CHECKING:
-    from click.shell_completion import CompletionItem
+from smartarray_agent.cli.command import Command, Group, Parser, Version
 
 PROG = "smartarray-agent"
 HELP = "Smart Array write cache and backup power: status, metrics and safe changes."
+SHELLS = ("bash", "zsh", "fish")
+# Set by the completion scripts: the arguments are the words typed, to be completed
+# (cli/completion.py), not run.
+COMPLETE = "_SMARTARRAY_AGENT_COMPLETE"
 
 
 class Entry(NamedTuple):
-    target: str  # "module:attribute", the click command or group
-    help: str  # its line in --help and in shell completion
+    target: str  # "module:attribute", the Command or Group
+    help: str  # its line in --help
 
 
 COMMANDS: dict[str, Entry] = {
@@ -45,77 +50,50 @@ COMMANDS: dict[str, Entry] = {
 }
 
 
-class LazyGroup(click.Group):
-    """A group whose commands are imported from :data:`COMMANDS` when one is run."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = COMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        module, _, attribute = entry.target.partition(":")
-        try:
-            command = getattr(importlib.import_module(module), attribute)
-        finally:
-            gc.enable()  # main() turned it off for the imports; the command runs with it
-        assert isinstance(command, click.Command), entry.target
-        command.short_help = entry.help
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
-
-    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
-        from click.shell_completion import CompletionItem
-
-        names = [CompletionItem(name, help=entry.help) for name, entry in COMMANDS.items()
-                 if name.startswith(incomplete)]
-        return names + click.Command.shell_complete(self, ctx, incomplete)
+def load(name: str) -> Command | Group:
+    """The command (or group) ``name`` of :data:`COMMANDS`, its module imported now."""
+    module, _, attribute = COMMANDS[name].target.partition(":")
+    try:
+        command = getattr(importlib.import_module(module), attribute)
+    finally:
+        gc.enable()  # main() turned it off for the imports; the command runs with it
+    assert isinstance(command, Command | Group), COMMANDS[name].target
+    return command
 
 
-def _show_completion(ctx: click.Context, param: click.Parameter, shell: str | None) -> None:
-    if shell is None or ctx.resilient_parsing:
-        return
-    from click.shell_completion import get_completion_class
+class _ShowCompletion(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> NoReturn:
+        from smartarray_agent.cli.completion import script
 
-    complete = get_completion_class(shell)
-    assert complete is not None  # the option's choices are the shells click knows
-    variable = f"_{PROG.replace('-', '_').upper()}_COMPLETE"
-    click.echo(complete(app, {}, PROG, variable).source())
-    ctx.exit()
+        assert isinstance(values, str)
+        print(script(values, PROG, COMPLETE), end="")
+        parser.exit()
 
 
-@click.group(PROG, cls=LazyGroup, help=HELP, no_args_is_help=True,
-             context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name=PROG, prog_name=PROG, message="%(prog)s %(version)s",
-                      help="Print the version.")
-@click.option("--show-completion", type=click.Choice(["bash", "zsh", "fish"]),
-              metavar="SHELL", callback=_show_completion, expose_value=False, is_eager=True,
-              help="Print the completion script for SHELL (bash, zsh or fish).")
-def app() -> None:
-    pass
+def _options(parser: Parser) -> None:
+    parser.add_argument("--version", action=Version, program=PROG, help="Print the version.")
+    parser.add_argument("--show-completion", action=_ShowCompletion, choices=SHELLS,
+                        metavar="SHELL",
+                        help="Print the completion script for SHELL (bash, zsh or fish).")
 
 
-def loaded_group() -> click.Group:
-    """The command tree with every command imported, for what reads it whole (the manual
-    page, the tests); running a command goes through :data:`app`."""
-    context = click.Context(app, info_name=PROG)
-    commands = {name: app.get_command(context, name) for name in COMMANDS}
-    return click.Group(PROG, commands={n: c for n, c in commands.items() if c is not None},
-                       params=app.params, help=HELP)
+APP = Group(HELP, {name: entry.help for name, entry in COMMANDS.items()}, load, _options)
 
 
 def main() -> None:
-    # Importing click and the command's modules makes many objects and no garbage: the
-    # cyclic collector's passes over them are CPU for nothing. It is off until the
-    # command's module is imported. When the command ends, what the process holds is
-    # frozen: Python's last collection at exit would otherwise walk all of it just before
-    # the process ends (about an eighth of a status command's CPU here, docs/benchmarks.md).
+    # Importing the command's modules makes many objects and no garbage: the cyclic
+    # collector's passes over them are CPU for nothing. It is off until the command's module
+    # is imported. When the command ends, what the process holds is frozen: Python's last
+    # collection at exit would otherwise walk all of it just before the process ends (about
+    # an eighth of a status command's CPU here, docs/benchmarks.md).
     gc.disable()
     try:
-        app(prog_name=PROG)
+        if COMPLETE in os.environ:
+            from smartarray_agent.cli.completion import complete
+
+            complete(APP, PROG, sys.argv[1:])
+        else:
+            APP.start(PROG, sys.argv[1:])
     finally:
         gc.freeze()

@@ -12,14 +12,13 @@ import os
 import sys
 import tempfile
 import time
+from argparse import Namespace
 from pathlib import Path
 
-import click
-from click.exceptions import Exit
-
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, fail, with_context
-from smartarray_agent.cli.options import listen_option
+from smartarray_agent.cli.command import Command, Group, Parser
+from smartarray_agent.cli.context import CommandContext, add_context_options, fail
+from smartarray_agent.cli.options import add_listen
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 
@@ -33,18 +32,22 @@ TEXTFILE_NAME = "smartarray.prom"
 # forced only while another thread waits: a collection with no scrape pays nothing.
 SWITCH_INTERVAL_S = 0.00001
 
-@click.command("run")
-@with_context
-@listen_option
-@click.option("--log-level", default="info", show_default=True, metavar="LEVEL",
-              help="debug, info, warning or error.")
-def run(context: CommandContext, listen: str | None, log_level: str) -> None:
-    """Collect in the background and serve Prometheus metrics until SIGTERM."""
+
+def _run_arguments(parser: Parser) -> None:
+    add_listen(parser)
+    parser.add_argument("--log-level", default="info", metavar="LEVEL",
+                        help="debug, info, warning or error (default: %(default)s).")
+    add_context_options(parser)
+
+
+def _run(args: Namespace) -> None:
     from smartarray_agent.daemon.agent import Agent, StartError
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.daemon.notify import Notifier
 
-    level = _level(log_level)
+    context = CommandContext.from_args(args)
+    listen: str | None = args.listen
+    level = _level(args.log_level)
     if listen is not None:
         try:
             parse_listen_address(listen)
@@ -65,41 +68,53 @@ def run(context: CommandContext, listen: str | None, log_level: str) -> None:
     agent.serve_until_stopped()
 
 
-@click.group("config", no_args_is_help=True, help="Check the agent's configuration file.")
-def config_group() -> None:
-    pass
+run = Command("Collect in the background and serve Prometheus metrics until SIGTERM.",
+              _run, _run_arguments)
 
 
-@config_group.command(
-    "check", help=f"Validate a configuration file FILE (default: the system file, "
-                  f"{DEFAULT_PATH}) and the web config it names: print 'file:line: key: "
-                  "problem' for each mistake and exit 2, or 'FILE: OK'.")
-@click.argument("file", metavar="[FILE]", type=click.Path(path_type=Path), default=DEFAULT_PATH)
-def config_check(file: Path) -> None:
+def _config_check_arguments(parser: Parser) -> None:
+    parser.add_argument("file", metavar="FILE", nargs="?", type=Path, default=DEFAULT_PATH)
+
+
+def _config_check(args: Namespace) -> None:
     from smartarray_agent.daemon.agent import web_security
 
+    file: Path = args.file
     try:
         loaded = load_config(file)
         web_security(loaded)
     except ConfigError as error:
         for problem in error.problems:
-            click.echo(problem)
-        raise Exit(exitcodes.BAD_INPUT) from None
-    click.echo(f"{file}: OK")
+            print(problem)
+        raise SystemExit(exitcodes.BAD_INPUT) from None
+    print(f"{file}: OK")
 
 
-@click.command("metrics")
-@with_context
-@click.option("--once", is_flag=True, help="Print the exposition and exit.")
-@click.option("--textfile", type=click.Path(path_type=Path), metavar="DIR",
-              help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile collector) "
-                   "and exit.")
-def metrics(context: CommandContext, once: bool, textfile: Path | None) -> None:
-    """Collect once and print or write the metrics. Exit 11 when a collector failed (the
-    metrics are still written, with smartarray_collector_success 0)."""
+config_group = Group.of("Check the agent's configuration file.", {
+    "check": Command(
+        f"Validate a configuration file FILE (default: the system file, {DEFAULT_PATH}) and "
+        "the web config it names: print 'file:line: key: problem' for each mistake and exit "
+        "2, or 'FILE: OK'.",
+        _config_check, _config_check_arguments),
+})
+
+
+def _metrics_arguments(parser: Parser) -> None:
+    parser.add_argument("--once", action="store_true", help="Print the exposition and exit.")
+    parser.add_argument(
+        "--textfile", type=Path, metavar="DIR",
+        help=f"Write DIR/{TEXTFILE_NAME} atomically (node_exporter textfile collector) and "
+             "exit.")
+    add_context_options(parser)
+
+
+def _metrics(args: Namespace) -> None:
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.vendor import CliUnavailable, vendor_cli
 
+    context = CommandContext.from_args(args)
+    once: bool = args.once
+    textfile: Path | None = args.textfile
     if once == (textfile is not None):
         raise fail("give exactly one of --once and --textfile DIR", exitcodes.BAD_INPUT)
     if textfile is not None and not textfile.is_dir():
@@ -117,9 +132,15 @@ def metrics(context: CommandContext, once: bool, textfile: Path | None) -> None:
         sys.stdout.buffer.write(body)
         sys.stdout.flush()
     for name, why in failed:
-        click.echo(f"smartarray-agent: collector {name} failed: {why}", err=True)
+        print(f"smartarray-agent: collector {name} failed: {why}", file=sys.stderr)
     if failed:  # distinct from 1, a crash: the textfile unit counts only this as success
-        raise Exit(exitcodes.COLLECTOR_FAILED)
+        raise SystemExit(exitcodes.COLLECTOR_FAILED)
+
+
+metrics = Command(
+    "Collect once and print or write the metrics. Exit 11 when a collector failed (the "
+    "metrics are still written, with smartarray_collector_success 0).",
+    _metrics, _metrics_arguments)
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:

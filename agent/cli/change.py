@@ -9,21 +9,20 @@ import re
 import select
 import signal
 import sys
+from argparse import Namespace
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-from click.exceptions import Exit
-
 from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.command import Command, Parser
 from smartarray_agent.cli.context import (
     CommandContext,
     CommandError,
+    add_context_options,
     fail,
-    with_context,
-    with_options,
 )
+from smartarray_agent.cli.options import PERCENT
 from smartarray_agent.locations import AUDIT_FILE
 
 if TYPE_CHECKING:
@@ -32,30 +31,33 @@ if TYPE_CHECKING:
 
 _RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 
-slot_option = click.option("--slot", metavar="S",
-                           help="The controller's slot (as status shows it).")
-serial_option = click.option("--serial", metavar="SN", help="The controller's serial number.")
-all_option = click.option("--all", "every", is_flag=True,
-                          help="Every controller with a cache, each judged, written, verified "
-                               "and audited on its own.")
-dry_run_option = click.option("--dry-run", is_flag=True,
-                              help="Print the exact vendor command and the verdict; send "
-                                   "nothing (audited as dry_run).")
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help='Print {"changed": ..., "before": ..., "after": ..., '
-                                '"command": [...], "audit": {...}} (with --all: '
-                                '{"changed": ..., "results": [...]}).')
-without_charge_option = click.option(
-    "--without-ilo-charge", "without_charge", is_flag=True,
-    help="Allow turning write cache on when the configured iLO cannot be read, on the CLI's "
-         "word alone (default: [policy] enable_without_ilo_charge, false).")
-threshold_option = click.option(
-    "--threshold", type=click.FloatRange(min=0, max=100), metavar="PCT",
-    help="Backup power charge (%) below which write cache may not be forced on (default: "
-         "[policy] battery_threshold_percent, 80).")
-audit_file_option = click.option(
-    "--audit-file", type=click.Path(path_type=Path), metavar="FILE",
-    help=f"Append-only JSON-lines audit log (default: [audit] file, {AUDIT_FILE} for root).")
+
+def add_targeting_options(parser: Parser) -> None:
+    """The options both write commands share, which :meth:`Targeting.from_args` reads."""
+    parser.add_argument("--slot", metavar="S", help="The controller's slot (as status shows it).")
+    parser.add_argument("--serial", metavar="SN", help="The controller's serial number.")
+    parser.add_argument("--all", dest="every", action="store_true",
+                        help="Every controller with a cache, each judged, written, verified "
+                             "and audited on its own.")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="Print the exact vendor command and the verdict; send nothing "
+                             "(audited as dry_run).")
+    parser.add_argument("--json", dest="as_json", action="store_true",
+                        help='Print {"changed": ..., "before": ..., "after": ..., '
+                             '"command": [...], "audit": {...}} (with --all: '
+                             '{"changed": ..., "results": [...]}).')
+    parser.add_argument(
+        "--threshold", type=PERCENT, metavar="PCT",
+        help="Backup power charge (%%) below which write cache may not be forced on "
+             "(default: [policy] battery_threshold_percent, 80).")
+    parser.add_argument(
+        "--without-ilo-charge", dest="without_charge", action="store_true",
+        help="Allow turning write cache on when the configured iLO cannot be read, on the "
+             "CLI's word alone (default: [policy] enable_without_ilo_charge, false).")
+    parser.add_argument(
+        "--audit-file", type=Path, metavar="FILE",
+        help=f"Append-only JSON-lines audit log (default: [audit] file, {AUDIT_FILE} for "
+             "root).")
 
 
 @dataclass(frozen=True)
@@ -69,23 +71,20 @@ class Targeting:
     without_charge: bool
     audit_file: Path | None
 
+    @classmethod
+    def from_args(cls, args: Namespace) -> Targeting:
+        """The options :func:`add_targeting_options` added; exits 2 unless exactly one of
+        --slot, --serial and --all names the controllers."""
+        slot: str | None = args.slot
+        serial: str | None = args.serial
+        if sum((slot is not None, serial is not None, args.every)) != 1:
+            raise fail("name the controller with --slot or --serial, or give --all (one of "
+                       "them)", exitcodes.BAD_INPUT)
+        from smartarray_agent.write.change import Target
 
-def _targeting(slot: str | None, serial: str | None, every: bool, dry_run: bool,
-               as_json: bool, threshold: float | None, without_charge: bool,
-               audit_file: Path | None) -> Targeting:
-    if sum((slot is not None, serial is not None, every)) != 1:
-        raise fail("name the controller with --slot or --serial, or give --all (one of them)",
-                   exitcodes.BAD_INPUT)
-    from smartarray_agent.write.change import Target
-
-    targets = None if every else [Target(slot=slot, serial=serial)]
-    return Targeting(targets, dry_run, as_json, threshold, without_charge, audit_file)
-
-
-with_targeting = with_options("targeting", (
-    slot_option, serial_option, all_option, dry_run_option, json_option, threshold_option,
-    without_charge_option, audit_file_option,
-), _targeting)
+        targets = None if args.every else [Target(slot=slot, serial=serial)]
+        return cls(targets, args.dry_run, args.as_json, args.threshold, args.without_charge,
+                   args.audit_file)
 
 
 # --what: the change kind's name in smartarray_agent.write.kinds.Kind
@@ -93,13 +92,15 @@ WHAT_KINDS = {"no-battery": "NO_BATTERY_WRITE_CACHE", "drive": "DRIVE_WRITE_CACH
               "logical-drive": "LOGICAL_DRIVE_CACHING"}
 
 
-@click.command("set-cache-ratio")
-@with_context
-@with_targeting
-@click.argument("ratio", metavar="READ/WRITE")
-def set_cache_ratio(context: CommandContext, targeting: Targeting, ratio: str) -> None:
-    """Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent:
-    nothing is sent when set)."""
+def _ratio_arguments(parser: Parser) -> None:
+    parser.add_argument("ratio", metavar="READ/WRITE")
+    add_targeting_options(parser)
+    add_context_options(parser)
+
+
+def _set_cache_ratio(args: Namespace) -> None:
+    context, targeting = CommandContext.from_args(args), Targeting.from_args(args)
+    ratio: str = args.ratio
     match = _RATIO.match(ratio.strip())
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
         raise fail(f"the ratio {ratio!r} is not READ/WRITE integers that sum to 100, "
@@ -111,25 +112,31 @@ def set_cache_ratio(context: CommandContext, targeting: Targeting, ratio: str) -
     _run(change, targeting, assume_yes=True, context=context)
 
 
-@click.command("write-cache")
-@with_context
-@with_targeting
-@click.argument("switch", metavar="enable|disable", type=click.Choice(["enable", "disable"]))
-@click.argument("logical_drive", metavar="[N]", required=False)
-@click.option("--what", required=True, type=click.Choice(list(WHAT_KINDS)),
-              metavar="no-battery|drive|logical-drive",
-              help="no-battery, drive or logical-drive")
-@click.option("--usage", type=click.Choice(["configured", "unconfigured", "hba"]),
-              metavar="configured|unconfigured|hba",
-              help="Gen10 drive write cache: which drives.")
-@click.option("--yes", "-y", "yes", is_flag=True, help="Do not ask for confirmation.")
-def write_cache(context: CommandContext, targeting: Targeting, switch: str, what: str,
-                logical_drive: str | None, usage: str | None, yes: bool) -> None:
-    """Turn no-battery write cache, drive write cache or a logical drive's caching on or off
-    (N: the logical drive, with --what logical-drive, and only then).
+set_cache_ratio = Command(
+    "Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent: "
+    "nothing is sent when set).",
+    _set_cache_ratio, _ratio_arguments)
 
-    Turning write cache on asks for confirmation (unless --yes) and is refused while backup
-    power is below the threshold."""
+
+def _write_cache_arguments(parser: Parser) -> None:
+    parser.add_argument("switch", metavar="enable|disable", choices=["enable", "disable"])
+    parser.add_argument("logical_drive", metavar="N", nargs="?")
+    parser.add_argument("--what", required=True, choices=list(WHAT_KINDS),
+                        metavar="no-battery|drive|logical-drive",
+                        help="no-battery, drive or logical-drive")
+    parser.add_argument("--usage", choices=["configured", "unconfigured", "hba"],
+                        metavar="configured|unconfigured|hba",
+                        help="Gen10 drive write cache: which drives.")
+    parser.add_argument("-y", "--yes", action="store_true", help="Do not ask for confirmation.")
+    add_targeting_options(parser)
+    add_context_options(parser)
+
+
+def _write_cache(args: Namespace) -> None:
+    context, targeting = CommandContext.from_args(args), Targeting.from_args(args)
+    what: str = args.what
+    logical_drive: str | None = args.logical_drive
+    usage: str | None = args.usage
     if (what == "logical-drive") != (logical_drive is not None):
         raise fail("give the logical drive number with --what logical-drive, and only then",
                    exitcodes.BAD_INPUT)
@@ -137,9 +144,17 @@ def write_cache(context: CommandContext, targeting: Targeting, switch: str, what
         raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
     from smartarray_agent.write.kinds import Change, Kind
 
-    change = Change(Kind[WHAT_KINDS[what]], enable=switch == "enable", usage=usage,
+    change = Change(Kind[WHAT_KINDS[what]], enable=args.switch == "enable", usage=usage,
                     logical_drive=logical_drive)
-    _run(change, targeting, assume_yes=yes, context=context)
+    _run(change, targeting, assume_yes=args.yes, context=context)
+
+
+write_cache = Command(
+    "Turn no-battery write cache, drive write cache or a logical drive's caching on or off "
+    "(N: the logical drive, with --what logical-drive, and only then).\n\n"
+    "Turning write cache on asks for confirmation (unless --yes) and is refused while backup "
+    "power is below the threshold.",
+    _write_cache, _write_cache_arguments)
 
 
 class _HangUp(Exception):
@@ -153,18 +168,18 @@ def _hang_up(signum: int, frame: object) -> None:
 def _ask(question: str) -> bool:
     """The operator's yes; no on Ctrl-C, end of input or a hang-up (nothing is sent)."""
     if not sys.stdin.isatty():
-        click.echo(f"{question} [needs --yes: no terminal to ask on]", err=True)
+        print(f"{question} [needs --yes: no terminal to ask on]", file=sys.stderr)
         return False
     previous = signal.signal(signal.SIGHUP, _hang_up)
     try:
         while True:
-            click.echo(f"{question} [y/N]: ", nl=False, err=True)
+            print(f"{question} [y/N]: ", end="", file=sys.stderr, flush=True)
             answer = _read_line().strip().lower()
             if answer in ("y", "yes", "n", "no", ""):
                 return answer in ("y", "yes")
-            click.echo("Error: invalid input", err=True)
+            print("Error: invalid input", file=sys.stderr)
     except (EOFError, KeyboardInterrupt, _HangUp):
-        click.echo("\nnot confirmed", err=True)
+        print("\nnot confirmed", file=sys.stderr)
         return False
     finally:
         signal.signal(signal.SIGHUP, previous)
@@ -247,14 +262,14 @@ def _run(change: Change, targeting: Targeting, *, assume_yes: bool,
         report = (outcomes[0].as_json() if targets is not None else
                   {"changed": any(o.changed for o in outcomes),
                    "results": [o.as_json() for o in outcomes]})
-        click.echo(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2))
     for outcome, code in zip(outcomes, codes, strict=True):
         if code != exitcodes.OK:
-            click.echo(f"smartarray-agent: {outcome.message}", err=True)
+            print(f"smartarray-agent: {outcome.message}", file=sys.stderr)
         elif not as_json:
-            click.echo(outcome.message)
+            print(outcome.message)
     if targets is None and not outcomes:
-        click.echo("smartarray-agent: no controller with a cache: nothing to do", err=True)
+        print("smartarray-agent: no controller with a cache: nothing to do", file=sys.stderr)
     failed = [code for code in codes if code != exitcodes.OK]
     if failed:
-        raise Exit(failed[0])
+        raise SystemExit(failed[0])

@@ -9,22 +9,20 @@ needs them, so a command pays at start only for what it uses (docs/benchmarks.md
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import click
-from click.exceptions import Exit
+import sys
+from typing import TYPE_CHECKING
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.options import (
-    cli_path_option,
-    config_option,
-    lock_file_option,
-    simulate_option,
-    timeout_option,
+    add_cli_path,
+    add_config,
+    add_lock_file,
+    add_simulate,
+    add_timeout,
 )
 
 if TYPE_CHECKING:
+    from argparse import ArgumentParser, Namespace
     from pathlib import Path
 
     from smartarray_agent.charge import Charge
@@ -45,13 +43,20 @@ class CommandError(RuntimeError):
 
 def warn(message: str) -> None:
     """One warning line on standard error; the command goes on."""
-    click.echo(f"smartarray-agent: warning: {message}", err=True)
+    print(f"smartarray-agent: warning: {message}", file=sys.stderr)
 
 
-def fail(message: str, code: int) -> Exit:
-    """Print ``message`` as one error line and return the Exit to raise."""
-    click.echo(f"smartarray-agent: {message}", err=True)
-    return Exit(code)
+def fail(message: str, code: int) -> SystemExit:
+    """Print ``message`` as one error line and return the SystemExit to raise."""
+    print(f"smartarray-agent: {message}", file=sys.stderr)
+    return SystemExit(code)
+
+
+def add_context_options(parser: ArgumentParser) -> None:
+    """The options of every command that talks to the vendor CLI, which
+    :meth:`CommandContext.from_args` reads."""
+    for add in (add_config, add_simulate, add_cli_path, add_timeout, add_lock_file):
+        add(parser)
 
 
 class CommandContext:
@@ -67,6 +72,12 @@ class CommandContext:
         self._cli_path = cli_path
         self._timeout_s = timeout_s
         self._lock_file = lock_file
+
+    @classmethod
+    def from_args(cls, args: Namespace) -> CommandContext:
+        """The context of the options :func:`add_context_options` added."""
+        return cls(config_path=args.config, simulate=args.simulate, cli_path=args.cli,
+                   timeout_s=args.timeout, lock_file=args.lock_file)
 
     @functools.cached_property
     def config_path(self) -> Path | None:
@@ -150,43 +161,3 @@ class CommandContext:
         finally:
             runner.close()
         return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
-
-
-Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-
-def with_options(
-    name: str, options: Sequence[Decorator], build: Callable[..., Any]
-) -> Decorator:
-    """A decorator that adds ``options`` (click option decorators) to a command, after its
-    own, and hands the command ``build(**their values)`` as its parameter ``name``: options
-    several commands share are declared and read once."""
-
-    def decorate(command: Callable[..., None]) -> Callable[..., None]:
-        @functools.wraps(command)
-        def wrapper(**kwargs: Any) -> None:
-            given = {option: kwargs.pop(option) for option in names}
-            command(**{name: build(**given)}, **kwargs)
-
-        own = wrapper.__dict__.pop("__click_params__", [])
-        for option in reversed(options):
-            option(wrapper)
-        added = wrapper.__dict__.pop("__click_params__")
-        names = [param.name for param in added]
-        # click shows its parameters in the reverse order of this list: own ones first
-        wrapper.__click_params__ = [*added, *own]  # type: ignore[attr-defined]
-        return wrapper
-
-    return decorate
-
-
-def _context(config: str | None, simulate: str | None, cli: str | None,
-             timeout: float | None, lock_file: str | None) -> CommandContext:
-    return CommandContext(config_path=config, simulate=simulate, cli_path=cli,
-                          timeout_s=timeout, lock_file=lock_file)
-
-
-# Every command that talks to the vendor CLI takes these, and gets its CommandContext.
-with_context = with_options("context", (
-    config_option, simulate_option, cli_path_option, timeout_option, lock_file_option,
-), _context)

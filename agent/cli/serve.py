@@ -11,32 +11,35 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
+from argparse import Namespace
 from dataclasses import replace
 from pathlib import Path
 
-import click
-from click.exceptions import Exit
-
 from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.command import Command, Parser
 from smartarray_agent.cli.context import fail
-from smartarray_agent.cli.options import config_option, listen_option
+from smartarray_agent.cli.options import add_config, add_listen
 from smartarray_agent.config import Config, load_or_default, parse_listen_address
 from smartarray_agent.configfile import ConfigError
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
-@click.command("serve")
-@config_option
-@listen_option
-def serve(config: str | None, listen: str | None) -> None:
-    """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
+def _arguments(parser: Parser) -> None:
+    add_config(parser)
+    add_listen(parser)
+
+
+def _serve(args: Namespace) -> None:
     from smartarray_agent.daemon.agent import web_security
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.daemon.notify import Notifier
     from smartarray_agent.exporter.http import ExporterServer
     from smartarray_agent.exporter.publish import PublishedExposition
 
+    config: str | None = args.config
+    listen: str | None = args.listen
     setup_logging(logging.INFO)
     loaded = _load(config)
     directory = loaded.web.publish_dir
@@ -58,7 +61,7 @@ def serve(config: str | None, listen: str | None) -> None:
                    exitcodes.CANNOT_SERVE) from None
     server.start()
     notifier = Notifier.from_environment()
-    click.echo(f"smartarray-agent: serving {directory} on {server.url}", err=True)
+    print(f"smartarray-agent: serving {directory} on {server.url}", file=sys.stderr)
     notifier.ready(f"serving {directory} on {server.url}")
     try:
         while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
@@ -66,12 +69,16 @@ def serve(config: str | None, listen: str | None) -> None:
             try:
                 server.security = web_security(_credentials(_load(config)))
                 notifier.ready("web config reloaded")
-            except (ConfigError, Exit):
+            except (ConfigError, SystemExit):  # _load's message is printed
                 notifier.ready("reload failed, running web config kept")
-        click.echo(f"smartarray-agent: {signal.Signals(received).name}: stopping", err=True)
+        print(f"smartarray-agent: {signal.Signals(received).name}: stopping", file=sys.stderr)
     finally:
         notifier.stopping()
         server.stop()
+
+
+serve = Command("Serve the metrics that 'run' publishes in [web] publish_dir, without "
+                "privileges.", _serve, _arguments)
 
 
 def _credentials(config: Config) -> Config:

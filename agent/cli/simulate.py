@@ -2,41 +2,42 @@
 
 from __future__ import annotations
 
+from argparse import Namespace
 from pathlib import Path
 
-import click
-from click.exceptions import Exit
+from smartarray_agent.cli.command import Command, Group, Parser
 
 
-@click.group("simulate", no_args_is_help=True, help="The bundled Smart Array CLI simulator.")
-def simulate() -> None:
-    pass
-
-
-@simulate.command("list")
-def list_command() -> None:
-    """One bundled scenario per line: name, a tab, its description."""
+def _list(args: Namespace) -> None:
     from smartarray_agent.collectors import simulator
 
     for name, description in simulator.list_scenarios():
-        click.echo(f"{name}\t{description}")
+        print(f"{name}\t{description}")
 
 
-@simulate.command(
-    "run",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-@click.argument("scenario")
-@click.option("--state-dir", type=click.Path(path_type=Path), metavar="DIR",
-              help="State directory of the simulated host.")
-@click.pass_context
-def run_command(context: click.Context, scenario: str, state_dir: Path | None) -> None:
-    """Answer like ssacli for SCENARIO (a bundled scenario name or a file):
-    `simulate run gen9-battery -- ctrl all show status`; with no command words, the
-    interactive console."""
+def _run_arguments(parser: Parser) -> None:
+    parser.add_argument("scenario", metavar="SCENARIO")
+    parser.add_argument("words", metavar="WORDS", nargs="*", default=[],
+                        help="One vendor CLI command, after --.")
+    parser.add_argument("--state-dir", type=Path, metavar="DIR",
+                        help="State directory of the simulated host.")
+
+
+def _run(args: Namespace) -> None:
     from smartarray_agent.collectors.simulator import cli as simulator_cli
 
-    argv = ["--scenario", scenario]
-    if state_dir is not None:
-        argv += ["--state-dir", str(state_dir)]
-    raise Exit(simulator_cli.main([*argv, *context.args]))
+    argv = ["--scenario", args.scenario]
+    if args.state_dir is not None:
+        argv += ["--state-dir", str(args.state_dir)]
+    raise SystemExit(simulator_cli.main([*argv, *args.words]))
+
+
+simulate = Group.of("The bundled Smart Array CLI simulator.", {
+    "list": Command("One bundled scenario per line: name, a tab, its description.",
+                    _list),
+    "run": Command(
+        "Answer like ssacli for SCENARIO (a bundled scenario name or a file).\n\n"
+        "With WORDS, after --, that one command: `simulate run gen9-battery -- ctrl all show "
+        "status`; with none, the interactive console.",
+        _run, _run_arguments),
+})

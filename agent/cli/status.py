@@ -3,46 +3,59 @@
 from __future__ import annotations
 
 import json
-
-import click
-from click.exceptions import Exit
+from argparse import Namespace
 
 from smartarray_agent.cli import exitcodes, table
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, with_context
-from smartarray_agent.cli.options import input_option, json_option
+from smartarray_agent.cli.command import Command, Parser
+from smartarray_agent.cli.context import (
+    CommandContext,
+    CommandError,
+    add_context_options,
+    fail,
+)
+from smartarray_agent.cli.options import add_input, add_json
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
 from smartarray_agent.model import Snapshot, to_json
 
 
-@click.command("status")
-@with_context
-@json_option
-@input_option
-def status(context: CommandContext, as_json: bool, input_file: str | None) -> None:
-    """Show each controller's cache, write-cache switches and backup power (with the iLO's
-    battery charge when [redfish] is configured, but not for --input, which may be another
-    host's output)."""
+def _arguments(parser: Parser) -> None:
+    add_json(parser)
+    add_input(parser)
+    add_context_options(parser)
+
+
+def _status(args: Namespace) -> None:
+    context = CommandContext.from_args(args)
+    as_json: bool = args.as_json
+    input_file: str | None = args.input_file
     if input_file is not None and context.simulate is not None:
         raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
     try:
         snapshot = context.read_snapshot(input_file)
     except CommandError as error:
         if as_json:  # a consumer of the JSON reads why from the JSON too
-            click.echo(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
-                                  indent=2))
+            print(json.dumps({"error": {"message": str(error), "exit_code": error.code}},
+                             indent=2))
         raise fail(str(error), error.code) from None
     if as_json:
-        click.echo(to_json(snapshot))
+        print(to_json(snapshot))
     else:
-        click.echo(table.render(snapshot), nl=False)
+        print(table.render(snapshot), end="")
     if snapshot.error is not None:
         raise _vendor_error(snapshot)
 
 
-def _vendor_error(snapshot: Snapshot) -> Exit:
+def _vendor_error(snapshot: Snapshot) -> SystemExit:
     error = snapshot.error
     assert error is not None
     message = f"the saved output is a vendor error: Error: {error.message}"
     if error.kind == "no_controllers":
         message += f"\nhint: {NO_CONTROLLERS_HINT}"
     return fail(message, exitcodes.VENDOR_ERROR)
+
+
+status = Command(
+    "Show each controller's cache, write-cache switches and backup power (with the iLO's "
+    "battery charge when [redfish] is configured, but not for --input, which may be another "
+    "host's output).",
+    _status, _arguments)
