@@ -10,7 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -222,44 +222,78 @@ def test_completing_a_file_option_leaves_the_names_to_the_shell(words, kind):
     assert complete(*words)[:2] == (kind, [])
 
 
+# What a shell's completion of the words typed after the program's name offers, in a folder
+# holding box1.txt, box2.txt and bin/.
+SHELL_CASES = [
+    (["s"], ["status", "set-cache-ratio", "serve", "simulate"]),
+    (["check", "--cr"], ["--critical"]),
+    (["write-cache", "enable", "--what", "l"], ["logical-drive"]),
+    (["status", "--input", "bo"], ["box1.txt", "box2.txt"]),
+    (["metrics", "--textfile", "b"], ["bin/"]),
+]
+
+
 @pytest.fixture(scope="module")
-def bash_completion(tmp_path_factory) -> Callable[..., list[str]]:
-    """COMPREPLY of the bash script's function, completing the last of the words given, in
-    a folder holding ``box1.txt``, ``box2.txt`` and ``bin/``."""
-    if not shutil.which("bash"):
-        pytest.skip("no bash")
+def shell_host(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A folder holding the files of SHELL_CASES, and an environment whose PATH finds the
+    program the scripts call back by the name typed: this interpreter's stands in for it."""
     folder = tmp_path_factory.mktemp("completion")
-    script = folder / "completion.bash"
-    script.write_text(agent("--show-completion", "bash").stdout)
-    # the script calls the program by the name typed: this interpreter's stands in for it
     program = folder / "bin" / "smartarray-agent"
     program.parent.mkdir()
     program.write_text(f"#!/bin/sh\nexec {sys.executable} -m smartarray_agent \"$@\"\n")
     program.chmod(0o755)
     (folder / "box1.txt").write_text("")
     (folder / "box2.txt").write_text("")
-    env = {**os.environ, "PATH": f"{program.parent}:{os.environ.get('PATH', '/usr/bin')}"}
+    return folder, {**os.environ, "PATH": f"{program.parent}:{os.environ.get('PATH', '')}"}
 
-    def complete_in_bash(*words: str) -> list[str]:
-        typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
-        done = subprocess.run(
-            ["bash", "-c", f"source {script}; COMP_WORDS=({typed}); COMP_CWORD={len(words)}; "
-                           "_smartarray_agent_completion smartarray-agent; "
-                           'printf "%s\\n" "${COMPREPLY[@]}"'],
-            capture_output=True, text=True, timeout=60, cwd=folder, env=env)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.splitlines()
 
-    return complete_in_bash
+def in_shell(shell_host, shell: str, code: str, before: str = "") -> list[str]:
+    """The lines ``code`` prints in ``shell`` once it has run ``before`` and read the
+    completion script; nothing on standard error."""
+    if not shutil.which(shell):
+        pytest.skip(f"no {shell}")
+    folder, env = shell_host
+    script = folder / f"completion.{shell}"
+    script.write_text(agent("--show-completion", shell).stdout)
+    done = subprocess.run([shell, "-c", f"{before}\nsource {script}\n{code}"],
+                          capture_output=True, text=True, timeout=60, cwd=folder, env=env)
+    assert (done.returncode, done.stderr) == (0, "")
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize(("words", "answer"), SHELL_CASES)
+def test_the_bash_script_completes_commands_options_choices_and_files(
+        shell_host, words, answer):
+    typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
+    offered = in_shell(shell_host, "bash",
+                       f"COMP_WORDS=({typed}); COMP_CWORD={len(words)}; "
+                       '_smartarray_agent_completion smartarray-agent; '
+                       'printf "%s\\n" "${COMPREPLY[@]}"')
+    # bash adds the slash of a directory itself (compopt -o filenames)
+    assert sorted(offered) == sorted(word.rstrip("/") for word in answer)
+
+
+@pytest.mark.parametrize(("words", "answer"), SHELL_CASES)
+def test_the_fish_script_completes_commands_options_choices_and_files(
+        shell_host, words, answer):
+    line = shlex.join(["smartarray-agent", *words])
+    offered = in_shell(shell_host, "fish", f"complete --do-complete={shlex.quote(line)}")
+    assert sorted(entry.split("\t")[0] for entry in offered) == sorted(answer)
+
+
+# zsh's completion builtins work only inside its completion system: these stand in for
+# them, printing what the script hands them.
+ZSH_STANDINS = ("compdef() { : }; compadd() { shift ${@[(i)--]}; print -l -- $@ }; "
+                "_files() { print -- _files $@ }")
 
 
 @pytest.mark.parametrize(("words", "answer"), [
-    (["s"], ["status", "set-cache-ratio", "serve", "simulate"]),
-    (["check", "--cr"], ["--critical"]),
-    (["write-cache", "enable", "--what", "l"], ["logical-drive"]),
-    (["status", "--input", "bo"], ["box1.txt", "box2.txt"]),
-    (["metrics", "--textfile", ""], ["bin"]),
+    *SHELL_CASES[:3],
+    (["status", "--input", "bo"], ["_files"]),
+    (["metrics", "--textfile", "b"], ["_files -/"]),
 ])
-def test_the_bash_script_completes_commands_options_choices_and_files(
-        bash_completion, words, answer):
-    assert sorted(bash_completion(*words)) == sorted(answer)
+def test_the_zsh_script_calls_the_program_back(shell_host, words, answer):
+    typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
+    offered = in_shell(shell_host, "zsh", f"words=({typed}); CURRENT={len(words) + 1}; "
+                                          "_smartarray_agent_completion", ZSH_STANDINS)
+    assert offered == answer
