@@ -95,5 +95,8 @@ def main() -> None:
             complete(APP, PROG, sys.argv[1:])
         else:
             APP.start(PROG, sys.argv[1:])
+    except (KeyboardInterrupt, EOFError):  # Ctrl-C, Ctrl-D: a line, not a traceback
+        print("\nAborted!", file=sys.stderr)
+        raise SystemExit(1) from None
     finally:
         gc.freeze()

@@ -121,10 +121,6 @@ class Group:
         return cls(help, {name: command.summary for name, command in commands.items()},
                    commands.__getitem__)
 
-    @property
-    def summary(self) -> str:
-        return self.help
-
     def parser(self, prog: str) -> Parser:
         parser = _GroupParser(self.commands, prog, self.help)
         if self.options is not None:
