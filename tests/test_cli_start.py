@@ -112,9 +112,13 @@ def test_every_table_entry_is_a_command_whose_help_formats():
         assert isinstance(node, Command | Group), name
         assert node.parser(f"smartarray-agent {name}").format_help().startswith(
             f"usage: smartarray-agent {name} ")
-    assert [path for path, _ in cli.APP.walk()] == [
+    commands = list(cli.APP.walk())
+    assert [path for path, _ in commands] == [
         ["status"], ["check"], ["set-cache-ratio"], ["write-cache"], ["run"], ["metrics"],
         ["serve"], ["config", "check"], ["simulate", "list"], ["simulate", "run"]]
+    for path, command in commands:  # every help text formats (a bare % would not)
+        prog = " ".join(["smartarray-agent", *path])
+        assert command.parser(prog).format_help().startswith(f"usage: {prog} ")
 
 
 def test_an_unknown_command_is_a_usage_error():
