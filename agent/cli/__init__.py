@@ -11,9 +11,13 @@ import gc
 import importlib
 import os
 import sys
-from typing import NamedTuple, NoReturn
 
 from smartarray_agent.cli.command import Command, Group, Parser, Version
+from smartarray_agent.record import Record
+
+TYPE_CHECKING = False  # mypy takes it as True; a command imports no typing (5 ms)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 PROG = "smartarray-agent"
 HELP = "Smart Array write cache and backup power: status, metrics and safe changes."
@@ -23,7 +27,7 @@ SHELLS = ("bash", "zsh", "fish")
 COMPLETE = "_SMARTARRAY_AGENT_COMPLETE"
 
 
-class Entry(NamedTuple):
+class Entry(Record, frozen=True):
     target: str  # "module:attribute", the Command or Group
     help: str  # its line in --help
 
