@@ -30,7 +30,6 @@ else:
     def dataclass_transform(**_: object) -> object:
         return lambda cls: cls
 
-_MISSING: Any = object()
 _RESERVED = {"fields", "replace", "frozen", "kw_only"}
 
 
@@ -58,8 +57,14 @@ class _RecordClass(type):
         if _RESERVED & set(names):
             raise TypeError(f"{name}: {sorted(_RESERVED & set(names))} cannot be fields")
         defaults = {name: namespace.pop(name) for name in names if name in namespace}
-        namespace.update(__slots__=names, fields=names, frozen=frozen, kw_only=kw_only,
-                         _defaults=defaults)
+        namespace.update(
+            __slots__=names, fields=names, frozen=frozen, kw_only=kw_only,
+            _known=frozenset(names),
+            _required=tuple(name for name in names if name not in defaults),
+            _constants=tuple((name, value) for name, value in defaults.items()
+                             if type(value) is not _Factory),
+            _factories=tuple((name, value.make) for name, value in defaults.items()
+                             if type(value) is _Factory))
         if frozen:
             namespace["__setattr__"] = _refuse_assignment
         return super().__new__(mcs, name, bases, namespace)
@@ -75,9 +80,14 @@ class Record(metaclass=_RecordClass):
         fields: ClassVar[tuple[str, ...]]
         frozen: ClassVar[bool]
         kw_only: ClassVar[bool]
-        _defaults: ClassVar[dict[str, Any]]
+        _known: ClassVar[frozenset[str]]
+        _required: ClassVar[tuple[str, ...]]
+        _constants: ClassVar[tuple[tuple[str, Any], ...]]
+        _factories: ClassVar[tuple[tuple[str, Callable[[], Any]], ...]]
 
     def __init__(self, *args: Any, **values: Any) -> None:
+        # The parser makes a record for every drive it reads: the defaults are set first,
+        # then what is given, each loop as short as it can be.
         kind = type(self)
         if args:
             if kind.kw_only or len(args) > len(kind.fields):
@@ -86,19 +96,20 @@ class Record(metaclass=_RecordClass):
             for name, value in zip(kind.fields, args, strict=False):
                 if values.setdefault(name, value) is not value:
                     raise TypeError(f"{kind.__name__}() got {name!r} twice")
-        defaults = kind._defaults
-        for name in kind.fields:
-            value = values.pop(name, _MISSING)
-            if value is _MISSING:
-                value = defaults.get(name, _MISSING)
-                if value is _MISSING:
-                    raise TypeError(f"{kind.__name__}() is missing the argument {name!r}")
-                if type(value) is _Factory:
-                    value = value.make()
-            object.__setattr__(self, name, value)
-        if values:
+        if not values.keys() <= kind._known:
             raise TypeError(f"{kind.__name__}() got unexpected arguments: "
-                            + ", ".join(map(repr, values)))
+                            + ", ".join(repr(name) for name in values if name not in kind._known))
+        for name in kind._required:
+            if name not in values:
+                raise TypeError(f"{kind.__name__}() is missing the argument {name!r}")
+        set_field = object.__setattr__
+        for name, value in kind._constants:
+            set_field(self, name, value)
+        for name, make in kind._factories:
+            if name not in values:
+                set_field(self, name, make())
+        for name, value in values.items():
+            set_field(self, name, value)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
