@@ -161,12 +161,14 @@ def test_version_and_short_help():
         assert option in short.stdout
 
 
-def test_options_and_arguments_come_in_any_order():
+def test_options_and_arguments_come_in_any_order(tmp_path):
     """The logical drive number may follow options."""
+    audit = tmp_path / "audit.jsonl"  # not root's default, /var/lib/smartarray-agent
     result = agent("write-cache", "enable", "--what", "logical-drive", "1", "--slot", "0",
-                   "--simulate", "gen9-battery", "--dry-run")
+                   "--simulate", "gen9-battery", "--dry-run", "--audit-file", str(audit))
     assert result.returncode == 0, result.stderr
     assert "logical drive 1" in result.stdout
+    assert "caching of logical drive 1" in audit.read_text()  # its record, where asked
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
