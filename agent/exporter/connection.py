@@ -1,6 +1,8 @@
-"""One client connection of the endpoint: an asyncio protocol on the server's event loop.
+"""One client connection of the endpoint: a non-blocking socket (TLS or not) driven by the
+server's epoll loop (http.py), which calls :meth:`HttpConnection.ready` when it can read or
+write.
 
-Time limits, all on the loop's clock, none per ``recv`` (enforced within SWEEP_S):
+Time limits, all on the monotonic clock, none per ``recv`` (enforced within SWEEP_S):
 
 - ``REQUEST_DEADLINE_S`` for a whole request head, from the connection's first byte (from
   its accept for a new one, so a TLS handshake counts too);
@@ -11,18 +13,21 @@ Whoever misses one is closed, with a debug line and no traceback, as is a client
 away. Basic-auth checks run on the server's checker thread; the connection waits for the
 verdict without holding up anyone else.
 
-A buffered protocol: the transport reads into the server's one receive buffer
-(:attr:`ExporterServer.received`), where a plain protocol would have asyncio allocate (and
-the kernel map and unmap) 256 KiB for every read.
+Every read lands in the server's one receive buffer (:attr:`ExporterServer.received`): no
+buffer is allocated per read. An answer is written at once; only what the socket does not
+take is kept, and the connection then waits to be writable before it reads another request.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import math
+import ssl
+import time
 from concurrent.futures import Future
+from select import EPOLLIN, EPOLLOUT
+from socket import MSG_PEEK, socket
 from typing import TYPE_CHECKING
 
 from smartarray_agent.exporter.auth import Credentials, credentials
@@ -47,80 +52,155 @@ MAX_PENDING_CHECKS = 8  # bcrypt checks queued for the checker thread, all clien
 _MAX_BUFFER_BYTES = 4 * MAX_HEAD_BYTES  # pipelined requests waiting for an answer
 _TEXT = "text/plain; charset=utf-8"
 _UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
+_TLS_HANDSHAKE = 0x16  # the first byte of a TLS ClientHello record
+_PLAIN_TO_TLS = BadRequest(400, "this port speaks HTTPS: use https://")
+# What a non-blocking read or write raises when it must wait (TLS: for the other direction
+# too, as a handshake or a key update can make it).
+_WAIT = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
+
+# What the connection does with the next readable event.
+_SNIFF = 0  # TLS port, nothing received yet: TLS or plain HTTP?
+_HANDSHAKE = 1
+_HTTP = 2
 
 
-class HttpConnection(asyncio.BufferedProtocol):
-    def __init__(self, server: ExporterServer, peer: str) -> None:
+class HttpConnection:
+    def __init__(self, server: ExporterServer, sock: socket, peer: str) -> None:
         self.server = server
+        self.sock = sock
+        self.fd = sock.fileno()  # stays the same when TLS wraps the socket
         self.peer = peer
-        self.transport: asyncio.Transport | None = None
-        self.opening: asyncio.Task | None = None  # accept to connection_made (TLS handshake)
         self.checking = False  # a bcrypt check is running for it: not evicted
+        self._stage = _SNIFF if server.security.tls is not None else _HTTP
+        self._plain_on_tls = False
         self._buffer = bytearray()
-        self._paused = False  # the client is not reading what was sent
+        self._unsent: memoryview | None = None  # the rest of an answer the socket did not take
         self._finished = False  # no more requests are read: closing or closed
-        self._aborted = False
-        # When the connection is closed unless something happens first, on the loop's clock;
-        # the server's sweep (http.py) enforces it. No timer handle per request: re-arming
-        # is one assignment.
+        self._closed = False
+        # When the connection is closed unless something happens first; the server's sweep
+        # (http.py) enforces it. No timer per request: re-arming is one assignment.
         self.deadline = math.inf
         self.deadline_reason = ""
         self._arm(REQUEST_DEADLINE_S, "no complete request")
 
-    # -- asyncio callbacks -----------------------------------------------------------------
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.opening = None
+    # -- events from the server's loop -----------------------------------------------------
+    def ready(self, events: int) -> None:
+        if self._stage == _HTTP:
+            if self._unsent is not None and events & ~EPOLLIN:  # writable, or an error
+                self._flush()
+            if not self._finished and events & ~EPOLLOUT:
+                self._read()
+        elif self._stage == _HANDSHAKE:
+            self._handshake()
+        else:
+            self._sniff()
 
-    def get_buffer(self, sizehint: int) -> memoryview:
-        return self.server.received
-
-    def buffer_updated(self, nbytes: int) -> None:
-        if self._finished:
+    def _sniff(self) -> None:
+        """The first byte on a TLS port: a ClientHello starts the handshake; anything else
+        is plain HTTP, told so with a 400 once its request head is in."""
+        try:
+            first = self.sock.recv(1, MSG_PEEK)
+        except _WAIT:
             return
-        if not self._buffer and self.deadline_reason == "idle":
-            self._arm(REQUEST_DEADLINE_S, "no complete request")
-        self._buffer += self.server.received[:nbytes]
-        if len(self._buffer) > _MAX_BUFFER_BYTES:
-            self.close("sent more than it waited for")
+        except OSError as error:
+            self._lost(error)
             return
-        self._next()
+        if not first:
+            self._lost(None)
+            return
+        if first[0] != _TLS_HANDSHAKE:
+            log.debug("%s: plain HTTP on the TLS port", self.peer)
+            self._plain_on_tls = True
+            self._stage = _HTTP
+            self._read()
+            return
+        tls = self.server.security.tls
+        assert tls is not None
+        self.sock = tls.wrap_socket(self.sock, server_side=True, do_handshake_on_connect=False)
+        self._stage = _HANDSHAKE
+        self._handshake()
 
-    def eof_received(self) -> bool:
-        return False  # close; a half-closed client has nothing more to ask
+    def _handshake(self) -> None:
+        try:
+            self.sock.do_handshake()  # type: ignore[attr-defined]  # an SSLSocket by now
+        except ssl.SSLWantReadError:
+            self.server.watch(self, EPOLLIN)
+            return
+        except ssl.SSLWantWriteError:
+            self.server.watch(self, EPOLLOUT)
+            return
+        except OSError as error:  # ssl.SSLError too
+            log.debug("TLS handshake with %s failed: %s", self.peer, error)
+            self.close("TLS handshake failed")
+            return
+        self._stage = _HTTP
+        self.server.watch(self, EPOLLIN)
+        self._read()  # the request may already be decrypted, where epoll cannot see it
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        if exc is not None:
-            log.debug("%s went away: %s", self.peer, exc)
-        self._finished = self._aborted = True
-        self._disarm()
-        self.server.forget(self)
+    def _read(self) -> None:
+        received = self.server.received
+        sock = self.sock
+        while True:
+            try:
+                count = sock.recv_into(received)
+            except _WAIT:
+                return
+            except OSError as error:
+                self._lost(error)
+                return
+            if not count:
+                self._lost(None)
+                return
+            if self._finished:
+                return
+            buffer = self._buffer
+            buffer += received[:count]
+            if len(buffer) > _MAX_BUFFER_BYTES:
+                self.close("sent more than it waited for")
+                return
+            if self.deadline_reason == "idle":
+                self._arm(REQUEST_DEADLINE_S, "no complete request")
+            self._next()
+            # TLS: more of what was received may wait decrypted, where epoll cannot see it
+            if self._stage != _HTTP or not isinstance(sock, ssl.SSLSocket) or not sock.pending():
+                return
 
-    def pause_writing(self) -> None:
-        self._paused = True
-        self._arm(SEND_DEADLINE_S, "not reading the answer")
-
-    def resume_writing(self) -> None:
-        self._paused = False
-        self._after_answer()
+    def _lost(self, error: OSError | None) -> None:
+        """The client closed its side (``error`` None) or went away."""
+        if error is not None:
+            log.debug("%s went away: %s", self.peer, error)
+            self.close("")
+        elif self._unsent is not None:
+            self._finish()  # a half-closed client still gets the answer it asked for
+        else:
+            self.close("")
 
     # -- closing ---------------------------------------------------------------------------
     def close(self, why: str) -> None:
-        """Abort the connection now (deadline, eviction, shutdown)."""
-        if self._aborted:
+        """Close the connection now (deadline, eviction, shutdown, a client gone)."""
+        if self._closed:
             return
-        log.debug("closing the connection of %s: %s", self.peer, why)
-        self._finished = self._aborted = True
+        if why:
+            log.debug("closing the connection of %s: %s", self.peer, why)
+        self._finished = self._closed = True
         self._disarm()
-        if self.transport is not None:
-            self.transport.abort()
-        elif self.opening is not None:
-            self.opening.cancel()
         self.server.forget(self)
+        self.sock.close()
+
+    def _finish(self) -> None:
+        """Close once what was written is sent, or when the client will not take it."""
+        self._finished = True
+        if self._unsent is None:
+            if isinstance(self.sock, ssl.SSLSocket):
+                with contextlib.suppress(OSError, ValueError):
+                    self.sock.unwrap()  # close_notify; the client's own is not awaited
+            self.close("")
+        else:
+            self.server.watch(self, EPOLLOUT)  # nothing more is read: an EOF is not news
+            self._arm(SEND_DEADLINE_S, "not reading the answer")
 
     def _arm(self, seconds: float, why: str) -> None:
-        self.deadline = self.server.loop.time() + seconds
+        self.deadline = time.monotonic() + seconds
         self.deadline_reason = why
 
     def _disarm(self) -> None:
@@ -131,12 +211,16 @@ class HttpConnection(asyncio.BufferedProtocol):
     def _next(self) -> None:
         """Answer the request at the head of the buffer, if it is complete and the previous
         answer is out."""
-        if self._finished or self.checking or self._paused or self.transport is None:
+        if self._finished or self.checking or self._unsent is not None:
             return
         end = HEAD_END.search(self._buffer, 0, MAX_HEAD_BYTES + 4)
         if end is None:
             if len(self._buffer) > MAX_HEAD_BYTES:
-                self._fail(BadRequest(431, f"request head over {MAX_HEAD_BYTES} bytes"))
+                self._fail(_PLAIN_TO_TLS if self._plain_on_tls else
+                           BadRequest(431, f"request head over {MAX_HEAD_BYTES} bytes"))
+            return
+        if self._plain_on_tls:
+            self._fail(_PLAIN_TO_TLS)
             return
         head = bytes(self._buffer[:end.start()])
         del self._buffer[:end.end()]
@@ -162,10 +246,9 @@ class HttpConnection(asyncio.BufferedProtocol):
         server = self.server
         auth = server.security.auth
         assert auth is not None
-        loop = server.loop
-        wait = server.limiter.take(self.peer, loop.time())
+        wait = server.limiter.take(self.peer, time.monotonic())
         if wait is None and server.pending_checks >= MAX_PENDING_CHECKS:
-            server.limiter.give_back(self.peer, loop.time())
+            server.limiter.give_back(self.peer, time.monotonic())
             wait = 1.0
         if wait is not None:
             log.debug("%s: too many login attempts", self.peer)
@@ -173,30 +256,29 @@ class HttpConnection(asyncio.BufferedProtocol):
                 429, b"Too many failed login attempts\n", _TEXT, send_body=_has_body(request),
                 keep_alive=request.keep_alive, headers={"Retry-After": str(int(wait) + 1)}))
             return
-        started = loop.time()
+        started = time.monotonic()
         self.checking = True
         server.pending_checks += 1
         future: Future[bool] = server.checker.submit(auth.verify, given)
 
-        def done(verified: bool) -> None:
+        def done(verified: bool) -> None:  # on the server's loop
             server.pending_checks -= 1
             self.checking = False
             if self._finished:
                 return
             if verified:
-                server.limiter.give_back(self.peer, loop.time())
+                server.limiter.give_back(self.peer, time.monotonic())
                 self._answer(request, server.route(request))
                 return
             log.debug("%s: wrong user or password", self.peer)
-            delay = max(0.0, started + auth.failure_floor_s - loop.time())
+            delay = max(0.0, started + auth.failure_floor_s - time.monotonic())
             self.checking = True  # until the floor is reached, as during the check
-            loop.call_later(delay, self._answer_failure, request)
+            server.call_later(delay, lambda: self._answer_failure(request))
 
         def finished(checked: Future[bool]) -> None:  # on the checker thread
             verified = (not checked.cancelled() and checked.exception() is None
                         and checked.result())
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped
-                loop.call_soon_threadsafe(done, verified)
+            server.call_soon_threadsafe(lambda: done(verified))
 
         future.add_done_callback(finished)
 
@@ -210,19 +292,20 @@ class HttpConnection(asyncio.BufferedProtocol):
                         keep_alive=request.keep_alive, headers=_UNAUTHORIZED)
 
     def _answer(self, request: Request, data: bytes) -> None:
-        assert self.transport is not None
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s %s %s", self.peer, request.method, request.target,
                       data[9:12].decode("latin-1"))
-        self.transport.write(data)
+        if not self._send(data):
+            return
         if not request.keep_alive:
             self._finish()
             return
         self.server.served(self)
-        self._after_answer()
+        if self._unsent is None:
+            self._after_answer()
 
     def _after_answer(self) -> None:
-        if self._finished or self._paused or self.checking:
+        if self._finished or self.checking:
             return
         if self._buffer:
             self._arm(REQUEST_DEADLINE_S, "no complete request")
@@ -232,16 +315,45 @@ class HttpConnection(asyncio.BufferedProtocol):
 
     def _fail(self, error: BadRequest) -> None:
         log.debug("%s: %d %s", self.peer, error.status, error)
-        assert self.transport is not None
-        self.transport.write(error_response(error))
-        self._finish()
+        if self._send(error_response(error)):
+            self._finish()
 
-    def _finish(self) -> None:
-        """Close once what was written is sent, or abort if the client will not take it."""
-        assert self.transport is not None
-        self._finished = True
-        self._arm(SEND_DEADLINE_S, "not reading the answer")
-        self.transport.close()
+    # -- writing ---------------------------------------------------------------------------
+    def _send(self, data: bytes) -> bool:
+        """Write ``data``; what the socket does not take waits for it to be writable.
+        False when the client is gone."""
+        try:
+            sent = self.sock.send(data)
+        except _WAIT:
+            sent = 0
+        except OSError as error:
+            self._lost(error)
+            return False
+        if sent < len(data):
+            self._unsent = memoryview(data)[sent:]
+            self.server.watch(self, EPOLLIN | EPOLLOUT)
+            self._arm(SEND_DEADLINE_S, "not reading the answer")
+        return True
+
+    def _flush(self) -> None:
+        unsent = self._unsent
+        assert unsent is not None
+        try:
+            sent = self.sock.send(unsent)
+        except _WAIT:
+            return
+        except OSError as error:
+            self._lost(error)
+            return
+        if sent < len(unsent):
+            self._unsent = unsent[sent:]
+            return
+        self._unsent = None
+        if self._finished:
+            self._finish()
+            return
+        self.server.watch(self, EPOLLIN)
+        self._after_answer()
 
 
 def _has_body(request: Request) -> bool:

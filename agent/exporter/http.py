@@ -2,40 +2,39 @@
 the scraper accepts it, as Prometheus does), ``/`` (a small page linking to it) and
 ``/-/healthy``. Optional TLS and basic auth (webconfig.py) apply to every path.
 
-Event-driven: one thread runs an asyncio loop that owns every connection, so an idle or
-slow client costs a file descriptor and a few hundred bytes, not a thread. Connections are
-capped (:func:`connection_cap`, below the process's file limit); when the cap is reached a
-new connection takes the place of the longest-waiting one that never sent a complete
-request (then of the longest-idle keep-alive one), and is closed at once only when every
-connection is in the middle of an answer. A plain HTTP request to a TLS port gets a 400.
-Time limits: connection.py.
+Event-driven: one thread runs an epoll loop that owns every connection, so an idle or slow
+client costs a file descriptor and a few hundred bytes, not a thread. The loop is this
+module's own, not asyncio's: a scrape is a read, a lookup and a write, and asyncio's
+callbacks, handles and transports around them cost more than the scrape itself
+(docs/benchmarks.md, endpoint alone). Connections are capped (:func:`connection_cap`, below
+the process's file limit); when the cap is reached a new connection takes the place of the
+longest-waiting one that never sent a complete request (then of the longest-idle keep-alive
+one), and is closed at once only when every connection is in the middle of an answer. A
+plain HTTP request to a TLS port gets a 400. Time limits: connection.py.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import errno
+import heapq
+import itertools
 import logging
+import os
 import resource
+import select
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 
 from smartarray_agent.exporter.auth import AttemptLimiter
-from smartarray_agent.exporter.connection import REQUEST_DEADLINE_S, HttpConnection
+from smartarray_agent.exporter.connection import HttpConnection
 from smartarray_agent.exporter.render import CONTENT_TYPE
-from smartarray_agent.exporter.request import (
-    HEAD_END,
-    MAX_HEAD_BYTES,
-    BadRequest,
-    Request,
-    error_response,
-    parse_head,
-    response,
-)
+from smartarray_agent.exporter.request import Request, parse_head, response
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 log = logging.getLogger(__name__)
@@ -46,7 +45,6 @@ BACKLOG = 512
 SWEEP_S = 0.25  # deadlines are enforced this late at most
 RECEIVE_BYTES = 64 * 1024
 KNOWN_HEADS = 64  # request heads remembered parsed (a scraper sends the same one each time)
-_TLS_HANDSHAKE = 0x16  # the first byte of a TLS ClientHello record
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
 <body><h1>smartarray-agent</h1>
@@ -57,7 +55,6 @@ _PAGE = """<!DOCTYPE html>
 """
 _TEXT = "text/plain; charset=utf-8"
 _UNPUBLISHED = b"No recent metrics: is smartarray-agent.service running?\n"
-_PLAIN_TO_TLS = BadRequest(400, "this port speaks HTTPS: use https://")
 
 
 def connection_cap() -> int:
@@ -91,20 +88,30 @@ class ExporterServer:
             raise
         self._socket.setblocking(False)
         self.server_address = self._socket.getsockname()
-        self.loop = asyncio.new_event_loop()
-        self.loop.set_exception_handler(_quiet)
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
         self.pending_checks = 0
         self.limiter = AttemptLimiter()
-        # Never-answered connections, then answered (keep-alive) ones; oldest first.
-        self._fresh: dict[HttpConnection, None] = {}
-        self._kept: dict[HttpConnection, None] = {}
-        self._thread: threading.Thread | None = None
-        self._answers: dict[tuple[bool, bool, bool], tuple[bytes, int, bytes]] = {}
         # What every connection reads into (the loop runs one read at a time): no buffer is
         # allocated per read. A read larger than a request head is cut in several.
         self.received = memoryview(bytearray(RECEIVE_BYTES))
         self._heads: dict[bytes, Request] = {}
+        self._answers: dict[tuple[bool, bool, bool], tuple[bytes, int, bytes]] = {}
+        # Never-answered connections, then answered (keep-alive) ones; oldest first.
+        self._fresh: dict[HttpConnection, None] = {}
+        self._kept: dict[HttpConnection, None] = {}
+        self._by_fd: dict[int, HttpConnection] = {}
+        self._poller = select.epoll()
+        self._listening = False
+        # Calls from other threads (auth verdicts, stop), and the pipe that wakes the loop.
+        self._calls: deque[Callable[[], None]] = deque()
+        self._wake_lock = threading.Lock()  # no wake-up write once the pipe is closed
+        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self._poller.register(self._wake_r, select.EPOLLIN)
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._timer_order = itertools.count()
+        self._running = False
+        self._thread: threading.Thread | None = None
+        self._closed = False
 
     @property
     def url(self) -> str:
@@ -118,26 +125,83 @@ class ExporterServer:
         return len(self._fresh) + len(self._kept)
 
     def start(self) -> None:
-        self.loop.add_reader(self._socket, self._accept)
-        self.loop.call_soon(self._sweep)
-        self._thread = threading.Thread(target=self.loop.run_forever, name="http", daemon=True)
+        self._listen(True)
+        self.call_later(SWEEP_S, self._sweep)
+        self._running = True
+        self._thread = threading.Thread(target=self._serve, name="http", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Close every connection and the port; once is enough, again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         if self._thread is not None:
-            self.loop.call_soon_threadsafe(self._shut)
+            self.call_soon_threadsafe(self._shut)
             self._thread.join()
-            self.loop.call_soon(self.loop.stop)
-            self.loop.run_forever()  # one more turn: the aborted connections release their sockets
-        self.loop.close()
+        self._poller.close()
         self._socket.close()
+        with self._wake_lock:
+            for fd in (self._wake_r, self._wake_w):
+                os.close(fd)
+            self._wake_w = -1
         self.checker.shutdown(wait=False, cancel_futures=True)
 
     def _shut(self) -> None:
-        self.loop.remove_reader(self._socket)
+        self._listen(False)
         for connection in [*self._fresh, *self._kept]:
             connection.close("the agent is stopping")
-        self.loop.stop()
+        self._running = False
+
+    # -- the loop ------------------------------------------------------------------------------
+    def _serve(self) -> None:
+        poll = self._poller.poll
+        by_fd = self._by_fd
+        listener = self._socket.fileno()
+        timers = self._timers
+        while self._running:
+            timeout = max(0.0, timers[0][0] - time.monotonic()) if timers else -1
+            for fd, events in poll(timeout):
+                connection = by_fd.get(fd)
+                if connection is not None:
+                    try:
+                        connection.ready(events)
+                    except Exception:
+                        log.exception("answering %s failed", connection.peer)
+                        connection.close("")
+                elif fd == listener:
+                    _guarded(self._accept)
+                elif fd == self._wake_r:
+                    self._run_calls()
+            now = time.monotonic()
+            while timers and timers[0][0] <= now:
+                _guarded(heapq.heappop(timers)[2])
+
+    def call_later(self, delay_s: float, call: Callable[[], None]) -> None:
+        """Run ``call`` on the loop in ``delay_s``. The loop's thread only."""
+        heapq.heappush(self._timers,
+                       (time.monotonic() + delay_s, next(self._timer_order), call))
+
+    def call_soon_threadsafe(self, call: Callable[[], None]) -> None:
+        """Run ``call`` on the loop, from any thread; nothing once the server has stopped."""
+        with self._wake_lock:
+            if self._wake_w < 0:  # stopped
+                return
+            self._calls.append(call)
+            with contextlib.suppress(BlockingIOError):  # full: the loop wakes anyway
+                os.write(self._wake_w, b"\0")
+
+    def _run_calls(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self._wake_r, 4096):
+                pass
+        calls = self._calls
+        while calls:
+            _guarded(calls.popleft())
+
+    def watch(self, connection: HttpConnection, events: int) -> None:
+        """Wake ``connection`` for these events from now on."""
+        self._poller.modify(connection.fd, events)
 
     # -- what is served ----------------------------------------------------------------------
     def parse(self, head: bytes) -> Request:
@@ -194,16 +258,19 @@ class ExporterServer:
         self._kept[connection] = None
 
     def forget(self, connection: HttpConnection) -> None:
+        """``connection`` is closing: no more events, no place in the tables."""
         self._fresh.pop(connection, None)
         self._kept.pop(connection, None)
+        if self._by_fd.pop(connection.fd, None) is not None:
+            self._poller.unregister(connection.fd)
 
     def _sweep(self) -> None:
         """Close every connection past its deadline; again in SWEEP_S."""
-        now = self.loop.time()
+        now = time.monotonic()
         for connection in [*self._fresh, *self._kept]:
             if connection.deadline <= now:
                 connection.close(connection.deadline_reason)
-        self.loop.call_later(SWEEP_S, self._sweep)
+        self.call_later(SWEEP_S, self._sweep)
 
     def _evict(self) -> bool:
         """Close the longest-waiting connection that is not being answered."""
@@ -215,6 +282,14 @@ class ExporterServer:
         return False
 
     # -- accepting -----------------------------------------------------------------------------
+    def _listen(self, on: bool) -> None:
+        if on != self._listening:
+            if on:
+                self._poller.register(self._socket.fileno(), select.EPOLLIN)
+            else:
+                self._poller.unregister(self._socket.fileno())
+            self._listening = on
+
     def _accept(self) -> None:
         for _ in range(64):  # then let the loop serve the others
             try:
@@ -233,80 +308,27 @@ class ExporterServer:
                 log.debug("%s: every connection is busy; closed", address[0])
                 sock.close()
                 continue
-            self._open(sock, address[0])
+            try:
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError as error:  # reset before it was accepted
+                log.debug("%s went away: %s", address[0], error)
+                sock.close()
+                continue
+            connection = HttpConnection(self, sock, address[0])
+            self._fresh[connection] = None
+            self._by_fd[connection.fd] = connection
+            self._poller.register(connection.fd, select.EPOLLIN)
 
     def _pause_accepting(self, error: OSError) -> None:
         log.warning("accept failed (%s), every connection busy: pausing 0.1 s", error.strerror)
-        self.loop.remove_reader(self._socket)
-        self.loop.call_later(0.1, self.loop.add_reader, self._socket, self._accept)
-
-    def _open(self, sock: socket.socket, peer: str) -> None:
-        sock.setblocking(False)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        connection = HttpConnection(self, peer)
-        self._fresh[connection] = None
-        connection.opening = self.loop.create_task(self._handshake(connection, sock))
-
-    async def _handshake(self, connection: HttpConnection, sock: socket.socket) -> None:
-        tls = self.security.tls
-        try:
-            if tls is not None and not await self._speaks_tls(sock, connection.peer):
-                sock.close()
-                connection.opening = None  # this task ends here: nothing to cancel
-                connection.close("plain HTTP on the TLS port")
-                return
-        except BaseException:
-            sock.close()  # cancelled (deadline, eviction) before asyncio owned the socket
-            raise
-        try:
-            await self.loop.connect_accepted_socket(
-                lambda: connection, sock, ssl=tls,
-                ssl_handshake_timeout=REQUEST_DEADLINE_S if tls is not None else None)
-        except OSError as error:  # ssl.SSLError too
-            log.debug("TLS handshake with %s failed: %s", connection.peer, error)
-            connection.opening = None
-            connection.close("TLS handshake failed")
-
-    async def _speaks_tls(self, sock: socket.socket, peer: str) -> bool:
-        """Whether the client starts a TLS handshake; a plain HTTP client is told so with
-        a 400 once its request head is in."""
-        await self._readable(sock)
-        first = sock.recv(1, socket.MSG_PEEK)
-        if not first or first[0] == _TLS_HANDSHAKE:
-            return bool(first)
-        received = b""
-        while HEAD_END.search(received) is None and len(received) <= MAX_HEAD_BYTES:
-            try:
-                chunk = sock.recv(MAX_HEAD_BYTES)
-            except BlockingIOError:
-                await self._readable(sock)
-                continue
-            if not chunk:
-                break
-            received += chunk
-        log.debug("%s: plain HTTP on the TLS port", peer)
-        try:
-            sock.send(error_response(_PLAIN_TO_TLS))
-            sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-        return False
-
-    async def _readable(self, sock: socket.socket) -> None:
-        ready: asyncio.Future[None] = self.loop.create_future()
-
-        def wake() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        self.loop.add_reader(sock, wake)
-        try:
-            await ready
-        finally:
-            self.loop.remove_reader(sock)
+        self._listen(False)
+        self.call_later(0.1, lambda: self._listen(self._running))
 
 
-def _quiet(loop: asyncio.AbstractEventLoop, context: dict) -> None:
-    """A client that goes away mid-answer is normal: one debug line, no traceback."""
-    error = context.get("exception")
-    log.debug("%s%s", context.get("message"), f": {error!r}" if error else "")
+def _guarded(call: Callable[[], None]) -> None:
+    """Run ``call``; a bug in it is logged, and the loop goes on serving the others."""
+    try:
+        call()
+    except Exception:
+        log.exception("the endpoint's loop caught an error")
