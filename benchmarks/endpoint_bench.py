@@ -12,6 +12,11 @@ answer, status line and headers included) and does nothing else: no HTTP parsing
 deadlines or auth. What it measures is what this machine and this client allow; the gap
 between the two is the endpoint's own.
 
+Then, gzip only, what a burst that meets a collection costs: the same load while the
+``large`` output is parsed and rendered over and over (what a collection does with it),
+once in a thread of the endpoint's own process, as in ``run`` (the two share the GIL and
+the CPUs), once in another process (the CPUs only).
+
     python benchmarks/endpoint_bench.py [--runs 5]
 """
 
@@ -29,14 +34,38 @@ from scrape_bench import BURSTS, PACE_S, SCRAPERS, percentile
 from scrape_client import Load, measure
 from spread import machine, spread
 
+# What a collection does with the vendor CLI's output, over and over: argv[1] is the output.
+_COLLECTING = """
+import sys, threading, time
+from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.config import Config, SysfsConfig
+from smartarray_agent.daemon.agent import metric_settings
+from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.sources import build_collectors
+def collect_forever(text):
+    config = Config(sysfs=SysfsConfig(enabled=False))
+    collector = build_collectors(config)[0]
+    view = MetricsView(metric_settings(config))
+    while True:
+        view.publish([(collector, CollectorResult("ssacli", True, 0.1, time.time(),
+                                                  parse(text)))])
+if len(sys.argv) == 2:  # a process of its own, not exec'd by the endpoint's
+    collect_forever(open(sys.argv[1]).read())
+"""
+
 _CHILD = """
-import os, sys
+import os, sys, threading
 from smartarray_agent.cli.agent import SWITCH_INTERVAL_S
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 plain = open(sys.argv[1], "rb").read()
 zipped = open(sys.argv[2], "rb").read()
 sys.setswitchinterval(SWITCH_INTERVAL_S)  # as run sets it
+if len(sys.argv) > 3:  # collecting in a thread of this process, as run does
+    exec(sys.argv[4])
+    threading.Thread(target=collect_forever, args=(open(sys.argv[3]).read(),),
+                     daemon=True).start()
 server = ExporterServer(("127.0.0.1", 0), lambda c: zipped if c else plain, WebSecurity())
 server.start()
 print(server.server_address[1], flush=True)
@@ -89,7 +118,8 @@ print(after.user - before.user, after.system - before.system, flush=True)
 """
 
 
-def exposition(directory: Path) -> tuple[Path, Path]:
+def exposition(directory: Path) -> tuple[Path, Path, Path]:
+    """The ``large`` scenario's exposition, plain and gzip, and its CLI output."""
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(directory / "sim")}
     plain = subprocess.run(
         [sys.executable, "-m", "smartarray_agent", "metrics", "--once", "--simulate", "large"],
@@ -97,26 +127,62 @@ def exposition(directory: Path) -> tuple[Path, Path]:
     assert b'controller="7"' in plain
     (directory / "large.prom").write_bytes(plain)
     (directory / "large.prom.gz").write_bytes(gzip.compress(plain, 6, mtime=0))
-    return directory / "large.prom", directory / "large.prom.gz"
+    output = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "simulate", "run", "large", "--",
+         "ctrl", "all", "show", "config", "detail"],
+        capture_output=True, env=env, timeout=300, check=True).stdout
+    (directory / "large.txt").write_bytes(output)
+    return directory / "large.prom", directory / "large.prom.gz", directory / "large.txt"
 
 
-def one_run(plain: Path, zipped: Path, gzipped: bool, bare: bool = False
-            ) -> tuple[Load, float, float]:
+def one_run(plain: Path, zipped: Path, gzipped: bool, bare: bool = False,
+            collecting: Path | None = None, apart: bool = False) -> tuple[Load, float, float]:
     """What the client measured in BURSTS bursts, and the endpoint's CPU (µs) per scrape,
-    user and system apart: of the agent's endpoint, or of the bare server."""
+    user and system apart: of the agent's endpoint, or of the bare server. With
+    ``collecting`` (CLI output), that output is parsed and rendered over and over meanwhile,
+    in the endpoint's process or, ``apart``, in one of its own."""
     script = [_BARE, str(plain), str(zipped), "gzip" if gzipped else "plain"] if bare \
         else [_CHILD, str(plain), str(zipped)]
+    if collecting is not None and not apart:
+        script += [str(collecting), _COLLECTING]
+    other = None
+    if collecting is not None and apart:
+        other = subprocess.Popen([sys.executable, "-c", _COLLECTING, str(collecting)])
     child = subprocess.Popen([sys.executable, "-c", *script],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert child.stdin is not None and child.stdout is not None
-    port = int(child.stdout.readline())
-    load = measure(f"127.0.0.1:{port}", "burst", gzipped, "--rounds", str(BURSTS),
-                   "--pause", str(PACE_S))
-    child.stdin.close()
-    user_s, system_s = (float(x) for x in child.stdout.readline().split())
-    child.wait(10)
+    try:
+        assert child.stdin is not None and child.stdout is not None
+        port = int(child.stdout.readline())
+        load = measure(f"127.0.0.1:{port}", "burst", gzipped, "--rounds", str(BURSTS),
+                       "--pause", str(PACE_S))
+        child.stdin.close()
+        user_s, system_s = (float(x) for x in child.stdout.readline().split())
+        child.wait(10)
+    finally:
+        if other is not None:
+            other.kill()
+            other.wait()
     scrapes = len(load.latencies_ms)
     return load, user_s / scrapes * 1e6, system_s / scrapes * 1e6
+
+
+def collisions(plain: Path, zipped: Path, output: Path, runs: int) -> None:
+    """Gzip bursts while the output is parsed and rendered without pause: in the endpoint's
+    process, in another, and neither, interleaved run by run."""
+    print(f"a burst that meets a collection, gzip: the large output parsed and rendered "
+          f"over and over meanwhile ({output.stat().st_size} bytes)")
+    where = {"in the endpoint's process (as in run)": (output, False),
+             "in another process": (output, True), "nowhere (endpoint alone)": (None, False)}
+    figures: dict[str, dict[str, list[float]]] = {
+        name: {"p50": [], "p99": []} for name in where}
+    for _ in range(runs):
+        for name, (collecting, apart) in where.items():
+            load = one_run(plain, zipped, True, collecting=collecting, apart=apart)[0]
+            figures[name]["p50"].append(percentile(load.latencies_ms, 50))
+            figures[name]["p99"].append(percentile(load.latencies_ms, 99))
+    for name, kept in figures.items():
+        print(f"  collecting {name}: p50 {spread(kept['p50'], 'ms')}, "
+              f"p99 {spread(kept['p99'], 'ms')}")
 
 
 def main() -> None:
@@ -125,7 +191,7 @@ def main() -> None:
     args = parser.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
-        plain, zipped = exposition(Path(tmp))
+        plain, zipped, output = exposition(Path(tmp))
         print(f"endpoint alone, {SCRAPERS} scrapes at once x {BURSTS} bursts, large scenario "
               f"({plain.stat().st_size} bytes plain, {zipped.stat().st_size} gzip):")
         for gzipped, name in ((True, "gzip, as Prometheus"), (False, "plain text")):
@@ -159,6 +225,7 @@ def main() -> None:
                       for figure in ("p99", "cpu")}
             print(f"  endpoint / bare server, run by run: p99 {spread(ratios['p99'], 'x')}, "
                   f"CPU {spread(ratios['cpu'], 'x')}")
+        collisions(plain, zipped, output, args.runs)
 
 if __name__ == "__main__":
     main()
