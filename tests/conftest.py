@@ -3,7 +3,7 @@ its example database in a temporary folder of the run, removed at its end; each 
 a host of its own (``SMARTARRAY_SIM_STATE_DIR`` in a temporary folder, where a test does not
 name one), and every test is checked for files it left in the checkout or in the places the
 agent uses on a real host (the host lock's directory, the audit file's, the simulator's
-default state)."""
+default state), and for records it appended to this host's real audit file."""
 
 from __future__ import annotations
 
@@ -66,13 +66,23 @@ def _a_simulated_host_of_its_own(
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path_factory.mktemp("simulated-host")))
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 @pytest.fixture(autouse=True)
 def _leaves_nothing_behind() -> Iterator[None]:
     places = _host_places()
     before = {place: _files(place) for place in places}
     checkout = _checkout_entries()
+    audit = default_audit_file()
+    audit_size = _size(audit)  # only write commands append to it, never the agent
     yield
     left = sorted(_checkout_entries() - checkout - {"tests/__pycache__"})
     for place in places:
         left += sorted(_files(place) - before[place])
     assert not left, f"the test left files outside its temporary folders: {left}"
+    assert _size(audit) == audit_size, f"the test wrote records to this host's {audit}"
