@@ -108,21 +108,23 @@ class HttpConnection:
         if not first:
             self._lost(None)
             return
-        if first[0] != _TLS_HANDSHAKE:
-            log.debug("%s: plain HTTP on the TLS port", self.peer)
-            self._plain_on_tls = True
+        tls = self.server.security.tls  # read again: a reload may have turned TLS off
+        if tls is None or first[0] != _TLS_HANDSHAKE:
+            self._plain_on_tls = tls is not None
+            if self._plain_on_tls:
+                log.debug("%s: plain HTTP on the TLS port", self.peer)
             self._stage = _HTTP
             self._read()
             return
-        tls = self.server.security.tls
-        assert tls is not None
         self.sock = tls.wrap_socket(self.sock, server_side=True, do_handshake_on_connect=False)
         self._stage = _HANDSHAKE
         self._handshake()
 
     def _handshake(self) -> None:
+        sock = self.sock
+        assert isinstance(sock, ssl.SSLSocket)
         try:
-            self.sock.do_handshake()  # type: ignore[attr-defined]  # an SSLSocket by now
+            sock.do_handshake()
         except ssl.SSLWantReadError:
             self.server.watch(self, EPOLLIN)
             return
@@ -162,7 +164,7 @@ class HttpConnection:
                 self._arm(REQUEST_DEADLINE_S, "no complete request")
             self._next()
             # TLS: more of what was received may wait decrypted, where epoll cannot see it
-            if self._stage != _HTTP or not isinstance(sock, ssl.SSLSocket) or not sock.pending():
+            if self._finished or not isinstance(sock, ssl.SSLSocket) or not sock.pending():
                 return
 
     def _lost(self, error: OSError | None) -> None:
