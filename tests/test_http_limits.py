@@ -218,3 +218,18 @@ def test_an_error_answering_one_request_is_logged_and_the_others_are_served(capl
         running.stop()
     assert any(record.exc_info and "a bug in the exposition" in str(record.exc_info[1])
                for record in caplog.records)
+
+
+def test_a_reload_that_turns_tls_off_applies_to_a_connection_that_sent_nothing_yet():
+    running = serving(tls_security())
+    try:
+        with socket.create_connection(running.server_address[:2], timeout=10) as sock:
+            deadline = time.monotonic() + 10
+            while running.connections == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)  # accepted while the port still spoke TLS
+            assert running.connections == 1
+            running.security = WebSecurity()  # what a SIGHUP with TLS removed sets
+            sock.sendall(GET)
+            assert read_answer(sock).endswith(BODY)
+    finally:
+        running.stop()
