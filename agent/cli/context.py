@@ -12,13 +12,7 @@ import functools
 import sys
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.options import (
-    add_cli_path,
-    add_config,
-    add_lock_file,
-    add_simulate,
-    add_timeout,
-)
+from smartarray_agent.cli.options import add_config, add_vendor_cli
 
 TYPE_CHECKING = False  # mypy takes it as True; a command imports no typing (about 6 ms)
 if TYPE_CHECKING:
@@ -55,8 +49,8 @@ def fail(message: str, code: int) -> SystemExit:
 def add_context_options(parser: ArgumentParser) -> None:
     """The options of every command that talks to the vendor CLI, which
     :meth:`CommandContext.from_args` reads."""
-    for add in (add_config, add_simulate, add_cli_path, add_timeout, add_lock_file):
-        add(parser)
+    add_config(parser)
+    add_vendor_cli(parser)
 
 
 class CommandContext:

@@ -43,24 +43,16 @@ def add_config(parser: argparse.ArgumentParser) -> None:
         help=f"Configuration file (default: {CONFIG_FILE}, when it exists).")
 
 
-def add_simulate(parser: argparse.ArgumentParser) -> None:
+def add_vendor_cli(parser: argparse.ArgumentParser) -> None:
+    """How to run the vendor CLI: ``--simulate``, ``--cli``, ``--timeout``, ``--lock-file``."""
     parser.add_argument(
         "--simulate", metavar="SCENARIO",
         help="Run the bundled simulator (a scenario name or file) instead of the vendor CLI.")
-
-
-def add_cli_path(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cli", metavar="PATH",
                         help="The vendor CLI to run (default: discovered).")
-
-
-def add_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-t", "--timeout", type=float_range(1), metavar="SECONDS",
         help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, 120).")
-
-
-def add_lock_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock-file", metavar="FILE",
                         help="The host-wide vendor CLI lock (default: [ssacli] lock_file).")
 
