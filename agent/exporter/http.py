@@ -111,7 +111,6 @@ class ExporterServer:
         self._timer_order = itertools.count()
         self._running = False
         self._thread: threading.Thread | None = None
-        self._closed = False
 
     @property
     def url(self) -> str:
@@ -133,9 +132,8 @@ class ExporterServer:
 
     def stop(self) -> None:
         """Close every connection and the port; once is enough, again does nothing."""
-        if self._closed:
+        if self._wake_w < 0:  # stopped
             return
-        self._closed = True
         if self._thread is not None:
             self.call_soon_threadsafe(self._shut)
             self._thread.join()
