@@ -4,7 +4,9 @@ spread (min / median / max) of several runs:
 1. the agent's own CPU per collection of the ``large`` scenario (8 controllers, 24 drives
    each) through the daemon's loop with its default configuration, next to the CPU of
    parsing that same output and rendering its exposition (text and gzip) alone, and their
-   ratio (#13 target: at most 1.3);
+   ratio (#13 target: at most 1.3); and the CPU of writing that exposition's text with
+   the agent's writer next to prometheus_client's ``generate_latest``, from the same
+   metric families;
 2. the wall time and the CPU time of ``smartarray-agent status --input FILE --json`` (the
    command an operator runs: the script installed beside the interpreter, whose first line
    names it) next to a bare ``python -c pass`` of the same interpreter, and their ratios
@@ -34,6 +36,8 @@ import time
 from pathlib import Path
 
 from child import run_measured
+from prometheus_client.core import Metric
+from prometheus_client.exposition import generate_latest
 from spread import machine, spread
 
 from smartarray_agent.collectors.base import CollectorResult
@@ -46,6 +50,8 @@ from smartarray_agent.config import Config, SsacliConfig, SysfsConfig
 from smartarray_agent.daemon.agent import metric_settings
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.render import MetricSettings, families
+from smartarray_agent.exporter.textformat import exposition
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.sources import build_collectors
 
@@ -81,6 +87,30 @@ def parse_render_cpu(text: str, collections: int) -> float:
         snapshot = parse(text)
         view.publish([(collector, CollectorResult("ssacli", True, 0.1, time.time(), snapshot))])
     return (cpu_s() - started) / collections
+
+
+class _Families:
+    """What generate_latest reads: something with ``collect()``."""
+
+    def __init__(self, metrics: list[Metric]) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> list[Metric]:
+        return self.metrics
+
+
+def writers_cpu(text: str, repeats: int) -> tuple[float, float]:
+    """CPU of one exposition's text: the agent's writer, then generate_latest."""
+    collector = build_collectors(Config(sysfs=SysfsConfig(enabled=False)))[0]
+    result = CollectorResult("ssacli", True, 0.1, time.time(), parse(text))
+    metrics = families([(collector, result)], now=time.time(), settings=MetricSettings(None))
+    spent = []
+    for write in (lambda: exposition(metrics), lambda: generate_latest(_Families(metrics))):
+        started = cpu_s()
+        for _ in range(repeats):
+            write()
+        spent.append((cpu_s() - started) / repeats)
+    return spent[0], spent[1]
 
 
 # Run by each measured interpreter, so that it counts its own environment.
@@ -158,6 +188,11 @@ def main() -> None:
         print(f"   agent, daemon loop:    {spread(loop, 'ms', 1)}")
         print(f"   parse + render alone:  {spread(alone, 'ms', 1)}")
         print(f"   ratio (run by run):    {spread(ratios)}")
+        ours, library = zip(*(writers_cpu(text, args.collections) for _ in range(args.runs)),
+                            strict=True)
+        print("   writing its text from the same families, CPU per exposition:")
+        print(f"     the agent's writer:  {spread([t * 1000 for t in ours], 'ms', 1)}")
+        print(f"     generate_latest:     {spread([t * 1000 for t in library], 'ms', 1)}")
 
         small = directory / "gen9.txt"
         small.write_text(run_once(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),

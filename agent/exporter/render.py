@@ -17,16 +17,16 @@ Sample lines::
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
 from prometheus_client.core import Metric
-from prometheus_client.exposition import generate_latest
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult
 from smartarray_agent.collectors.families import Families
+from smartarray_agent.exporter.textformat import exposition
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -71,7 +71,7 @@ def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) 
 
 def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> bytes:
     """The text exposition (format 0.0.4) of ``entries``."""
-    return generate_latest(_Exposition(families(entries, now=now, settings=settings)))
+    return exposition(families(entries, now=now, settings=settings))
 
 
 def families(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> list[Metric]:
@@ -91,13 +91,3 @@ def families(entries: Sequence[Entry], *, now: float, settings: MetricSettings) 
 
 
 _BUILD = {"version": version("smartarray-agent"), "python": platform.python_version()}
-
-
-class _Exposition:
-    """What generate_latest wants: something with ``collect()``."""
-
-    def __init__(self, metrics: Iterable[Metric]) -> None:
-        self._metrics = list(metrics)
-
-    def collect(self) -> list[Metric]:
-        return self._metrics
