@@ -56,17 +56,19 @@ if len(sys.argv) == 2:  # a process of its own, not exec'd by the endpoint's
 
 _CHILD = """
 import os, sys, threading
-from smartarray_agent.cli.agent import SWITCH_INTERVAL_S
+from smartarray_agent import turns
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 plain = open(sys.argv[1], "rb").read()
 zipped = open(sys.argv[2], "rb").read()
-sys.setswitchinterval(SWITCH_INTERVAL_S)  # as run sets it
-if len(sys.argv) > 3:  # collecting in a thread of this process, as run does
+collecting = len(sys.argv) > 3  # in a thread of this process, as run does
+if collecting:
     exec(sys.argv[4])
+server = ExporterServer(("127.0.0.1", 0), lambda c: zipped if c else plain, WebSecurity())
+turns.tune_interpreter()  # as run does
+if collecting:
     threading.Thread(target=collect_forever, args=(open(sys.argv[3]).read(),),
                      daemon=True).start()
-server = ExporterServer(("127.0.0.1", 0), lambda c: zipped if c else plain, WebSecurity())
 server.start()
 print(server.server_address[1], flush=True)
 before = os.times()

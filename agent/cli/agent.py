@@ -26,11 +26,6 @@ from smartarray_agent.configfile import ConfigError
 # so that the other commands do not pay for them at start.
 
 TEXTFILE_NAME = "smartarray.prom"
-# The collection thread parses and renders in long CPU stretches; a short GIL switch
-# interval gives the endpoint's thread the GIL back within 10 us (default: 5 ms) after each
-# of its system calls, some 100 in a burst of 50 scrapes (docs/benchmarks.md). A switch is
-# forced only while another thread waits: a collection with no scrape pays nothing.
-SWITCH_INTERVAL_S = 0.00001
 
 
 def _run_arguments(parser: Parser) -> None:
@@ -41,6 +36,7 @@ def _run_arguments(parser: Parser) -> None:
 
 
 def _run(args: Namespace) -> None:
+    from smartarray_agent import turns
     from smartarray_agent.daemon.agent import Agent, StartError
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.daemon.notify import Notifier
@@ -55,12 +51,12 @@ def _run(args: Namespace) -> None:
             raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
     setup_logging(level)
     faulthandler.enable()  # WatchdogSignal=SIGABRT prints every thread's stack
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     overrides = dataclasses.replace(context.overrides, listen_address=listen)
     try:
         agent = Agent(context.config_path, overrides, Notifier.from_environment())
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    turns.tune_interpreter()
     try:
         agent.start()
     except StartError as error:
