@@ -46,7 +46,9 @@ MAX_CONNECTIONS = 512
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 SWEEP_S = 0.25  # deadlines are enforced this late at most
-LINGER_S = 0.002  # answering (turns.py) until this long without an event
+# Answering (turns.py) until this long without an event: shorter, a collection woken in the
+# gap between two scrapes of a burst or a busy scraper meets the next one (docs/benchmarks.md)
+LINGER_S = 0.010
 RECEIVE_BYTES = 64 * 1024
 KNOWN_HEADS = 64  # request heads remembered parsed (a scraper sends the same one each time)
 _PAGE = """<!DOCTYPE html>
