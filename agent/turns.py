@@ -4,23 +4,24 @@ In ``run`` one process both answers scrapes (the endpoint's thread) and parses a
 each collection (the collection thread, 100 ms and more of CPU for 8 controllers). Both
 need the GIL: every system call of the endpoint hands it to the collection, and taking it
 back costs a switch interval and a wake-up, so a burst of scrapes that met a collection took
-three to ten times as long (docs/benchmarks.md). Instead, the endpoint says while it is
+two to four times as long (docs/benchmarks.md). Instead, the endpoint says while it is
 answering (:func:`answering`, :func:`idle`), and the parser and the renderer call
-:func:`give_way` between small steps (a line, a drive, a family): while the endpoint answers,
+:func:`give_way` between small steps (a line, a drive, a sample): while the endpoint answers,
 that waits, holding neither the GIL nor a CPU, until it is idle again.
 
 Two settings of the interpreter serve the same end (:func:`tune_interpreter`, run once by
 ``run`` before it starts): a GIL switch interval of 10 us instead of 5 ms, so that the
 endpoint's thread, woken by a request, gets the GIL back from a collection within 10 us (a
 switch is forced only while another thread waits: a collection with no scrape pays
-nothing); and every object made by then (modules, classes, the agent's own) frozen out of
-the cyclic garbage collector, so that a full collection, every few rounds, does not walk
-them again: it held the GIL for 12-20 ms, a stall no :func:`give_way` can break.
+nothing); and every object made by then (modules, classes, the agent's own: they live as
+long as the agent) frozen out of the cyclic garbage collector, so that a full collection,
+about one round in ten, does not walk them again: it held the GIL for 12-20 ms, a stall no
+:func:`give_way` can break.
 
 A collection is never starved: each wait lasts at most ``MAX_WAIT_S``, and after one the
 caller works ``WORK_S`` before it waits again. Under a flood of scrapes that never lets up, a
 collection takes at most (MAX_WAIT_S + WORK_S) / WORK_S = 21 times its CPU time.
-Outside ``run`` nothing answers, and :func:`give_way` returns at once.
+In a process with no endpoint (every other command), :func:`give_way` returns at once.
 """
 
 from __future__ import annotations
