@@ -7,7 +7,8 @@ back costs a switch interval and a wake-up, so a burst of scrapes that met a col
 two to four times as long (docs/benchmarks.md). Instead, the endpoint says while it is
 answering (:func:`answering`, :func:`idle`), and the parser and the renderer call
 :func:`give_way` between small steps (a line, a drive, a sample): while the endpoint answers,
-that waits, holding neither the GIL nor a CPU, until it is idle again.
+that waits, holding neither the GIL nor a CPU, until it is idle again. (The endpoint's own
+thread renders too, when a scrape finds the exposition out of date: it never waits.)
 
 Two settings of the interpreter serve the same end (:func:`tune_interpreter`, run once by
 ``run`` before it starts): a GIL switch interval of 10 us instead of 5 ms, so that the
@@ -37,11 +38,14 @@ SWITCH_INTERVAL_S = 0.00001
 
 _idle = threading.Event()
 _idle.set()
+_endpoint: int | None = None  # the thread that answers: it never waits for itself
 _work_until = 0.0  # the collection thread's: no wait before this monotonic time
 
 
 def answering() -> None:
-    """The endpoint has requests in hand: collection work waits."""
+    """The endpoint (the calling thread) has requests in hand: collection work waits."""
+    global _endpoint
+    _endpoint = threading.get_ident()
     _idle.clear()
 
 
@@ -55,8 +59,8 @@ def give_way() -> None:
     global _work_until
     if _idle.is_set():
         return
-    if time.monotonic() < _work_until:
-        return
+    if time.monotonic() < _work_until or threading.get_ident() == _endpoint:
+        return  # working its WORK_S; or the endpoint, rendering for a scrape (view.py)
     _idle.wait(MAX_WAIT_S)
     _work_until = time.monotonic() + WORK_S
 

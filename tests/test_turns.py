@@ -34,6 +34,7 @@ def _idle_endpoint(monkeypatch):
     idle.set()
     monkeypatch.setattr(turns, "_idle", idle)
     monkeypatch.setattr(turns, "_work_until", 0.0)
+    monkeypatch.setattr(turns, "_endpoint", None)
 
 
 def in_thread(call) -> threading.Event:
@@ -72,6 +73,43 @@ def test_a_wait_is_bounded_and_then_the_work_goes_on_before_it_waits_again(monke
     assert time.monotonic() - started >= 0.2
     monkeypatch.setattr(turns, "MAX_WAIT_S", 600)  # a second wait would hang the test
     assert in_thread(turns.give_way).wait(60), "waited again before working WORK_S"
+
+
+def test_the_endpoint_never_waits_for_itself(monkeypatch):
+    """A scrape that finds the exposition out of date renders it on the endpoint's thread,
+    through the same give_way calls: they must not wait for the endpoint, that thread."""
+    monkeypatch.setattr(turns, "MAX_WAIT_S", 600)
+
+    rendered, finish = threading.Event(), threading.Event()
+
+    def render_for_a_scrape():
+        turns.answering()
+        turns.give_way()
+        rendered.set()
+        finish.wait(60)  # alive, so that no other thread gets its identity
+
+    in_thread(render_for_a_scrape)
+    try:
+        assert rendered.wait(60)
+        assert not in_thread(turns.give_way).wait(0.3), "another thread should still wait"
+    finally:
+        finish.set()
+
+
+def test_a_scrape_that_renders_on_the_endpoint_s_thread_is_answered(monkeypatch):
+    monkeypatch.setattr(turns, "MAX_WAIT_S", 60)  # waiting for itself: no answer in 30 s
+
+    def body(compressed: bool) -> bytes:  # as MetricsView.body when its data has expired
+        turns.give_way()
+        return b"m 1\n"
+
+    server = ExporterServer(("127.0.0.1", 0), body, WebSecurity())
+    server.start()
+    try:
+        with urllib.request.urlopen(server.url + "metrics", timeout=30) as answer:
+            assert answer.read() == b"m 1\n"
+    finally:
+        server.stop()
 
 
 class _CountingIdle:
