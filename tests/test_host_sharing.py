@@ -10,7 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.collectors.ssacli import collector as ssacli_collector
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.model import Snapshot
 
 from .agent_process import AgentProcess, scenario_file, value
 
@@ -102,3 +109,34 @@ def test_a_direct_call_is_refused_while_a_collection_runs(tmp_path):
         assert CONFLICT in refused.stdout
     finally:
         agent.stop()
+
+
+def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
+        tmp_path, monkeypatch):
+    """The lock covers each vendor command, not the parse after it (which may wait for
+    scrapes: agent/turns.py): another CLI user gets in as soon as the command has ended."""
+    monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim-state"))
+    lock_path = tmp_path / "cli.lock"
+    runner = VendorRunner(VendorCli(tuple(vendor_argv("large")), "simulator"),
+                          HostLock(lock_path, 10), timeout_s=60, console=False)
+    taken_while_parsing: list[bool] = []
+    real_parse = ssacli_collector.parse
+
+    def parse(text: str) -> Snapshot:
+        other = HostLock(lock_path, 0.5, notice=lambda message: None)  # another CLI user
+        try:
+            other.acquire()
+        except LockError:
+            taken_while_parsing.append(False)
+        else:
+            taken_while_parsing.append(True)
+            other.release()
+        return real_parse(text)
+
+    monkeypatch.setattr(ssacli_collector, "parse", parse)
+    try:
+        snapshot = read_snapshot(runner)
+    finally:
+        runner.close()
+    assert len(snapshot.controllers) == 8
+    assert taken_while_parsing == [True]

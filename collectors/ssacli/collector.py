@@ -45,13 +45,14 @@ class Enforcer(Protocol):
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
-    """Every controller, read under the host lock. Raises CollectionError (one line)."""
+    """Every controller. The host lock is held for each vendor command, not for the parse
+    that follows it (which gives way to scrapes: agent/turns.py), so another CLI user waits
+    for the commands only. Raises CollectionError (one line)."""
     try:
-        with runner.hold():
-            snapshot = _read(runner, CONFIG_DETAIL)
-            if any(not c.raw for c in snapshot.controllers):
-                _fill_from(snapshot, _read(runner, DETAIL))
-            snapshot.cli_version = snapshot.cli_version or runner.version()
+        snapshot = _read(runner, CONFIG_DETAIL)
+        if any(not c.raw for c in snapshot.controllers):
+            _fill_from(snapshot, _read(runner, DETAIL))
+        snapshot.cli_version = snapshot.cli_version or runner.version()
     except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError) as error:
         raise CollectionError(str(error)) from error
     except OSError as error:
