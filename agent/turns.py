@@ -16,7 +16,7 @@ endpoint's thread, woken by a request, gets the GIL back from a collection withi
 switch is forced only while another thread waits: a collection with no scrape pays
 nothing); and every object made by then (modules, classes, the agent's own: they live as
 long as the agent) frozen out of the cyclic garbage collector, so that a full collection,
-about one round in ten, does not walk them again: it held the GIL for 12-20 ms, a stall no
+about one round in ten, does not walk them again: it held the GIL for 12-21 ms, a stall no
 :func:`give_way` can break.
 
 A collection is never starved: each wait lasts at most ``MAX_WAIT_S``, and after one the
