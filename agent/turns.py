@@ -7,8 +7,10 @@ back costs a switch interval and a wake-up, so a burst of scrapes that met a col
 two to four times as long (docs/benchmarks.md). Instead, the endpoint says while it is
 answering (:func:`answering`, :func:`idle`), and the parser and the renderer call
 :func:`give_way` between small steps (a line, a drive, a sample): while the endpoint answers,
-that waits, holding neither the GIL nor a CPU, until it is idle again. (The endpoint's own
-thread renders too, when a scrape finds the exposition out of date: it never waits.)
+that waits, holding neither the GIL nor a CPU, until it is idle again. The runner calls it
+before it starts a vendor CLI process too: the fork holds the GIL for milliseconds (2-5 ms
+measured beside a 45 MB process). (The endpoint's own thread renders too, when a scrape
+finds the exposition out of date: it never waits.)
 
 Two settings of the interpreter serve the same end (:func:`tune_interpreter`, run once by
 ``run`` before it starts): a GIL switch interval of 10 us instead of 5 ms, so that the

@@ -19,6 +19,7 @@ from smartarray_agent.collectors.ssacli.collector import CONFIG_DETAIL
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import run_once
+from smartarray_agent.collectors.ssacli.session import ConsoleSession
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.render import MetricSettings, families
 from smartarray_agent.exporter.textformat import exposition
@@ -110,6 +111,33 @@ def test_a_scrape_that_renders_on_the_endpoint_s_thread_is_answered(monkeypatch)
             assert answer.read() == b"m 1\n"
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("console", [False, True])
+def test_no_vendor_process_is_started_while_the_endpoint_answers(monkeypatch, tmp_path, console):
+    """Starting a process holds the GIL for milliseconds (a fork of the agent): it waits."""
+    monkeypatch.setattr(turns, "MAX_WAIT_S", 600)
+    started = tmp_path / "started"
+    code = f"open({str(started)!r}, 'w').close()"
+    if console:
+        code += "; print('=> ', end='', flush=True); input()"  # a console's first prompt
+    cli = VendorCli((sys.executable, "-c", code), "simulator")
+    if console:
+        session = ConsoleSession(cli, start_timeout_s=30, command_timeout_s=30)
+        start = session.start
+    else:
+        def start():
+            run_once(cli, ["ctrl", "all", "show"], timeout_s=30)
+    turns.answering()  # this thread plays the endpoint, answering a burst
+    done = in_thread(start)
+    try:
+        assert not done.wait(0.5) and not started.exists()
+        turns.idle()
+        assert done.wait(60) and started.exists()
+    finally:
+        turns.idle()
+        if console:
+            session.close()
 
 
 class _CountingIdle:
