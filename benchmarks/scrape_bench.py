@@ -10,7 +10,10 @@ each). Prints:
    min / median / max. The scrapers are scrape_client.py, a one-thread epoll process of
    its own: each scrape is timed from its request written to its answer's last byte, and
    the client's own CPU per scrape is printed;
-2. RSS of the collection loop after 10, 100, 500 and 1,000 collections (default
+2. the gzip burst p99 of a fresh agent collecting back to back against a fresh agent that
+   collects once an hour (so not during the load), one load each, interleaved: what a
+   collection adds to a burst, and the floor this machine allows;
+3. RSS of the collection loop after 10, 100, 500 and 1,000 collections (default
    configuration). The CPU a collection costs is benchmarks/cost_bench.py's.
 
     python benchmarks/scrape_bench.py [--runs 3] [--seconds 15] [--collections 1000]
@@ -43,7 +46,9 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def start_agent(directory: Path) -> tuple[subprocess.Popen, str]:
+def start_agent(directory: Path, interval_s: float = 1) -> tuple[subprocess.Popen, str]:
+    """The agent on ``large``, every CLI command 3 s: with the default ``interval_s`` it
+    collects back to back; with an hour, only once, before it is ready."""
     config = directory / "agent.toml"
     config.write_text(f"""
 [ssacli]
@@ -51,7 +56,7 @@ simulate = "large"
 lock_file = "{directory}/cli.lock"
 timeout_s = 60
 [collect]
-interval_s = 1
+interval_s = {interval_s}
 """)
     env = {**os.environ, "SMARTARRAY_SIM_FAULTS": '{"command_delay_s": 3}',
            "SMARTARRAY_SIM_STATE_DIR": str(directory / "sim")}
@@ -105,6 +110,28 @@ def loads(host: str, runs: int, seconds: float) -> None:
         report(f"{encoding}, burst (all {SCRAPERS} at once, {BURSTS} times)", results["burst"])
 
 
+def floor(directory: Path, runs: int) -> None:
+    """Gzip bursts against the agent collecting and against the same agent with no
+    collection during the load, a fresh agent for each load, interleaved: what the
+    collection adds, and what this machine allows."""
+    p99: dict[str, list[float]] = {"collecting back to back": [], "not collecting": []}
+    for run in range(runs):
+        for name, interval_s in (("collecting back to back", 1), ("not collecting", 3600)):
+            agent_dir = directory / f"floor-{run}-{interval_s}"
+            agent_dir.mkdir()
+            process, host = start_agent(agent_dir, interval_s)
+            try:
+                load = measure(host, "burst", True, "--rounds", str(BURSTS),
+                               "--pause", str(PACE_S))
+            finally:
+                process.terminate()
+                process.wait(10)
+            p99[name].append(percentile(load.latencies_ms, 99))
+    for name, values in p99.items():
+        print(f"  {name}: p99 {spread(values, 'ms')}; runs over 5 ms: "
+              f"{sum(v > 5 for v in values)} of {len(values)}")
+
+
 def rss_kib() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -153,6 +180,9 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(10)
+        print(f"gzip burst p99, a fresh agent for each load: collecting, or not "
+              f"(interval 1 h), interleaved, {args.runs} runs each:")
+        floor(directory, args.runs)
         print(f"collection loop, large scenario, {args.collections} collections:")
         collections(directory, args.collections)
 
