@@ -321,15 +321,22 @@ class HttpConnection:
             self._finish()
 
     # -- writing ---------------------------------------------------------------------------
+    def _write(self, data: bytes | memoryview) -> int | None:
+        """What the socket took of ``data`` (0: it must wait); None when the client is
+        gone (the connection is then closed)."""
+        try:
+            return self.sock.send(data)
+        except _WAIT:
+            return 0
+        except OSError as error:
+            self._lost(error)
+            return None
+
     def _send(self, data: bytes) -> bool:
         """Write ``data``; what the socket does not take waits for it to be writable.
         False when the client is gone."""
-        try:
-            sent = self.sock.send(data)
-        except _WAIT:
-            sent = 0
-        except OSError as error:
-            self._lost(error)
+        sent = self._write(data)
+        if sent is None:
             return False
         if sent < len(data):
             self._unsent = memoryview(data)[sent:]
@@ -340,12 +347,8 @@ class HttpConnection:
     def _flush(self) -> None:
         unsent = self._unsent
         assert unsent is not None
-        try:
-            sent = self.sock.send(unsent)
-        except _WAIT:
-            return
-        except OSError as error:
-            self._lost(error)
+        sent = self._write(unsent)
+        if not sent:  # the socket must wait, or the client is gone
             return
         if sent < len(unsent):
             self._unsent = unsent[sent:]
