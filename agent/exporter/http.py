@@ -169,17 +169,16 @@ class ExporterServer:
                 if answering:
                     timeout = LINGER_S if timeout < 0 else min(timeout, LINGER_S)
                 ready = poll(timeout)
+                if ready and not answering:
+                    answering = True
+                    turns.answering()
+                self._dispatch(ready)
                 now = time.monotonic()
                 if ready:
                     last_event = now
-                    if not answering:
-                        answering = True
-                        turns.answering()
-                    self._dispatch(ready)
                 elif answering and now - last_event >= LINGER_S:
                     answering = False
                     turns.idle()
-                now = time.monotonic()
                 while timers and timers[0][0] <= now:
                     _guarded(heapq.heappop(timers)[2])
         finally:
