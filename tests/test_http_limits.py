@@ -17,8 +17,9 @@ from smartarray_agent.exporter import connection
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
+from .endpoint import BODY, start
+
 TLS = Path(__file__).with_name("tls")
-BODY = b"smartarray_up 1\n" * 1000
 LIMIT_S = 0.5
 GET = b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n"
 
@@ -39,17 +40,9 @@ def short_limits(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(connection, name, LIMIT_S)
 
 
-def serving(security: WebSecurity | None = None, body: bytes = BODY,
-            max_connections: int | None = None) -> ExporterServer:
-    server = ExporterServer(("127.0.0.1", 0), lambda compressed: body,
-                            security or WebSecurity(), max_connections=max_connections)
-    server.start()
-    return server
-
-
 @pytest.fixture
 def server() -> Iterator[ExporterServer]:
-    running = serving()
+    running = start()
     yield running
     running.stop()
 
@@ -93,7 +86,7 @@ def test_a_request_that_never_completes_is_closed_after_its_time(short_limits, s
 
 
 def test_a_client_that_stops_reading_is_closed_after_its_time(short_limits):
-    running = serving(body=b"x" * 8_000_000)  # more than the socket buffers hold
+    running = start(body=b"x" * 8_000_000)  # more than the socket buffers hold
     try:
         with socket.create_connection(running.server_address[:2]) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -111,7 +104,7 @@ def test_a_client_that_stops_reading_is_closed_after_its_time(short_limits):
 
 
 def test_a_client_that_never_finishes_the_tls_handshake_is_closed(short_limits):
-    running = serving(tls_security())
+    running = start(tls_security())
     try:
         started = time.monotonic()  # before the accept, from which the server counts
         with socket.create_connection(running.server_address[:2]) as sock:
@@ -123,7 +116,7 @@ def test_a_client_that_never_finishes_the_tls_handshake_is_closed(short_limits):
 
 def test_tls_keep_alive_pipelined_and_an_answer_larger_than_the_socket_buffers():
     big = b"y" * 3_000_000
-    running = serving(tls_security(), body=big)
+    running = start(tls_security(), body=big)
     try:
         with socket.create_connection(running.server_address[:2]) as raw, \
                 client_context().wrap_socket(raw, server_hostname="localhost") as sock:
@@ -142,7 +135,7 @@ def test_tls_keep_alive_pipelined_and_an_answer_larger_than_the_socket_buffers()
 
 
 def test_plain_http_on_the_tls_port_is_told_to_use_https():
-    running = serving(tls_security())
+    running = start(tls_security())
     try:
         with socket.create_connection(running.server_address[:2], timeout=10) as sock:
             sock.sendall(b"GET /metrics HTTP/1.1\r\n")
@@ -163,7 +156,7 @@ def test_plain_http_on_the_tls_port_is_told_to_use_https():
 
 
 def test_at_the_cap_a_new_connection_takes_the_place_of_the_oldest_waiting_one():
-    running = serving(max_connections=3)
+    running = start(max_connections=3)
     try:
         address = running.server_address[:2]
         kept = [socket.create_connection(address, timeout=10) for _ in range(3)]
@@ -221,7 +214,7 @@ def test_an_error_answering_one_request_is_logged_and_the_others_are_served(capl
 
 
 def test_a_reload_that_turns_tls_off_applies_to_a_connection_that_sent_nothing_yet():
-    running = serving(tls_security())
+    running = start(tls_security())
     try:
         with socket.create_connection(running.server_address[:2], timeout=10) as sock:
             deadline = time.monotonic() + 10

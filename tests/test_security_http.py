@@ -20,14 +20,7 @@ from smartarray_agent.exporter.auth import FAILURE_FLOOR_S, AttemptLimiter, Basi
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
-BODY = b"smartarray_up 1\n" * 1000
-
-
-def start(security: WebSecurity | None = None, body: bytes = BODY) -> ExporterServer:
-    server = ExporterServer(("127.0.0.1", 0), lambda compressed: body,
-                            security or WebSecurity())
-    server.start()
-    return server
+from .endpoint import BODY, start
 
 
 @pytest.fixture
