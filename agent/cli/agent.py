@@ -36,7 +36,6 @@ def _run_arguments(parser: Parser) -> None:
 
 
 def _run(args: Namespace) -> None:
-    from smartarray_agent import turns
     from smartarray_agent.daemon.agent import Agent, StartError
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.daemon.notify import Notifier
@@ -56,7 +55,6 @@ def _run(args: Namespace) -> None:
         agent = Agent(context.config_path, overrides, Notifier.from_environment())
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
-    turns.tune_interpreter()
     try:
         agent.start()
     except StartError as error:

@@ -10,9 +10,7 @@ callbacks, handles and transports around them cost more than the scrape itself
 the process's file limit); when the cap is reached a new connection takes the place of the
 longest-waiting one that never sent a complete request (then of the longest-idle keep-alive
 one), and is closed at once only when every connection is in the middle of an answer. A
-plain HTTP request to a TLS port gets a 400. Time limits: connection.py. While it answers,
-and until LINGER_S after its last event, it tells turns.py, and the collection's parse and
-render wait for it.
+plain HTTP request to a TLS port gets a 400. Time limits: connection.py.
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 
-from smartarray_agent import turns
 from smartarray_agent.exporter.auth import AttemptLimiter
 from smartarray_agent.exporter.connection import HttpConnection
 from smartarray_agent.exporter.render import CONTENT_TYPE
@@ -46,9 +43,6 @@ MAX_CONNECTIONS = 512
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 SWEEP_S = 0.25  # deadlines are enforced this late at most
-# Answering (turns.py) until this long without an event: shorter, a collection woken in the
-# gap between two scrapes of a burst or a busy scraper meets the next one (docs/benchmarks.md)
-LINGER_S = 0.010
 RECEIVE_BYTES = 64 * 1024
 KNOWN_HEADS = 64  # request heads remembered parsed (a scraper sends the same one each time)
 _PAGE = """<!DOCTYPE html>
@@ -161,28 +155,12 @@ class ExporterServer:
     def _serve(self) -> None:
         poll = self._poller.poll
         timers = self._timers
-        answering = False  # what turns.py was told last
-        last_event = 0.0
-        try:
-            while self._running:
-                timeout = max(0.0, timers[0][0] - time.monotonic()) if timers else -1
-                if answering:
-                    timeout = LINGER_S if timeout < 0 else min(timeout, LINGER_S)
-                ready = poll(timeout)
-                if ready and not answering:
-                    answering = True
-                    turns.answering()
-                self._dispatch(ready)
-                now = time.monotonic()
-                if ready:
-                    last_event = now
-                elif answering and now - last_event >= LINGER_S:
-                    answering = False
-                    turns.idle()
-                while timers and timers[0][0] <= now:
-                    _guarded(heapq.heappop(timers)[2])
-        finally:
-            turns.idle()
+        while self._running:
+            timeout = max(0.0, timers[0][0] - time.monotonic()) if timers else -1
+            self._dispatch(poll(timeout))
+            now = time.monotonic()
+            while timers and timers[0][0] <= now:
+                _guarded(heapq.heappop(timers)[2])
 
     def _dispatch(self, ready: list[tuple[int, int]]) -> None:
         for fd, events in ready:

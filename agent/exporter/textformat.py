@@ -6,8 +6,7 @@ every sample: 35-40 ms of CPU for the ``large`` scenario's 3,092 samples, agains
 here (benchmarks/cost_bench.py).
 The agent's metric and label names are its own constants, valid by construction (the tests
 check every one), so only label values and HELP texts are escaped here, and each sample
-line's template is made once per family. Between samples the writer gives way to the
-endpoint (turns.py).
+line's template is made once per family.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from typing import Any
 
 from prometheus_client.core import Metric
 from prometheus_client.utils import floatToGoString
-
-from smartarray_agent.turns import give_way
 
 
 def exposition(metrics: Iterable[Metric]) -> bytes:
@@ -33,7 +30,6 @@ def exposition(metrics: Iterable[Metric]) -> bytes:
         help_text = metric.documentation.replace("\\", r"\\").replace("\n", r"\n")
         out.append(f"# HELP {metric.name} {help_text}\n# TYPE {metric.name} gauge\n")
         for sample in metric.samples:
-            give_way()
             value = floatToGoString(sample.value)
             if not sample.labels:
                 out.append(f"{sample.name} {value}\n")

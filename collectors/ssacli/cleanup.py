@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from smartarray_agent.record import Record
-from smartarray_agent.turns import give_way
 
 _BANNER = re.compile(
     r"^(?:HPE? )?(?:Array Configuration Utility|Smart Storage Administrator) CLI\s+(\S+)$"
@@ -49,7 +48,6 @@ def clean(text: str | bytes) -> CleanText:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     out = CleanText(lines=[])
     for raw in text.split("\n"):
-        give_way()
         line = raw.expandtabs(8).rstrip()
         stripped = line.strip()
         if _is_frame(stripped, out):

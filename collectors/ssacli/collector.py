@@ -46,8 +46,8 @@ class Enforcer(Protocol):
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
     """Every controller. The host lock is held for each vendor command, not for the parse
-    that follows it (which gives way to scrapes: agent/turns.py), so another CLI user waits
-    for the commands only. Raises CollectionError (one line)."""
+    that follows it, so another CLI user waits for the commands only. Raises CollectionError
+    (one line)."""
     try:
         snapshot = _read(runner, CONFIG_DETAIL)
         if any(not c.raw for c in snapshot.controllers):

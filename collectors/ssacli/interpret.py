@@ -23,7 +23,6 @@ from smartarray_agent.model import (
     TemperatureSensor,
     normalise_status,
 )
-from smartarray_agent.turns import give_way
 
 TYPE_CHECKING = False  # mypy takes it as True; a command reading a capture imports no typing
 if TYPE_CHECKING:
@@ -159,7 +158,6 @@ def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
     lds: dict[str, LogicalDrive] = {}
     pds: dict[str, PhysicalDrive] = {}
     for block in blocks:
-        give_way()
         if block.kind == "array":
             _merge_array(arrays, block)
         elif block.kind in ("ld_line", "ld_detail"):

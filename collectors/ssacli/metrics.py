@@ -23,7 +23,6 @@ from prometheus_client.core import Metric
 from smartarray_agent import model, policy
 from smartarray_agent.collectors.families import Families, controller_label, unique
 from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.turns import give_way
 
 CONTROLLER_STATES = ("ok", "failed")
 MODE_STATES = ("raid", "hba", "mixed")
@@ -150,7 +149,6 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
         out.gauge("smartarray_backup_power_charge_ratio", c, power.charge_percent / 100)
 
     for ld in ctrl.logical_drives:
-        give_way()
         d = {**c, "logical_drive": ld.drive_id}
         out.gauge("smartarray_logical_drive_info", {
             **d, "array": ld.array or "", "raid": ld.raid or "", "disk_name": ld.disk_name or "",
@@ -159,7 +157,6 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
         _drive_health(out, "smartarray_logical_drive", d, LOGICAL_DRIVE_STATES, ld)
         out.flag("smartarray_logical_drive_caching_enabled", d, ld.caching)
     for pd in ctrl.physical_drives:
-        give_way()
         d = {**c, "drive": pd.drive_id}
         out.gauge("smartarray_physical_drive_info", {
             **d, "array": pd.array or "", "interface": pd.interface or "",

@@ -6,9 +6,6 @@ one-line ``ctrl all show``, logical and physical drive listings and ``Error:`` o
 printed or as pasted (prompts, banners, CRLF, trailing blanks, uniform indentation). Lines it
 does not know are kept in ``unparsed_lines``. Text that is not CLI output at all raises
 :class:`ParseError`, the only exception that leaves :func:`parse`.
-
-In the agent's daemon it gives way to the endpoint between lines (agent/turns.py): a burst
-of scrapes is answered before the parse goes on.
 """
 
 from __future__ import annotations

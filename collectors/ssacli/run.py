@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
-from smartarray_agent.turns import give_way
 
 
 class CliTimeout(RuntimeError):
@@ -65,7 +64,6 @@ def vendor_env() -> dict[str, str]:
 
 def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> CliResult:
     argv = [*cli.argv, *command]
-    give_way()  # starting a process holds the GIL for milliseconds: not during scrapes
     process = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,

@@ -11,7 +11,6 @@ import re
 
 from smartarray_agent.collectors.ssacli.cleanup import indent_of
 from smartarray_agent.record import Record, field
-from smartarray_agent.turns import give_way
 
 HEADER = re.compile(
     r"^(?P<model>[^:\s][^:]*?) in (?:Slot (?P<slot>\S+)|(?P<place>[A-Z0-9][A-Z0-9 _./-]*?))"
@@ -288,7 +287,6 @@ def _split_pair(text: str) -> tuple[str, str] | None:
 def scan(lines: list[str]) -> ScanResult:
     scanner = _Scanner()
     for line in lines:
-        give_way()
         scanner.feed(line)
     scanner._end_notice()
     return scanner.result

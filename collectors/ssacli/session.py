@@ -20,7 +20,6 @@ from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.collectors.ssacli.run import vendor_env
-from smartarray_agent.turns import give_way
 
 PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
 CONFIRM = re.compile(r"\(y/n\)\s*$")
@@ -72,7 +71,6 @@ class ConsoleSession:
 
     def start(self) -> None:
         program, *args = self.cli.argv
-        give_way()  # starting a process holds the GIL for milliseconds: not during scrapes
         self._child = pexpect.spawn(
             program, args, env=vendor_env(), echo=False, encoding="utf-8",
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
