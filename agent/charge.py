@@ -6,9 +6,10 @@ while it is at most ``max_age_s`` old, and only on the controllers
 :func:`~smartarray_agent.collectors.redfish.merge.assign` maps it to. The daemon's Redfish
 collector feeds it (``update``) on the collector's own schedule; the one-off commands read the
 iLO when they need it (``read``), and the write path reads it again after a confirmation
-prompt. The exporter, the guard, ``status``, ``check`` and the write path all judge through
-``overlay``, and the exposition is made again at ``expires_at``, so an expired charge is never
-served.
+prompt. A ``read`` that fails forgets the earlier reading: what a one-off command judges is
+what it has just read, never a charge from before a prompt. The exporter, the guard,
+``status``, ``check`` and the write path all judge through ``overlay``, and the exposition is
+made again at ``expires_at``, so an expired charge is never served.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ class Charge:
             self._error = error
 
     def read(self) -> Reading | None:
-        """Read the iLO now (the one-off commands). A failure is kept in :attr:`error` and
-        returns None; the last good reading stays until it expires."""
+        """Read the iLO now (the one-off commands). A failure is kept in :attr:`error`,
+        forgets the earlier reading and returns None. An iLO that answers with a charge it
+        cannot mean (``null``, ``"50"``, 255) counts as not read: :attr:`error` says so."""
         if self.settings is None:
             return None
         from smartarray_agent.collectors.redfish.collector import read_reading
@@ -66,10 +68,22 @@ class Charge:
         try:
             reading = read_reading(self.settings, self._clock)
         except RedfishError as error:
-            self.failed(str(error))
+            with self._lock:
+                self._reading, self._error = None, str(error)
             return None
-        self.update(reading)
+        unreadable = [b.charge_unreadable for b in reading.batteries
+                      if b.charge_unreadable is not None]
+        with self._lock:
+            self._reading = reading
+            self._error = (f"the iLO gave a battery charge that is not a number from 0 to 100 "
+                           f"(ChargeLevelPercent {', '.join(unreadable)})" if unreadable else None)
         return reading
+
+    @property
+    def read_at(self) -> float | None:
+        """When the reading that counts now was taken (Unix time); None without one."""
+        with self._lock:
+            return None if self._reading is None else self._reading.taken_at
 
     def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
         """``snapshot`` with the charge on the controllers the reading maps to, while the

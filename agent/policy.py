@@ -101,7 +101,7 @@ def backup_power_state(ctrl: Controller, threshold_percent: float,
     status = power.status_text if power.status == "ok" and not healthy else power.status
     summary = f"{source} {status or 'unknown'}"
     if power.charge_percent is not None:
-        summary += f", charge {power.charge_percent:g}%"
+        summary += f", charge {percent(power.charge_percent)}%"
     if not healthy:
         return BackupPowerState(False, summary)
     if power.charge_percent is not None and power.charge_percent < threshold_percent:
@@ -115,6 +115,11 @@ def backup_power_state(ctrl: Controller, threshold_percent: float,
         return BackupPowerState(False, f"{summary}, charge unknown (the iLO could not be "
                                        f"read: {charge_error})")
     return BackupPowerState(True, summary)
+
+
+def percent(value: float) -> str:
+    """A percentage as it was judged: 79.99999 stays 79.99999, never rounded up to 80."""
+    return f"{value:.15g}"
 
 
 def judge(ctrl: Controller, change: Judged, threshold_percent: float,
@@ -147,7 +152,7 @@ def _refusal(ctrl: Controller, change: Judged, backup: BackupPowerState,
     return (
         f"refused: {ctrl.name}: {change.describe()} would put writes in cache that no "
         f"healthy backup power protects{why}; backup power is {backup.summary} (needs OK "
-        f"and a charge of at least {threshold_percent:g}% where the charge is known)"
+        f"and a charge of at least {percent(threshold_percent)}% where the charge is known)"
     )
 
 

@@ -20,11 +20,13 @@ sent) and a first read that fails (the runner's errors, nothing sent).
 from __future__ import annotations
 
 import copy
+import math
 import shlex
 import signal
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
@@ -55,6 +57,9 @@ class ChargeSource(Protocol):
     @property
     def error(self) -> str | None: ...
 
+    @property
+    def read_at(self) -> float | None: ...
+
     def read(self) -> object: ...
 
     def overlay(self, snapshot: Snapshot) -> Snapshot: ...
@@ -65,6 +70,7 @@ class NoCharge:
 
     configured = False
     error = None
+    read_at = None
 
     def read(self) -> None:
         return None
@@ -96,6 +102,8 @@ class Outcome:
     command: list[str] | None = None
     backup_power: str | None = None
     threshold_percent: float | None = None
+    charge_percent: float | None = None  # the iLO charge that was judged
+    charge_read_at: str | None = None  # when the iLO gave it (ISO 8601, UTC)
     unprotected: bool = False  # after the change, write cache is on with no healthy backup
     interrupted: str | None = None  # the signal held off while the command ran
     audit: dict = field(default_factory=dict)  # {"outcome": ..., "file": ..., "error": ...}
@@ -118,6 +126,7 @@ class Outcome:
                 "controller": self.controller, "requested": self.requested,
                 "before": self.before, "after": self.after, "command": self.command,
                 "backup_power": self.backup_power, "threshold_percent": self.threshold_percent,
+                "charge_percent": self.charge_percent, "charge_read_at": self.charge_read_at,
                 "unprotected": self.unprotected, "interrupted": self.interrupted,
                 "message": self.message}
 
@@ -135,7 +144,11 @@ class ChangeRunner:
     def __init__(self, runner: VendorRunner, audit: AuditLog, threshold_percent: float,
                  confirm: Callable[[str], bool], charge: ChargeSource | None = None) -> None:
         """``charge`` adds what the CLI cannot tell (the iLO's battery charge) to every
-        snapshot read, and is read again after the confirmation."""
+        snapshot read, and is read again after the confirmation. ``threshold_percent`` must
+        be a finite number from 0 to 100 (ValueError)."""
+        if not (math.isfinite(threshold_percent) and 0 <= threshold_percent <= 100):
+            raise ValueError(f"the threshold {threshold_percent!r} is not a number from 0 to "
+                             "100")
         self.runner = runner
         self.audit = audit
         self.threshold_percent = threshold_percent
@@ -143,6 +156,13 @@ class ChangeRunner:
         self.charge: ChargeSource = charge or NoCharge()
 
     def apply(self, request: ChangeRequest) -> Outcome:
+        try:
+            self.audit.check()
+        except AuditError as error:
+            return Outcome("not_sent", f"{error}: nothing sent", controller={
+                "slot": request.target.slot, "serial": request.target.serial},
+                requested=request.change.requested(),
+                audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
         with self.runner.hold():
             ctrl, verdict, outcome = self._judged(request)
             if outcome.verdict != "planned":
@@ -157,7 +177,9 @@ class ChangeRunner:
             if not self.confirm(question):
                 return self._finish(outcome, "declined", "not confirmed: nothing sent")
         if self.charge.configured:
-            self.charge.read()  # fresh, and before the lock: the iLO is slow
+            # Fresh, and before the lock (the iLO is slow). A read that fails forgets the
+            # first one, so the judgement under the lock sees no charge and fails closed.
+            self.charge.read()
         return self._write(request, outcome)
 
     def apply_or_explain(self, request: ChangeRequest) -> Outcome:
@@ -279,6 +301,9 @@ class ChangeRunner:
             requested=change.requested(), before=settings(ctrl),
             command=vendor_command(ctrl, change), backup_power=verdict.backup.summary,
             threshold_percent=verdict.threshold_percent,
+            charge_percent=ctrl.backup_power.charge_percent,
+            charge_read_at=_iso(self.charge.read_at)
+            if ctrl.backup_power.charge_percent is not None else None,
         )
         if not verdict.allowed:
             message = verdict.message
@@ -366,6 +391,12 @@ def settings(ctrl: Controller) -> dict:
         "drive_write_cache_policy": as_dict(policy) if policy else None,
         "logical_drive_caching": {d.drive_id: d.caching for d in ctrl.logical_drives},
     }
+
+
+def _iso(when: float | None) -> str | None:
+    if when is None:
+        return None
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds")
 
 
 def _differences(before: dict | None, after: dict | None) -> str:
