@@ -135,6 +135,9 @@ class Ilo:
     hang: set[str] = field(default_factory=set)
     status: dict[str, int] = field(default_factory=dict)
     raw: dict[str, bytes] = field(default_factory=dict)
+    # path -> (answers given normally, status of every later answer): an iLO that stops
+    # answering part-way through a command
+    fail_after: dict[str, tuple[int, int]] = field(default_factory=dict)
     # what happened
     logins: list[str] = field(default_factory=list)  # session ids
     logouts: list[str] = field(default_factory=list)
@@ -178,6 +181,9 @@ class _Handler(BaseHTTPRequestHandler):
             ilo.release.wait(ilo.delay_s[self.path])
         if auth is None:
             return self._json(401, {"error": {"code": "iLO.0.10.ExtendedInfo"}})
+        answered = sum(1 for method, path, _ in ilo.requests if path == self.path) - 1
+        if self.path in ilo.fail_after and answered >= ilo.fail_after[self.path][0]:
+            return self._json(ilo.fail_after[self.path][1], {"error": {"code": "Base.1.0.Error"}})
         if self.path in ilo.status:
             return self._json(ilo.status[self.path], {"error": {"code": "Base.1.0.Error"}})
         if self.path in ilo.raw:

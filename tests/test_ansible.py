@@ -100,11 +100,18 @@ RECORDED = """\
       smartarray.agent.cache: {slot: "0", all: true, ratio: "25/75"}
       register: both_targets
       ignore_errors: true
+    - name: A threshold that is not a number from 0 to 100 fails before the agent runs
+      environment: {SMARTARRAY_SIM_STATE_DIR: "{{ sim }}/nan"}
+      smartarray.agent.cache: {slot: "0", no_battery_write_cache: true,
+                               threshold_percent: "nan", simulate: unsafe-nbwc}
+      register: nan_threshold
+      ignore_errors: true
     - ansible.builtin.copy:
         dest: "{{ out }}"
         content: "{{ {'dry': dry, 'after_dry': after_dry, 'first': first, 'second': second,
                       'unsafe': unsafe, 'all_first': all_first, 'all_second': all_second,
                       'facts': facts, 'both_targets': both_targets,
+                      'nan_threshold': nan_threshold,
                       'gen10_dry': gen10_dry, 'gen10': gen10} | to_json }}"
 """
 
@@ -303,6 +310,15 @@ def test_two_ways_to_name_the_controllers_are_rejected(recorded):
     assert both["failed"] is True
     assert "mutually exclusive" in both["msg"] and "slot" in both["msg"]
     assert "controllers" not in both  # the agent was never run
+
+
+@needs_ansible
+def test_a_threshold_of_nan_fails_and_sends_nothing(recorded):
+    results, tmp_path = recorded
+    nan = results["nan_threshold"]
+    assert nan["failed"] is True
+    assert "threshold_percent" in nan["msg"] and "0 to 100" in nan["msg"]
+    assert modifies(tmp_path / "sim" / "nan") == []
 
 
 @needs_ansible

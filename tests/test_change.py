@@ -31,7 +31,11 @@ class Host:
                        "--lock-file", str(tmp_path / "cli.lock")]
 
     def agent(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "smartarray_agent", *args, *self.common],
+        return self.agent_with(self.common, *args)
+
+    def agent_with(self, common: list[str], *args: str) -> subprocess.CompletedProcess:
+        """The command with ``common`` in place of this host's usual options."""
+        return subprocess.run([sys.executable, "-m", "smartarray_agent", *args, *common],
                               capture_output=True, text=True, env=self.env, timeout=60,
                               stdin=subprocess.DEVNULL)
 

@@ -52,8 +52,8 @@ def test_an_unreadable_re_read_is_outcome_unknown_never_bad_input(tmp_path):
     assert host.status()["cache"]["no_battery_write_cache"] is True  # it was sent
 
 
-@pytest.mark.parametrize(("path", "reason"), [("/dev/full", "No space left on device"),
-                                              ("{tmp}", "Is a directory")])
+@pytest.mark.parametrize(("path", "reason"), [("/dev/full", "it is not a regular file"),
+                                              ("{tmp}", "it is not a regular file")])
 def test_an_audit_file_that_cannot_be_written_stops_the_change(tmp_path, path, reason):
     host = Host(tmp_path, "gen9-battery")
     audit = path.format(tmp=tmp_path)

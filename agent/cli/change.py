@@ -213,6 +213,10 @@ EXIT_CODES = {
 
 
 def exit_code(outcome: Outcome) -> int:
+    """The outcome's code; an outcome the audit file did not take is OUTCOME_NOT_RECORDED,
+    whatever it was (the message says what happened, and syslog has the record)."""
+    if outcome.audit.get("error") and outcome.verdict != "not_sent":
+        return exitcodes.OUTCOME_NOT_RECORDED
     if outcome.changed and outcome.unprotected:
         return exitcodes.UNPROTECTED
     return EXIT_CODES[outcome.verdict]

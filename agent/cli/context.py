@@ -120,8 +120,10 @@ class CommandContext:
         from smartarray_agent.charge import Charge
 
         charge = Charge(self.config.redfish)
-        if charge.configured and charge.read() is None:
-            warn(f"no battery charge from the iLO: {charge.error}")
+        if charge.configured:
+            charge.read()
+            if charge.error is not None:
+                warn(f"no battery charge from the iLO: {charge.error}")
         return charge
 
     def read_snapshot(self, input_file: str | None = None) -> Snapshot:

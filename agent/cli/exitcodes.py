@@ -12,3 +12,4 @@ OUTCOME_UNKNOWN = 8  # the change was sent and the controller could not be read 
 UNPROTECTED = 9  # the change was made and write cache is now on with no healthy backup power
 NOT_RECORDED = 10  # the audit record could not be written: nothing was sent
 COLLECTOR_FAILED = 11  # metrics: the metrics were written or printed, but a collector failed
+OUTCOME_NOT_RECORDED = 12  # the outcome of a change could not be written to the audit file

@@ -12,6 +12,7 @@ formats it)."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from smartarray_agent.locations import CONFIG_FILE
@@ -27,6 +28,8 @@ def float_range(minimum: float, maximum: float | None = None) -> Callable[[str],
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         if value < minimum or (maximum is not None and value > maximum):
             raise argparse.ArgumentTypeError(f"{value:g} is not in the range {bounds}")
         return value

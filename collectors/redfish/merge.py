@@ -5,7 +5,8 @@ the data leaves one answer:
 
 1. One battery, controllers listed: HPE's Smart Storage Battery is shared by the server's
    Smart Array controllers, so the single battery maps to every ``ArrayControllers`` member
-   whose ``BackupPowerSourceStatus`` is ``Present``.
+   whose ``BackupPowerSourceStatus`` says it is present (``Present``, ``PresentAndCharged``
+   or ``PresentAndCharging``, HPE's iLO 5 resource definitions).
 2. Such a Redfish controller is the CLI controller with the same serial number (spaces
    trimmed, case ignored); where either side has no serial, the one with the same slot
    (``Location: "Slot 0"`` = ``slot 0``). Two different serials never match.
@@ -14,7 +15,9 @@ the data leaves one answer:
 4. Anything else (two or more batteries, no battery, no match) maps nothing.
 
 A battery maps its charge only when it reports one (iLO 4 does not), and the reading only
-counts while it is at most ``max_age_s`` old. Where nothing is mapped, ``charge_percent``
+counts while it is at most ``max_age_s`` old. A controller the iLO reports
+``PresentAndCharging`` has its backup power marked ``recharging``: charging is not healthy,
+whatever the CLI printed. Where nothing is mapped, ``charge_percent``
 stays None, and the snapshot gets a notice that says why; the interlock then judges by the
 CLI's status alone.
 """
@@ -28,6 +31,8 @@ from smartarray_agent.collectors.redfish.resources import ArrayController, Batte
 from smartarray_agent.model import Controller, Snapshot
 
 NOTICE = "redfish: "
+PRESENT = ("present", "present_and_charged", "present_and_charging")  # BackupPowerSourceStatus
+CHARGING = "present_and_charging"
 
 
 def backed_controllers(reading: Reading) -> list[ArrayController]:
@@ -35,7 +40,7 @@ def backed_controllers(reading: Reading) -> list[ArrayController]:
     of batteries."""
     if len(reading.batteries) != 1:
         return []
-    return [c for c in reading.controllers if c.backup_power == "present"]
+    return [c for c in reading.controllers if c.backup_power in PRESENT]
 
 
 @dataclass(frozen=True)
@@ -91,10 +96,18 @@ def merge_charge(
         return merged
     charge = found.battery.charge_percent
     if charge is None:
-        merged.notices.append(f"{NOTICE}battery {found.battery.index} reports no charge")
+        said = found.battery.charge_unreadable
+        merged.notices.append(f"{NOTICE}battery {found.battery.index} reports "
+                              + (f"a charge that is not a number 0-100: {said}" if said
+                                 else "no charge"))
         return merged
     for position in found.controllers:
-        merged.controllers[position].backup_power.charge_percent = charge
+        ctrl = merged.controllers[position]
+        ctrl.backup_power.charge_percent = charge
+        if any(rf.backup_power == CHARGING and _same(ctrl, rf) for rf in reading.controllers):
+            ctrl.backup_power.status = "recharging"
+            merged.notices.append(f"{NOTICE}{ctrl.name}: the iLO reports its backup power "
+                                  "charging (PresentAndCharging)")
     return merged
 
 

@@ -12,7 +12,8 @@ Where the batteries are (field names from HPE's iLO Redfish reference and real a
   ``Condition`` (``Ok``, ...) and ``Present`` (``Yes``/``No``): no charge at all.
 - Both: ``/redfish/v1/Systems/1/SmartStorage/ArrayControllers/{id}`` with ``Location``
   (``Slot 0``), ``SerialNumber`` (padded with spaces), ``Model``,
-  ``BackupPowerSourceStatus`` (``Present``/``NotPresent``), ``CacheModuleStatus{Health}``,
+  ``BackupPowerSourceStatus`` (``Present``, ``NotPresent``, ``PresentAndCharged``,
+  ``PresentAndCharging``), ``CacheModuleStatus{Health}``,
   ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
 
 A value of the wrong type or out of range is ``None``, never a guess; words are normalised
@@ -21,6 +22,7 @@ like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -46,6 +48,8 @@ class Battery(_Model):
     spare_part: str | None = None
     firmware: str | None = None
     charge_percent: float | None = None  # ChargeLevelPercent (iLO 5 only)
+    # ChargeLevelPercent as sent, when the iLO sent one that is not a number 0-100 (null too)
+    charge_unreadable: str | None = None
     wear_percent: float | None = None  # BatteryWearLevelPercent: 100 = worn out
     capacity_watts: float | None = None  # MaximumCapWatts / MaxCapWatts
     remaining_charge_time_s: float | None = None  # RemainingChargeTimeSeconds
@@ -61,7 +65,7 @@ class ArrayController(_Model):
     slot: str | None = None  # "0"; None for "Slot UNKNOWN" or another format
     serial: str | None = None
     model: str | None = None
-    backup_power: str | None = None  # present, not_present
+    backup_power: str | None = None  # present, not_present, present_and_charg{ed,ing}
     cache_module_health: str | None = None
     cache_size_mib: int | None = None
     health: str | None = None
@@ -132,6 +136,7 @@ def _ilo5_battery(entry: dict) -> Battery:
         **_identity(entry),
         spare_part=_text(entry.get("SparePartNumber")),
         charge_percent=_number(entry.get("ChargeLevelPercent"), 0, 100),
+        charge_unreadable=_unreadable(entry, "ChargeLevelPercent", 0, 100),
         wear_percent=_number(entry.get("BatteryWearLevelPercent"), 0, 100),
         capacity_watts=_number(entry.get("MaximumCapWatts"), 0, math.inf),
         remaining_charge_time_s=_number(entry.get("RemainingChargeTimeSeconds"), 0, math.inf),
@@ -180,6 +185,13 @@ def _number(value: Any, low: float, high: float) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value) if low <= value <= high else None
+
+
+def _unreadable(entry: dict, key: str, low: float, high: float) -> str | None:
+    """``entry[key]`` as JSON text when it is there but not a number from low to high."""
+    if key not in entry or _number(entry[key], low, high) is not None:
+        return None
+    return json.dumps(entry[key])
 
 
 def _integer(value: Any) -> int | None:

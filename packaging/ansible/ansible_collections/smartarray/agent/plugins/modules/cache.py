@@ -73,8 +73,9 @@ options:
     type: bool
   threshold_percent:
     description:
-      - Backup power charge below which write cache may not be forced on. Default the
-        agent's C([policy] battery_threshold_percent) (80).
+      - Backup power charge below which write cache may not be forced on, a number from 0
+        to 100 (C(nan) and C(inf) are refused). Default the agent's
+        C([policy] battery_threshold_percent) (80).
     type: float
 extends_documentation_fragment:
   - smartarray.agent.agent
@@ -172,13 +173,16 @@ skipped:
   elements: dict
 rc:
   description: The agent's exit code of the first failed setting (4 refused, 5 not applied,
-    6 declined, 8 sent with an unknown outcome, 1 vendor error, 2 bad input, 3 no CLI).
+    6 declined, 8 sent with an unknown outcome, 12 outcome not in the audit file, 1 vendor
+    error, 2 bad input, 3 no CLI).
   returned: failure
   type: int
   sample: 4
 """
 
 # Imports come after the documentation blocks, the layout ansible-doc and ansible-test expect.
+import math  # noqa: E402
+
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.smartarray.agent.plugins.module_utils.agent import (  # noqa: E402
     COMMON_OPTIONS,
@@ -368,8 +372,12 @@ def main() -> None:
     if params["all"] is False:
         module.fail_json(msg="all: false names no controller; give slot or serial instead")
     extra = source_arguments(module) + ["--json"]
-    if params["threshold_percent"] is not None:
-        extra += ["--threshold", str(params["threshold_percent"])]
+    threshold = params["threshold_percent"]
+    if threshold is not None:
+        if not (math.isfinite(threshold) and 0 <= threshold <= 100):
+            module.fail_json(msg=f"threshold_percent: {threshold!r} is not a number from 0 "
+                                 "to 100")
+        extra += ["--threshold", repr(threshold)]
     if module.check_mode:
         extra.append("--dry-run")
 
