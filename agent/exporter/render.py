@@ -1,7 +1,11 @@
 """The exposition: every collector's last result -> the text format. Pure: no I/O, no
 clock (``now`` is given).
 
-Each collector adds ``smartarray_collector_success``, ``_duration_seconds`` and
+Each source collector is a prometheus_client custom collector (:class:`SourceMetrics`,
+whose ``collect()`` yields its families), registered with the agent's own series
+(:class:`AgentMetrics`) in one ``CollectorRegistry``, and the page is prometheus_client's
+``generate_latest`` of it: made once per collection round (exporter/view.py), never per
+scrape. Each collector adds ``smartarray_collector_success``, ``_duration_seconds`` and
 ``_last_success_timestamp_seconds`` (labelled ``collector``), and, while its last good data
 is fresh, the families it renders itself (collectors/*/metrics). Data older than
 ``stale_after_s`` is dropped: the collector's own three series say why.
@@ -17,16 +21,16 @@ Sample lines::
 from __future__ import annotations
 
 import platform
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult
 from smartarray_agent.collectors.families import Families
-from smartarray_agent.exporter.textformat import exposition
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -69,25 +73,49 @@ def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) 
     return min((t for t in times if t >= now), default=None)
 
 
+class AgentMetrics:
+    """The agent's own series: its build, and each collector's last attempt."""
+
+    def __init__(self, results: Sequence[CollectorResult[Any]]) -> None:
+        self.results = results
+
+    def collect(self) -> Iterator[Metric]:
+        out = Families(HELP)
+        out.gauge("smartarray_build_info", _BUILD, 1.0)
+        for result in self.results:
+            labels = {"collector": result.name}
+            out.gauge("smartarray_collector_success", labels, float(result.success))
+            out.gauge("smartarray_collector_duration_seconds", labels, result.duration_s)
+            out.gauge("smartarray_collector_last_success_timestamp_seconds", labels,
+                      result.last_success_at)
+        yield from out.metrics()
+
+
+class SourceMetrics:
+    """One collector's families from its last result, while that result is fresh."""
+
+    def __init__(self, entry: Entry, now: float, settings: MetricSettings) -> None:
+        self.collector, self.result = entry
+        self.now, self.settings = now, settings
+
+    def collect(self) -> Iterator[Metric]:
+        if is_fresh(self.result, self.now, self.settings):
+            yield from self.collector.families(self.result.data, self.now)
+
+
+def registry(entries: Sequence[Entry], *, now: float,
+             settings: MetricSettings) -> CollectorRegistry:
+    """The agent's series, then each collector's, in one registry."""
+    out = CollectorRegistry(auto_describe=False)
+    out.register(AgentMetrics([result for _, result in entries]))
+    for entry in entries:
+        out.register(SourceMetrics(entry, now, settings))
+    return out
+
+
 def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> bytes:
     """The text exposition (format 0.0.4) of ``entries``."""
-    return exposition(families(entries, now=now, settings=settings))
-
-
-def families(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> list[Metric]:
-    out = Families(HELP)
-    out.gauge("smartarray_build_info", _BUILD, 1.0)
-    for _, result in entries:
-        labels = {"collector": result.name}
-        out.gauge("smartarray_collector_success", labels, float(result.success))
-        out.gauge("smartarray_collector_duration_seconds", labels, result.duration_s)
-        out.gauge("smartarray_collector_last_success_timestamp_seconds", labels,
-                  result.last_success_at)
-    rendered = out.metrics()
-    for collector, result in entries:
-        if is_fresh(result, now, settings):
-            rendered.extend(collector.families(result.data, now))
-    return rendered
+    return generate_latest(registry(entries, now=now, settings=settings))
 
 
 _BUILD = {"version": version("smartarray-agent"), "python": platform.python_version()}
