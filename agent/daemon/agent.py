@@ -27,7 +27,7 @@ from smartarray_agent.exporter.publish import Endpoint, open_endpoint
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
-from smartarray_agent.sources import build_collectors
+from smartarray_agent.sources import build_collectors, build_guard
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +59,12 @@ class Agent:
         self.config = self._load()  # ConfigError leaves here
         self.security = web_security(self.config)
         self.view = MetricsView(metric_settings(self.config))
+        collectors = build_collectors(self.config)
         self.loop = CollectionLoop(
-            build_collectors(self.config), self.view, notifier,
+            collectors, self.view, notifier,
             interval_s=self.config.collect.interval_s,
             debounce_s=self.config.sysfs.udev_debounce_s,
+            enforce=build_guard(self.config, collectors),
         )
         self.server: Endpoint | None = None
         self._previous_handlers: dict[int, Any] = {}
@@ -163,11 +165,12 @@ class Agent:
         if self.server is not None:
             self.server.security = security
         self.view.configure(metric_settings(config))
-        changed = _collector_inputs(config) != _collector_inputs(self.config)
+        collectors = None
+        if _collector_inputs(config) != _collector_inputs(self.config):
+            collectors = build_collectors(config)
         self.loop.reconfigure(
-            build_collectors(config) if changed else None,
-            config.collect.interval_s,
-            config.sysfs.udev_debounce_s,
+            collectors, config.collect.interval_s, config.sysfs.udev_debounce_s,
+            build_guard(config, collectors) if collectors is not None else None,
         )
         self.config = config
         log.info("configuration reloaded")

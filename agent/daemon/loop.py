@@ -21,6 +21,7 @@ from smartarray_agent.daemon.debounce import Debounce
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import Entry
 from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.sources import Enforce
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +39,13 @@ class CollectionLoop:
         *,
         interval_s: float,
         debounce_s: float,
+        enforce: Enforce | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``enforce`` (the guard) sees each successful result; when it changes the
+        hardware, that collector is collected again at once."""
         self._collectors = list(collectors)
+        self._enforce = enforce
         self._view = view
         self._notifier = notifier
         self._interval_s = interval_s
@@ -49,7 +54,8 @@ class CollectionLoop:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._pending: tuple[list[AnyCollector] | None, float, float] | None = None
+        self._pending: tuple[list[AnyCollector] | None, Enforce | None, float,
+                             float] | None = None
         self._last: dict[str, Entry] = {}
         self._attempted_at: dict[str, float] = {}  # monotonic start of each last attempt
         self._round_started = self._monotonic()
@@ -87,11 +93,13 @@ class CollectionLoop:
         self._wake.set()
 
     def reconfigure(
-        self, collectors: list[AnyCollector] | None, interval_s: float, debounce_s: float
+        self, collectors: list[AnyCollector] | None, interval_s: float, debounce_s: float,
+        enforce: Enforce | None = None,
     ) -> None:
-        """Applied between collections; ``collectors`` None keeps the running ones."""
+        """Applied between collections; ``collectors`` None keeps the running ones (and
+        their ``enforce``)."""
         with self._lock:
-            self._pending = (collectors, interval_s, debounce_s)
+            self._pending = (collectors, enforce, interval_s, debounce_s)
         self._wake.set()
 
     # -- the loop thread -------------------------------------------------------------------
@@ -119,6 +127,8 @@ class CollectionLoop:
             self._attempted_at[collector.name] = self._monotonic()
             previous = self._last.get(collector.name)
             result = collect_once(collector, previous[1] if previous else None)
+            if self._acted_on(collector, result):
+                result = collect_once(collector, result)  # what the hardware shows now
             self._last[collector.name] = (collector, result)
             collected.append(((collector, result), previous[1] if previous else None))
         self._view.publish(entry for entry, _ in collected)
@@ -132,6 +142,15 @@ class CollectionLoop:
         else:
             self._notifier.status(status)
         self._notifier.watchdog()
+
+    def _acted_on(self, collector: AnyCollector, result: CollectorResult) -> bool:
+        if self._enforce is None or not result.success:
+            return False
+        try:
+            return self._enforce(collector, result.data)
+        except Exception:  # a bug in the guard must not stop the collections
+            log.exception("the guard failed after collector %s", collector.name)
+            return False
 
     def _due(self, collector: AnyCollector) -> bool:
         """A collector with an ``interval_s`` of its own (Redfish: the iLO is slow) runs in
@@ -164,10 +183,11 @@ class CollectionLoop:
             pending, self._pending = self._pending, None
             if pending is None:
                 return
-            collectors, self._interval_s, debounce_s = pending
+            collectors, enforce, self._interval_s, debounce_s = pending
             self._debounce = Debounce(debounce_s, debounce_s * MAX_DEBOUNCE_FACTOR)
         if collectors is None:
             return
+        self._enforce = enforce
         names = {c.name for c in collectors}
         for old in self._collectors:
             _close(old)

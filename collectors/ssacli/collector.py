@@ -18,7 +18,6 @@ Sample metric lines::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from prometheus_client.core import Metric
 
@@ -36,12 +35,6 @@ from smartarray_agent.model import Controller, Snapshot
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
 _FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures")
-
-
-class Enforcer(Protocol):
-    """Acts on what a collection shows (the guard); True when it changed a controller."""
-
-    def enforce(self, snapshot: Snapshot, runner: VendorRunner) -> bool: ...
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
@@ -69,22 +62,22 @@ class SsacliCollector:
         open_runner: Callable[[], VendorRunner],
         charge: Charge,
         threshold_percent: float,
-        guard: Enforcer | None = None,
     ) -> None:
         """``open_runner`` raises CollectionError while there is no CLI to run."""
         self._open_runner = open_runner
         self._runner: VendorRunner | None = None
         self.charge = charge
         self.threshold_percent = threshold_percent
-        self.guard = guard
 
-    def collect(self) -> Snapshot:
+    def runner(self) -> VendorRunner:
+        """The runner every call of this collector goes through (the daemon's guard acts
+        through it too); raises CollectionError while there is no CLI to run."""
         if self._runner is None:
             self._runner = self._open_runner()
-        snapshot = read_snapshot(self._runner)
-        if self.guard is not None and self.guard.enforce(snapshot, self._runner):
-            snapshot = read_snapshot(self._runner)  # what the controllers show now
-        return snapshot
+        return self._runner
+
+    def collect(self) -> Snapshot:
+        return read_snapshot(self.runner())
 
     def families(self, data: Snapshot, now: float) -> list[Metric]:
         return metrics.families(self.charge.overlay(data, now), self.threshold_percent)
