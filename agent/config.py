@@ -7,20 +7,23 @@ their defaults. Relative paths in the file are relative to the file's own direct
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.configfile import (
     ConfigError,
     Document,
+    FilePath,
+    Settings,
     read_document,
     refuse_untrusted,
     validate,
 )
 from smartarray_agent.locations import CONFIG_FILE
-from smartarray_agent.settings import Check, Invalid, Range, SettingsError, build
 
 DEFAULT_PATH = Path(CONFIG_FILE)
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so
@@ -48,78 +51,82 @@ def _listen_address(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SsacliConfig:
+Percent = Annotated[float, Field(ge=0, le=100)]
+Timeout = Annotated[float, Field(gt=0, le=HOUR_S)]
+
+
+class SsacliConfig(Settings):
     """``[ssacli]``: the vendor CLI (or the simulator), its timeout and the host lock."""
 
-    path: Path | None = None  # the vendor CLI; default: discovered
+    path: FilePath | None = None  # the vendor CLI; default: discovered
     # a simulator scenario name or file, instead of the CLI
-    simulate: Annotated[str | None, Check(_known_scenario)] = None
-    timeout_s: Annotated[float, Range(gt=0, le=HOUR_S)] = 120.0
+    simulate: Annotated[str, AfterValidator(_known_scenario)] | None = None
+    timeout_s: Timeout = 120.0
     # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
     # instance lock all the time, so every other ssacli user on the host is refused.
     console: bool = False
-    lock_file: Path | None = None  # default: vendor.host_lock_path
-    lock_wait_s: Annotated[float, Range(ge=0, le=HOUR_S)] = 30.0
+    lock_file: FilePath | None = None  # default: vendor.host_lock_path
+    lock_wait_s: Annotated[float, Field(ge=0, le=HOUR_S)] = 30.0
 
-    def cross_check(self) -> None:
+    @model_validator(mode="after")
+    def _one_cli(self) -> SsacliConfig:
         if self.path is not None and self.simulate is not None:
             raise ValueError("path and simulate exclude each other")
+        return self
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class CollectConfig:
+class CollectConfig(Settings):
     """``[collect]``: how often the agent collects, and how long values stay good."""
 
-    interval_s: Annotated[float, Range(ge=1, le=DAY_S)] = 60.0
+    interval_s: Annotated[float, Field(ge=1, le=DAY_S)] = 60.0
     # Last good values are served until they are this old, then dropped; default:
     # 3 intervals plus one vendor CLI timeout (Config.stale_after).
-    stale_after_s: Annotated[float | None, Range(gt=0, le=7 * DAY_S)] = None
+    stale_after_s: Annotated[float, Field(gt=0, le=7 * DAY_S)] | None = None
 
-    def cross_check(self) -> None:
-        if self.stale_after_s is not None and self.stale_after_s < self.interval_s:
-            raise Invalid("stale_after_s", f"must be at least interval_s "
-                          f"({self.interval_s:g}), or the values would be dropped between "
-                          "collections")
+    @field_validator("stale_after_s")
+    @classmethod
+    def _not_before_the_next_round(cls, value: float | None,
+                                   info: ValidationInfo) -> float | None:
+        interval = info.data.get("interval_s")
+        if value is not None and interval is not None and value < interval:
+            raise ValueError(f"must be at least interval_s ({interval:g}), or the values "
+                             "would be dropped between collections")
+        return value
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WebSection:
+class WebSection(Settings):
     """``[web]``: where the metrics are served, and with what TLS and basic auth."""
 
-    listen_address: Annotated[str, Check(_listen_address)] = DEFAULT_LISTEN_ADDRESS
-    config_file: Path | None = None  # exporter-toolkit web config: TLS, basic auth
+    listen_address: Annotated[str, AfterValidator(_listen_address)] = DEFAULT_LISTEN_ADDRESS
+    config_file: FilePath | None = None  # exporter-toolkit web config: TLS, basic auth
     # Privilege separation: ``run`` writes the exposition here instead of listening, and
     # ``smartarray-agent serve`` (unprivileged) answers HTTP from it.
-    publish_dir: Path | None = None
+    publish_dir: FilePath | None = None
 
     @property
     def address(self) -> tuple[str, int]:
         return parse_listen_address(self.listen_address)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SysfsConfig:
+class SysfsConfig(Settings):
     """``[sysfs]``: the kernel's view of the arrays, and its udev events."""
 
     enabled: bool = True
-    udev_debounce_s: Annotated[float, Range(ge=0, le=300)] = 2.0
+    udev_debounce_s: Annotated[float, Field(ge=0, le=300)] = 2.0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PolicyConfig:
+class PolicyConfig(Settings):
     """``[policy]``: when write cache counts as protected, and what to do if not."""
 
-    battery_threshold_percent: Annotated[float, Range(ge=0, le=100)] = 80.0
+    battery_threshold_percent: Percent = 80.0
     disable_unprotected_write_cache: bool = False
     enable_without_ilo_charge: bool = False  # write cache on though the iLO cannot be read
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class AuditConfig:
+class AuditConfig(Settings):
     """``[audit]``: where every change is recorded."""
 
-    file: Path | None = None  # default: /var/lib/smartarray-agent/audit.jsonl (root)
+    file: FilePath | None = None  # default: /var/lib/smartarray-agent/audit.jsonl (root)
 
     @property
     def path(self) -> Path:
@@ -128,26 +135,24 @@ class AuditConfig:
         return self.file if self.file is not None else default_audit_file()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class CheckConfig:
+class CheckConfig(Settings):
     """``[check]``: thresholds of ``smartarray-agent check`` (the flags win)."""
 
-    charge_warning_percent: Annotated[float, Range(ge=0, le=100)] = 90.0
+    charge_warning_percent: Percent = 90.0
     # default: [policy] battery_threshold_percent, what the interlock calls protected
-    charge_critical_percent: Annotated[float | None, Range(ge=0, le=100)] = None
+    charge_critical_percent: Percent | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Config:
+class Config(Settings):
     """The whole file; every section has defaults, ``[redfish]`` alone is off without it."""
 
-    ssacli: SsacliConfig = field(default_factory=SsacliConfig)
-    collect: CollectConfig = field(default_factory=CollectConfig)
-    web: WebSection = field(default_factory=WebSection)
-    sysfs: SysfsConfig = field(default_factory=SysfsConfig)
-    policy: PolicyConfig = field(default_factory=PolicyConfig)
-    audit: AuditConfig = field(default_factory=AuditConfig)
-    check: CheckConfig = field(default_factory=CheckConfig)
+    ssacli: SsacliConfig = SsacliConfig()
+    collect: CollectConfig = CollectConfig()
+    web: WebSection = WebSection()
+    sysfs: SysfsConfig = SysfsConfig()
+    policy: PolicyConfig = PolicyConfig()
+    audit: AuditConfig = AuditConfig()
+    check: CheckConfig = CheckConfig()
     redfish: RedfishSettings | None = None  # the iLO's battery charge; off without the table
 
     @property
@@ -174,27 +179,28 @@ class Overrides:
     def apply(self, config: Config) -> Config:
         ssacli = config.ssacli
         if self.simulate is not None:
-            ssacli = replace(ssacli, simulate=self.simulate, path=None)
+            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
         if self.cli_path is not None:
-            ssacli = replace(ssacli, path=self.cli_path, simulate=None)
+            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
         if self.timeout_s is not None:
-            ssacli = replace(ssacli, timeout_s=_bounded_timeout(self.timeout_s))
+            ssacli = ssacli.model_copy(update={"timeout_s": _bounded_timeout(self.timeout_s)})
         if self.lock_file is not None:
-            ssacli = replace(ssacli, lock_file=self.lock_file)
+            ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
         web = config.web
         if self.listen_address is not None:
             parse_listen_address(self.listen_address)
-            web = replace(web, listen_address=self.listen_address)
-        return replace(config, ssacli=ssacli, web=web)
+            web = web.model_copy(update={"listen_address": self.listen_address})
+        return config.model_copy(update={"ssacli": ssacli, "web": web})
 
 
 def _bounded_timeout(value: float) -> float:
-    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (replace checks none)."""
+    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (a copy checks none)."""
+    document = Document(Path("--timeout"), {"timeout_s": value})
     try:
-        return build(SsacliConfig, {"timeout_s": value}).timeout_s
-    except SettingsError as error:
-        [(_, problem)] = error.problems
-        raise ConfigError([f"--timeout: {problem}"]) from None
+        return validate(document, SsacliConfig).timeout_s
+    except ConfigError as error:
+        [problem] = error.problems
+        raise ConfigError([f"--timeout: {problem.split(': ', 2)[2]}"]) from None
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:

@@ -8,8 +8,11 @@ YAML node tree.
 Reading is bounded and refuses what an agent running as root must not obey: anything but a
 regular file (a FIFO would block a reload for ever, a device never ends), more than
 ``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML aliases and, when running as root, a
-file that a user other than root could have written (:func:`trust_problem`). Numbers that
-are not finite are refused where a setting takes a number (smartarray_agent.settings).
+file that a user other than root could have written (:func:`trust_problem`).
+
+The settings themselves are pydantic models (:class:`Settings`: strict types, bounds on
+every number, no NaN or infinity, unknown keys refused); :func:`validate` turns pydantic's
+errors into ``file:line: key: problem`` lines, in the file's order.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, Any, TypeVar
 
-from smartarray_agent.settings import SettingsError, build
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from smartarray_agent.trust import distrust
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -30,7 +34,19 @@ _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
 MAX_BYTES = 2**20
 MAX_DEPTH = 8  # [redfish] and web config tables are 2-3 deep; room to spare, no recursion bomb
-T = TypeVar("T")
+T = TypeVar("T", bound="Settings")
+
+
+class Settings(BaseModel):
+    """A table of a settings file: every key typed strictly (an integer is a number, but
+    ``"30"`` and ``true`` are not), every number finite, unknown keys refused. Frozen:
+    values from code are copied with ``model_copy(update=...)``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+# A path is written as a string (strict mode would take only a Path object).
+FilePath = Annotated[Path, Field(strict=False)]
 
 
 class ConfigError(ValueError):
@@ -180,14 +196,72 @@ def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | Non
 
 
 def validate(document: Document, schema: type[T]) -> T:
-    """The settings dataclass ``schema`` built from the document (smartarray_agent.settings),
-    or a ConfigError naming each bad key's line, in the file's order (as an editor shows
-    it)."""
+    """The settings model ``schema`` built from the document, or a ConfigError naming each
+    bad key's line, in the file's order (as an editor shows it)."""
     try:
-        return build(schema, document.data)
-    except SettingsError as error:
-        found = sorted(error.problems, key=lambda problem: document.line_of(problem[0]))
+        return schema.model_validate(document.data)
+    except ValidationError as error:
+        found = sorted(((_location(e["loc"]), _problem(e)) for e in error.errors()),
+                       key=lambda problem: document.line_of(problem[0]))
         raise ConfigError([document.problem(*problem) for problem in found]) from None
+
+
+def _location(loc: tuple[Any, ...]) -> tuple[str, ...]:
+    return tuple(str(part) for part in loc if part != "[key]")
+
+
+_BOUND_WORDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
+                "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+_TYPE_WORDS = {"float_type": "must be a number", "bool_type": "must be true or false",
+               "string_type": "must be a string", "path_type": "must be a string naming a path",
+               "model_type": "must be a table of keys", "dict_type": "must be a table of keys",
+               "finite_number": "must be a finite number"}
+
+
+def _problem(error: Any) -> str:
+    """One pydantic error in the words of a settings file: what is wrong, and what was
+    written (``must be at most 100 (got 100.5)``)."""
+    kind, given, context = error["type"], error.get("input"), error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required but not given"
+    if "[key]" in error["loc"]:
+        return "the key must be a string"
+    if kind == "value_error":
+        return str(context.get("error", error["msg"]))
+    if kind in _BOUND_WORDS:
+        name, words = _BOUND_WORDS[kind]
+        return f"must be {words} {_number(context[name])} (got {_shown(given)})"
+    if kind == "literal_error":
+        return f"must be one of {context['expected'].replace(' or ', ', ')} (got {_shown(given)})"
+    if kind == "float_type" and isinstance(given, int) and not isinstance(given, bool):
+        kind = "finite_number"  # an integer too large for a float
+    return f"{_TYPE_WORDS.get(kind, error['msg'])} (got {_shown(given)})"
+
+
+def _number(value: float) -> str:
+    """``value`` as short as it reads back: 3600, 0.5, 1e+300."""
+    if isinstance(value, int):
+        digits = str(abs(value))
+        return str(value) if len(digits) <= 20 else f"an integer of {len(digits)} digits"
+    text = f"{value:g}"
+    return text if float(text) == value else repr(value)
+
+
+def _shown(value: object) -> str:
+    """``value`` as a settings file writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return _number(value)
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
 
 
 def _toml_document(path: Path, text: str) -> Document:

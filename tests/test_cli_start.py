@@ -74,7 +74,7 @@ def test_status_imports_its_own_module_and_no_other_command():
                   "smartarray_agent.cli.completion",
                   # saved output reads no configuration: it may be another host's
                   "smartarray_agent.config", "smartarray_agent.configfile",
-                  "smartarray_agent.settings", "smartarray_agent.collectors.redfish"):
+                  "smartarray_agent.collectors.redfish"):
         assert not imported(modules, heavy), heavy
 
 

@@ -238,6 +238,8 @@ basic_auth_users:
         f"{path}:4: tls_server_config.min_version: must be one of 'TLS12', 'TLS13' "
         "(got 'TLS11')",
         f"{path}:6: basic_auth_users.123: the key must be a string",
+        f"{path}:6: basic_auth_users.123: not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 "
+        "\"\" | tr -d :'); plain passwords are not accepted",
         f"{path}:7: basic_auth_users.bob: must be a string (got null)",
     ]
     path.write_text("tls_server_config:\n  cert_file: a\n  key_file: b\n"

@@ -209,8 +209,9 @@ def test_docs_list_every_metric_and_only_those():
 
 
 def test_an_ilo_charge_is_served_until_max_age_and_the_page_is_made_again_then():
-    settings = RedfishSettings(address="https://ilo.example",
-                               credentials_file=Path("/nonexistent"), max_age_s=900.0)
+    settings = RedfishSettings.model_construct(address="https://ilo.example",
+                                               credentials_file=Path("/nonexistent"),
+                                               max_age_s=900.0)
     charge = Charge(settings, clock=lambda: T0)
     charge.update(Reading(taken_at=T0, batteries=[Battery(index=1, charge_percent=97)],
                           controllers=[ArrayController(resource="/ac/0/", slot="0",

@@ -3,7 +3,6 @@ key it shows in a comment is a real key whose shown value is the default."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import re
@@ -95,7 +94,7 @@ def test_the_redfish_example_shows_the_defaults_of_its_optional_keys():
     table = text[text.index("[redfish]"):]
     shown = dict(re.findall(r"^([a-z_]+) = ([^#\n]+?)\s*(?:#.*)?$", table, re.M))
     assert {"address", "credentials_file"} <= set(shown)
-    defaults = {field.name: field.default for field in dataclasses.fields(RedfishSettings)}
+    defaults = {name: field.default for name, field in RedfishSettings.model_fields.items()}
     for name in ("verify_tls", "connect_timeout_s", "read_timeout_s", "interval_s", "max_age_s"):
         assert tomllib.loads(f"v = {shown[name]}")["v"] == defaults[name], name
 

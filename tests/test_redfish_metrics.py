@@ -12,7 +12,8 @@ from smartarray_agent.collectors.redfish.resources import ArrayController, Batte
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.exporter.render import MetricSettings, render
 
-SETTINGS = RedfishSettings(address="https://ilo.example", credentials_file=Path("/nonexistent"))
+SETTINGS = RedfishSettings.model_construct(address="https://ilo.example",
+                                           credentials_file=Path("/nonexistent"))
 
 
 def exposition(reading, *, success: bool, duration_s: float,

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.config import ConfigError, load_config
-from smartarray_agent.settings import SettingsError, build
 
 from .redfish_ilo import PASSWORD, USER, credentials_file
 
 
 def make(tmp_path, **values) -> RedfishSettings:
-    return build(RedfishSettings, {"address": "ilo.example.net",
-                                   "credentials_file": str(credentials_file(tmp_path)), **values})
+    return RedfishSettings.model_validate({"address": "ilo.example.net",
+                                           "credentials_file": str(credentials_file(tmp_path)),
+                                           **values})
 
 
 def problems(tmp_path, **values) -> str:
@@ -71,8 +72,8 @@ def test_a_charge_must_live_longer_than_the_interval(tmp_path):
 def test_credentials_file_open_to_group_is_refused(tmp_path):
     credentials_file(tmp_path, mode=0o640)
     path = tmp_path / "ilo-credentials.toml"
-    with pytest.raises(SettingsError) as caught:
-        build(RedfishSettings, {"address": "ilo", "credentials_file": str(path)})
+    with pytest.raises(ValidationError) as caught:
+        RedfishSettings.model_validate({"address": "ilo", "credentials_file": str(path)})
     assert (
         f"credentials file {path} has mode 0640: group or others may access it; it must be "
         f"readable only by root (chmod 600 {path})"

@@ -10,9 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-import typing
 from pathlib import Path
-from typing import Annotated
 
 import pytest
 
@@ -120,15 +118,13 @@ def test_interval_must_be_finite_and_sane(private, value):
 
 def _numeric_settings() -> list[tuple[str, str, object]]:
     """(section, key, bounds) of every number in the configuration file, [redfish] included."""
-    sections = typing.get_type_hints(Config)
+    sections = {name: field.annotation for name, field in Config.model_fields.items()}
     sections["redfish"] = RedfishSettings
     found = []
     for section, model in sections.items():
-        for key, hint in typing.get_type_hints(model, include_extras=True).items():
-            base, *rules = typing.get_args(hint) if typing.get_origin(hint) is Annotated else (
-                hint,)
-            if base in (int, float, int | None, float | None):
-                found.append((section, key, rules))
+        for key, field in model.model_fields.items():  # type: ignore[union-attr]
+            if field.annotation in (int, float, int | None, float | None):
+                found.append((section, key, field.metadata))
     return found
 
 

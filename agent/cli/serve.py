@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 from argparse import Namespace
-from dataclasses import replace
 from pathlib import Path
 
 from smartarray_agent.cli import exitcodes
@@ -89,7 +88,8 @@ def _credentials(config: Config) -> Config:
     named = config.web.config_file
     if not directory or named is None or not (Path(directory) / named.name).is_file():
         return config
-    return replace(config, web=replace(config.web, config_file=Path(directory) / named.name))
+    web = config.web.model_copy(update={"config_file": Path(directory) / named.name})
+    return config.model_copy(update={"web": web})
 
 
 def _load(path: str | None) -> Config:

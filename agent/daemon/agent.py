@@ -14,7 +14,6 @@ import logging
 import os
 import select
 import signal
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +159,8 @@ class Agent:
         if config.web.listen_address != self.config.web.listen_address:
             log.warning("listen_address %s takes effect at the next restart",
                         config.web.listen_address)
-            config = replace(config, web=replace(
-                config.web, listen_address=self.config.web.listen_address))
+            config = config.model_copy(update={"web": config.web.model_copy(
+                update={"listen_address": self.config.web.listen_address})})
         if self.server is not None:
             self.server.security = security
         self.view.configure(metric_settings(config))

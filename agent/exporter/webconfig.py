@@ -21,19 +21,22 @@ from __future__ import annotations
 import os
 import re
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
+
+from pydantic import AfterValidator, model_validator
 
 from smartarray_agent.configfile import (
     ConfigError,
     Document,
+    FilePath,
+    Settings,
     read_document,
     refuse_untrusted,
     validate,
 )
 from smartarray_agent.exporter.auth import BasicAuth
-from smartarray_agent.settings import Check
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
 _CLIENT_AUTH = {
@@ -44,20 +47,21 @@ _CLIENT_AUTH = {
 _VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class TlsServerConfig:
-    cert_file: Path
-    key_file: Path
+class TlsServerConfig(Settings):
+    cert_file: FilePath
+    key_file: FilePath
     client_auth_type: Literal[
         "NoClientCert", "VerifyClientCertIfGiven", "RequireAndVerifyClientCert"
     ] = "NoClientCert"
-    client_ca_file: Path | None = None
+    client_ca_file: FilePath | None = None
     min_version: Literal["TLS12", "TLS13"] = "TLS12"
     max_version: Literal["TLS12", "TLS13"] = "TLS13"
 
-    def cross_check(self) -> None:
+    @model_validator(mode="after")
+    def _versions_in_order(self) -> TlsServerConfig:
         if self.min_version > self.max_version:
             raise ValueError(f"min_version {self.min_version} is above max_version")
+        return self
 
 
 def _bcrypt_hash(value: str) -> str:
@@ -69,11 +73,9 @@ def _bcrypt_hash(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WebConfig:
+class WebConfig(Settings):
     tls_server_config: TlsServerConfig | None = None
-    basic_auth_users: dict[str, Annotated[str, Check(_bcrypt_hash)]] = field(
-        default_factory=dict)
+    basic_auth_users: dict[str, Annotated[str, AfterValidator(_bcrypt_hash)]] = {}
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
+from pydantic import AfterValidator, Field, model_validator
+
 from smartarray_agent.collectors.redfish.credentials import check_private
-from smartarray_agent.settings import Check, Range
+from smartarray_agent.configfile import FilePath, Settings
 
 DEFAULT_PORT = 443
 
@@ -29,29 +30,30 @@ def _is_file(path: Path) -> Path:
     return path
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class RedfishSettings:
+class RedfishSettings(Settings):
     """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
     the iLO's management address, or the host-interface address of the local iLO (iLO 5's
     virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
 
-    address: Annotated[str, Check(_address)]
-    credentials_file: Annotated[Path, Check(_private)]
+    address: Annotated[str, AfterValidator(_address)]
+    credentials_file: Annotated[FilePath, AfterValidator(_private)]
     # PEM bundle to trust instead of the system store
-    ca_file: Annotated[Path | None, Check(_is_file)] = None
+    ca_file: Annotated[FilePath, AfterValidator(_is_file)] | None = None
     verify_tls: bool = True
-    connect_timeout_s: Annotated[float, Range(gt=0, le=120)] = 5.0
-    read_timeout_s: Annotated[float, Range(gt=0, le=600)] = 30.0
-    interval_s: Annotated[float, Range(ge=10, le=86400)] = 300.0  # at least once a day
+    connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 5.0
+    read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    interval_s: Annotated[float, Field(ge=10, le=86400)] = 300.0  # at least once a day
     # how old a charge may be and still count; a week at most, as [collect] stale_after_s
-    max_age_s: Annotated[float, Range(gt=0, le=7 * 86400)] = 900.0
+    max_age_s: Annotated[float, Field(gt=0, le=7 * 86400)] = 900.0
 
-    def cross_check(self) -> None:
+    @model_validator(mode="after")
+    def _fresh_until_the_next_read(self) -> RedfishSettings:
         if self.max_age_s < self.interval_s:
             raise ValueError(
                 f"max_age_s ({self.max_age_s:g}) must be at least interval_s "
                 f"({self.interval_s:g}), or every charge would be too old before the next read"
             )
+        return self
 
     @property
     def host(self) -> str:
