@@ -5,11 +5,10 @@ normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``fail
 Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
 duplicates included) so nothing the CLI printed is lost.
 
-The blocks are records (record.py), so that reading a capture neither imports pydantic nor
-compiles dataclass methods (#13): ``__slots__`` refuses an attribute that is not a field,
-mypy holds the types, and the tests read every JSON back strictly (tests/model_reader.py).
-A float field is given a float where its value is made, never an int (the JSON would say
-``5``, not ``5.0``).
+The blocks are pydantic models: ``status --json`` is :func:`to_json` (their
+``model_dump_json``), and their JSON Schema is ``docs/status.schema.json`` (made by
+``python -m smartarray_agent.schema``). An attribute that is not a field is refused, and
+the tests read every JSON back strictly (tests/model_reader.py).
 """
 
 from __future__ import annotations
@@ -17,12 +16,16 @@ from __future__ import annotations
 import json
 import re
 
-from smartarray_agent.record import Record, as_dict, field
+from pydantic import BaseModel, ConfigDict, Field
 
 RawPairs = list[tuple[str, str]]
 
 _PAREN_TAIL = re.compile(r"\s*\(.*$")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
 def normalise_status(text: str | None) -> str | None:
@@ -35,7 +38,7 @@ def normalise_status(text: str | None) -> str | None:
     return word or None
 
 
-class DriveWriteCachePolicy(Record, kw_only=True):
+class DriveWriteCachePolicy(_Block):
     """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
     drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
 
@@ -44,7 +47,7 @@ class DriveWriteCachePolicy(Record, kw_only=True):
     hba: str | None = None
 
 
-class Cache(Record, kw_only=True):
+class Cache(_Block):
     """The controller's cache module: its state, size, read/write ratio and the switches
     that decide whether it caches writes."""
 
@@ -63,7 +66,7 @@ class Cache(Record, kw_only=True):
     wait_for_cache_room: bool | None = None
 
 
-class BackupPower(Record, kw_only=True):
+class BackupPower(_Block):
     """What keeps the write cache safe through a power cut: batteries or capacitors."""
 
     source: str | None = None  # "batteries" | "capacitors"
@@ -71,10 +74,10 @@ class BackupPower(Record, kw_only=True):
     status: str | None = None
     status_text: str | None = None  # the status line as printed, parenthesised tail kept
     charge_percent: float | None = None  # only from a source that reports it (Redfish)
-    failed_locations: list[str] = field(default_factory=list)
+    failed_locations: list[str] = Field(default_factory=list)
 
 
-class TemperatureSensor(Record, kw_only=True):
+class TemperatureSensor(_Block):
     """One sensor of a controller's ``Sensor ID`` blocks (ssacli)."""
 
     sensor_id: str
@@ -83,16 +86,16 @@ class TemperatureSensor(Record, kw_only=True):
     max_since_power_on_c: float | None = None
 
 
-class Temperatures(Record, kw_only=True):
+class Temperatures(_Block):
     """The controller's temperatures in degrees Celsius, as its block prints them."""
 
     controller_c: float | None = None
     cache_module_c: float | None = None
     capacitor_c: float | None = None
-    sensors: list[TemperatureSensor] = field(default_factory=list)
+    sensors: list[TemperatureSensor] = Field(default_factory=list)
 
 
-class LogicalDrive(Record, kw_only=True):
+class LogicalDrive(_Block):
     """One logical drive (a RAID volume) of a controller."""
 
     drive_id: str  # "1", "2", ... as printed
@@ -105,10 +108,10 @@ class LogicalDrive(Record, kw_only=True):
     progress_percent: float | None = None  # "Recovering, 55.73% complete" -> 55.73
     caching: bool | None = None  # "Caching" (hpssacli/ssacli) or "Array Accelerator" (hpacucli)
     disk_name: str | None = None
-    raw: RawPairs = field(default_factory=list)
+    raw: RawPairs = Field(default_factory=list)
 
 
-class PhysicalDrive(Record, kw_only=True):
+class PhysicalDrive(_Block):
     """One physical drive of a controller, in an array, unassigned or passed through."""
 
     drive_id: str  # "1I:1:1"
@@ -132,27 +135,27 @@ class PhysicalDrive(Record, kw_only=True):
     power_on_hours: int | None = None
     estimated_life_remaining_days: int | None = None
     ssd_smart_trip_wearout: bool | None = None
-    raw: RawPairs = field(default_factory=list)
+    raw: RawPairs = Field(default_factory=list)
 
 
-class Array(Record, kw_only=True):
+class Array(_Block):
     """One array: the physical drives a controller groups for its logical drives."""
 
     name: str  # "A", "B", ... or "unassigned"
     status: str | None = None
     interface: str | None = None
-    raw: RawPairs = field(default_factory=list)
+    raw: RawPairs = Field(default_factory=list)
 
 
-class Component(Record, kw_only=True):
+class Component(_Block):
     """Anything else a controller block prints with a title line: drive cages, ports,
     enclosures (SEP), expanders. Kept so nothing printed is lost."""
 
     title: str
-    raw: RawPairs = field(default_factory=list)
+    raw: RawPairs = Field(default_factory=list)
 
 
-class Controller(Record, kw_only=True):
+class Controller(_Block):
     """One Smart Array controller, with everything its block of the output shows."""
 
     slot: str | None = None
@@ -164,16 +167,16 @@ class Controller(Record, kw_only=True):
     status: str | None = None
     mode: str | None = None  # "raid" | "hba" | "mixed"
     pci_address: str | None = None  # "0000:0b:00.0" (lower-case, as sysfs names it); not unique
-    cache: Cache = field(default_factory=Cache)
-    backup_power: BackupPower = field(default_factory=BackupPower)
-    temperatures: Temperatures = field(default_factory=Temperatures)
-    arrays: list[Array] = field(default_factory=list)
-    logical_drives: list[LogicalDrive] = field(default_factory=list)
-    physical_drives: list[PhysicalDrive] = field(default_factory=list)
-    components: list[Component] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)  # warnings printed inside the block
-    raw: RawPairs = field(default_factory=list)
-    unparsed_lines: list[str] = field(default_factory=list)
+    cache: Cache = Field(default_factory=Cache)
+    backup_power: BackupPower = Field(default_factory=BackupPower)
+    temperatures: Temperatures = Field(default_factory=Temperatures)
+    arrays: list[Array] = Field(default_factory=list)
+    logical_drives: list[LogicalDrive] = Field(default_factory=list)
+    physical_drives: list[PhysicalDrive] = Field(default_factory=list)
+    components: list[Component] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)  # warnings printed inside the block
+    raw: RawPairs = Field(default_factory=list)
+    unparsed_lines: list[str] = Field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -183,28 +186,27 @@ class Controller(Record, kw_only=True):
         return f"{self.model} in {where}{serial}"
 
 
-class VendorError(Record, kw_only=True):
+class VendorError(_Block):
     """An ``Error: ...`` output of the vendor CLI. ``message`` is its first line."""
 
     message: str
-    detail: list[str] = field(default_factory=list)
+    detail: list[str] = Field(default_factory=list)
     kind: str  # see collectors.ssacli.errors.classify_error
 
 
-class Snapshot(Record, kw_only=True):
+class Snapshot(_Block):
     """One read of the vendor CLI: every controller, or the CLI's error."""
 
-    controllers: list[Controller] = field(default_factory=list)
+    controllers: list[Controller] = Field(default_factory=list)
     error: VendorError | None = None
     cli_version: str | None = None
-    notices: list[str] = field(default_factory=list)
-    unparsed_lines: list[str] = field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)
+    unparsed_lines: list[str] = Field(default_factory=list)
 
 
 def to_json(snapshot: Snapshot) -> str:
-    """The ``status --json`` text of ``snapshot``: fields in declaration order, UTF-8 text
-    as is (no ``\\u`` escapes)."""
-    return json.dumps(as_dict(snapshot), indent=2, ensure_ascii=False)
+    """The status contract: the snapshot as indented JSON, non-ASCII text as it is."""
+    return snapshot.model_dump_json(indent=2)
 
 
 # What each drive state word means, for every consumer: the `check` plugin, the alert rules
@@ -249,3 +251,14 @@ def drive_class(states: dict[str, str], word: str | None) -> str | None:
     if word is None:
         return None
     return states.get(word, "unknown")
+
+
+def json_schema() -> str:
+    """The JSON Schema of the status contract, as docs/status.schema.json holds it."""
+    schema = Snapshot.model_json_schema(mode="serialization")
+    schema["title"] = "smartarray-agent status --json"
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m smartarray_agent.model > docs/status.schema.json
+    print(json_schema(), end="")

@@ -1,10 +1,8 @@
-"""What a command pays at start: only the module of the command being run is imported,
-``--help`` and completing a command name read the command table, and nothing of click,
-typer or rich is loaded (#13: commands start fast; docs/benchmarks.md has the figures)."""
+"""How the command line starts: help from the command table, usage errors, the version,
+and shell completion (the scripts, and the program answering them)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -17,72 +15,15 @@ import pytest
 from smartarray_agent import cli
 from smartarray_agent.cli.command import Command, Group
 
-from .captures import REAL, needs_captures
-
-# Prints the modules a command run imported, whether the garbage collector is on and how
-# many objects were frozen out of its last pass, as JSON on standard error, when it exits.
-PROBE = """
-import atexit, gc, json, sys
-atexit.register(lambda: print(json.dumps({"modules": sorted(sys.modules),
-                                          "gc": gc.isenabled(),
-                                          "frozen": gc.get_freeze_count()}), file=sys.stderr))
-from smartarray_agent.cli import main
-sys.argv = ["smartarray-agent", *sys.argv[1:]]
-main()
-"""
-COMMAND_MODULES = {entry.target.partition(":")[0] for entry in cli.COMMANDS.values()}
-# What a bare interpreter holds, frozen: main() freezes more than that.
-BARE_FROZEN = int(subprocess.run(
-    [sys.executable, "-c", "import gc; gc.freeze(); print(gc.get_freeze_count())"],
-    capture_output=True, text=True, check=True, timeout=60).stdout)
-# Not to be imported by any command: the command line's old frameworks and their kin.
-FRAMEWORKS = ("click", "typer", "rich", "pygments", "markdown_it", "shellingham")
-
-
-def imported(modules: set[str], package: str) -> bool:
-    return any(m == package or m.startswith(package + ".") for m in modules)
-
-
-def probe(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
-    result = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
-                            text=True, timeout=60, env=env)
-    state = json.loads(result.stderr.splitlines()[-1])
-    ran = args and not args[0].startswith("-") and cli.COMPLETE not in (env or {})
-    if ran:  # a command ran: with the collector on
-        assert state["gc"] is True
-    assert state["frozen"] > BARE_FROZEN  # what the process held when main() ended: its imports
-    return result, set(state["modules"])
-
 
 def agent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
                           capture_output=True, text=True, timeout=60, env=env)
 
 
-@needs_captures
-def test_status_imports_its_own_module_and_no_other_command():
-    capture = REAL / "ssacli-ctrl-all-show-config-detail-P408i-a-1.txt"
-    result, modules = probe("status", "--input", str(capture), "--json")
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.strip())["controllers"]
-    assert modules & COMMAND_MODULES == {"smartarray_agent.cli.status"}
-    # dataclasses compile code at import, and with inspect and typing cost a start 15 ms
-    for heavy in (*FRAMEWORKS, "pydantic", "importlib.metadata", "dataclasses", "inspect",
-                  "typing", "smartarray_agent.daemon", "smartarray_agent.exporter",
-                  "smartarray_agent.write.change", "smartarray_agent.collectors.simulator",
-                  "smartarray_agent.collectors.ssacli.runner",
-                  "smartarray_agent.cli.completion",
-                  # saved output reads no configuration: it may be another host's
-                  "smartarray_agent.config", "smartarray_agent.configfile",
-                  "smartarray_agent.collectors.redfish"):
-        assert not imported(modules, heavy), heavy
-
-
-def test_help_lists_every_command_from_the_table_without_importing_one():
-    result, modules = probe("--help")
+def test_help_lists_every_command_from_the_table():
+    result = agent("--help")
     assert result.returncode == 0
-    assert not modules & COMMAND_MODULES
-    assert not any(imported(modules, framework) for framework in FRAMEWORKS)
     listed = result.stdout.split("commands:\n")[1]
     names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and
              not line.startswith("   ")]
@@ -173,31 +114,23 @@ def test_options_and_arguments_come_in_any_order(tmp_path):
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_show_completion_prints_a_script_that_calls_the_program_back(shell):
-    result, modules = probe("--show-completion", shell)
+    result = agent("--show-completion", shell)
     assert result.returncode == 0, result.stderr
-    assert not modules & COMMAND_MODULES
     assert f"{cli.COMPLETE}={shell}" in result.stdout
     assert "_smartarray_agent_completion" in result.stdout
 
 
-def complete(*words: str) -> tuple[str, list[str], set[str]]:
+def complete(*words: str) -> tuple[str, list[str]]:
     """The program's answer to a completion of ``words``, the last one being typed."""
-    result, modules = probe(*words, env={**os.environ, cli.COMPLETE: "bash"})
+    result = agent(*words, env={**os.environ, cli.COMPLETE: "bash"})
     assert result.returncode == 0, result.stderr
     kind, *candidates = result.stdout.splitlines()
-    return kind, candidates, modules
+    return kind, candidates
 
 
-def test_completing_a_command_name_imports_no_command():
-    kind, words, modules = complete("s")
-    assert (kind, words) == ("plain", ["status", "set-cache-ratio", "serve", "simulate"])
-    assert not modules & COMMAND_MODULES
-
-
-def test_completing_an_option_imports_only_that_command():
-    kind, words, modules = complete("check", "--cr")
-    assert (kind, words) == ("plain", ["--critical"])
-    assert modules & COMMAND_MODULES == {"smartarray_agent.cli.check"}
+def test_completing_a_command_name_and_an_option():
+    assert complete("s") == ("plain", ["status", "set-cache-ratio", "serve", "simulate"])
+    assert complete("check", "--cr") == ("plain", ["--critical"])
 
 
 @pytest.mark.parametrize(("words", "answer"), [
@@ -214,7 +147,7 @@ def test_completing_an_option_imports_only_that_command():
     (["stauts", ""], []),
 ])
 def test_completing_names_options_and_choices(words, answer):
-    assert complete(*words)[:2] == ("plain", answer)
+    assert complete(*words) == ("plain", answer)
 
 
 @pytest.mark.parametrize(("words", "kind"), [
@@ -226,7 +159,7 @@ def test_completing_names_options_and_choices(words, answer):
     (["simulate", "run", "gen9-battery", "--state-dir", ""], "dir"),
 ])
 def test_completing_a_file_option_leaves_the_names_to_the_shell(words, kind):
-    assert complete(*words)[:2] == (kind, [])
+    assert complete(*words) == (kind, [])
 
 
 # What a shell's completion of the words typed after the program's name offers, in a folder

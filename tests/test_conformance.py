@@ -10,7 +10,6 @@ import pytest
 from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.exporter.render import MetricSettings, render
-from smartarray_agent.record import as_dict
 
 from .captures import REAL, expected_files, needs_captures
 from .entries import ssacli_entries
@@ -25,7 +24,7 @@ DRIVE_LISTS = (
 
 
 def _actual(controller) -> dict:
-    data = as_dict(controller)
+    data = controller.model_dump()
     data["logical_drive_count"] = len(controller.logical_drives)
     data["physical_drive_count"] = len(controller.physical_drives)
     return data

@@ -24,7 +24,6 @@ from smartarray_agent.collectors.simulator.scenario import (
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.model import Controller as Parsed
 from smartarray_agent.model import normalise_status
-from smartarray_agent.record import as_dict
 
 SHOW_COMMANDS = ("config detail", "detail")
 MODELS = {
@@ -191,8 +190,8 @@ def actual(parsed: Parsed) -> dict:
     """The same fields, from the parser's model."""
     data = {key: getattr(parsed, key)
             for key in ("slot", "model", "serial", "firmware", "status", "mode")}
-    data["cache"] = as_dict(parsed.cache)
-    data["backup_power"] = as_dict(parsed.backup_power)
+    data["cache"] = parsed.cache.model_dump()
+    data["backup_power"] = parsed.backup_power.model_dump()
     del data["backup_power"]["charge_percent"]
     data["logical_drives"] = [(ld.drive_id, ld.status) for ld in parsed.logical_drives]
     data["physical_drives"] = sorted((pd.drive_id, pd.status) for pd in parsed.physical_drives)

@@ -27,16 +27,13 @@ from smartarray_agent.collectors.simulator import resolve_scenario
 from smartarray_agent.collectors.simulator.commands import canonical
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
 from smartarray_agent.collectors.simulator.faults import matches
-from smartarray_agent.collectors.simulator.hardware import Scenario
-from smartarray_agent.collectors.simulator.scenario import Scenario as Schema
-from smartarray_agent.collectors.simulator.scenario import faults_with, plain
+from smartarray_agent.collectors.simulator.scenario import Scenario, faults_with
 from smartarray_agent.collectors.simulator.session import Crashed, Session
 from smartarray_agent.collectors.simulator.state import StateStore
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-from smartarray_agent.record import as_dict
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
 from smartarray_agent.write.kinds import Change, Kind
@@ -103,7 +100,7 @@ class SimHost:
                         drive.caching = bool(value)
                 else:
                     setattr(ctrl.cache, key, value)
-            return plain(Schema.model_validate(as_dict(scenario)))
+            return Scenario.model_validate(scenario.model_dump(mode="json"))
         self.store.update(change)
 
 

@@ -11,9 +11,9 @@ import gc
 import importlib
 import os
 import sys
+from dataclasses import dataclass
 
 from smartarray_agent.cli.command import Command, Group, Parser, Version
-from smartarray_agent.record import Record
 
 TYPE_CHECKING = False  # mypy takes it as True; a command imports no typing (about 6 ms)
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ SHELLS = ("bash", "zsh", "fish")
 COMPLETE = "_SMARTARRAY_AGENT_COMPLETE"
 
 
-class Entry(Record, frozen=True):
+@dataclass(frozen=True)
+class Entry:
     target: str  # "module:attribute", the Command or Group
     help: str  # its line in --help
 
@@ -86,12 +87,6 @@ APP = Group(HELP, {name: entry.help for name, entry in COMMANDS.items()}, load, 
 
 
 def main() -> None:
-    # Importing the command's modules makes many objects and no garbage: the cyclic
-    # collector's passes over them are CPU for nothing. It is off until the command's module
-    # is imported. When the command ends, what the process holds is frozen: Python's last
-    # collection at exit would otherwise walk all of it just before the process ends (about
-    # an eighth of a status command's CPU here, docs/benchmarks.md).
-    gc.disable()
     try:
         if COMPLETE in os.environ:
             from smartarray_agent.cli.completion import complete
@@ -102,5 +97,3 @@ def main() -> None:
     except (KeyboardInterrupt, EOFError):  # Ctrl-C, Ctrl-D: a line, not a traceback
         print("\nAborted!", file=sys.stderr)
         raise SystemExit(1) from None
-    finally:
-        gc.freeze()

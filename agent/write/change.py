@@ -38,7 +38,6 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.policy import Verdict, judge
-from smartarray_agent.record import as_dict
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import BadRequest, Change, vendor_command
@@ -388,7 +387,7 @@ def settings(ctrl: Controller) -> dict:
                         if cache.read_percent is not None else None),
         "no_battery_write_cache": cache.no_battery_write_cache,
         "drive_write_cache": cache.drive_write_cache,
-        "drive_write_cache_policy": as_dict(policy) if policy else None,
+        "drive_write_cache_policy": policy.model_dump() if policy else None,
         "logical_drive_caching": {d.drive_id: d.caching for d in ctrl.logical_drives},
     }
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from smartarray_agent.collectors.simulator import list_scenarios, render, resolve_scenario
 from smartarray_agent.collectors.simulator.dialect import DIALECTS, LOCK_CONFLICT
 from smartarray_agent.collectors.simulator.faults import effective_faults
-from smartarray_agent.collectors.simulator.hardware import Faults, ScenarioError
+from smartarray_agent.collectors.simulator.scenario import Faults, ScenarioError
 from smartarray_agent.collectors.simulator.session import Crashed, Session
 from smartarray_agent.collectors.simulator.state import StateStore, default_state_dir
 

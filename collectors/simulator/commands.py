@@ -7,7 +7,7 @@ its errors); ``controller``/``logicaldrive``/``physicaldrive`` abbreviate to ``c
 
 from __future__ import annotations
 
-from smartarray_agent.record import Record
+from dataclasses import dataclass
 
 _ALIASES = {
     "controller": "ctrl",
@@ -44,7 +44,8 @@ def invalid_target(word: str) -> CommandError:
     )
 
 
-class Target(Record, frozen=True):
+@dataclass(frozen=True)
+class Target:
     """``slot`` None means ``ctrl all``; ``ld``/``pd`` hold a drive id or ``all``."""
 
     slot: str | None
@@ -56,25 +57,29 @@ class Target(Record, frozen=True):
         return "controller all" if self.slot is None else f"controller slot={self.slot}"
 
 
-class Show(Record, frozen=True):
+@dataclass(frozen=True)
+class Show:
     target: Target
     what: str  # list | detail | status | config | config detail (drives: "" | detail | status)
     command: str
 
 
-class Modify(Record, frozen=True):
+@dataclass(frozen=True)
+class Modify:
     target: Target
     params: dict[str, str]
     forced: bool
     command: str
 
 
-class SetTarget(Record, frozen=True):
+@dataclass(frozen=True)
+class SetTarget:
     target: Target
     command: str
 
 
-class Simple(Record, frozen=True):
+@dataclass(frozen=True)
+class Simple:
     """``version``, ``help``, ``exit``, or an empty line (``""``)."""
 
     name: str

@@ -6,7 +6,7 @@ closest analogue and are named as guesses where they are defined.
 
 from __future__ import annotations
 
-from smartarray_agent.record import Record
+from dataclasses import dataclass, replace
 
 MIB = 2**20
 GIB = 2**30
@@ -43,7 +43,8 @@ LOCK_CONFLICT = (
 )
 
 
-class Dialect(Record, frozen=True):
+@dataclass(frozen=True)
+class Dialect:
     generation: str
     banner: str  # "{version}" is filled in
     default_version: str
@@ -159,7 +160,7 @@ DIALECTS: dict[str, Dialect] = {
         unused_space="0  MB",
     ),
     "ssacli3": _SSACLI3,
-    "ssacli-gen10": _SSACLI3.replace(
-        generation="ssacli-gen10", default_version="3.30.13.0", gen10=True
+    "ssacli-gen10": replace(
+        _SSACLI3, generation="ssacli-gen10", default_version="3.30.13.0", gen10=True
     ),
 }

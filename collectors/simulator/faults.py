@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 
-from smartarray_agent.collectors.simulator.hardware import (
+from smartarray_agent.collectors.simulator.scenario import (
     Faults,
     Scenario,
     ScenarioError,
-    from_data,
+    faults_with,
 )
-from smartarray_agent.record import as_dict
 
 FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 
@@ -25,8 +24,6 @@ def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) 
     raw = (os.environ if environ is None else environ).get(FAULTS_ENV, "").strip()
     if not raw:
         return scenario.faults
-    from smartarray_agent.collectors.simulator.scenario import faults_with  # imports pydantic
-
     try:
         override = json.loads(raw)
         if not isinstance(override, dict):
@@ -48,7 +45,7 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     )
     if not due:
         return scenario
-    new = from_data(as_dict(scenario))
+    new = scenario.model_copy(deep=True)
     for step in due:
         ctrl = new.controller(step.slot)
         assert ctrl is not None, step.slot

@@ -7,6 +7,8 @@ that a good ``cacheratio`` prints nothing. The invalid-value error follows the s
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from smartarray_agent.collectors.simulator import render
 from smartarray_agent.collectors.simulator.commands import (
     CommandError,
@@ -16,18 +18,14 @@ from smartarray_agent.collectors.simulator.commands import (
     syntax_error,
 )
 from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.hardware import (
-    Controller,
-    Scenario,
-    from_data,
-)
-from smartarray_agent.record import Record, as_dict, field
+from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
 
 
-class Change(Record, frozen=True):
+@dataclass(frozen=True)
+class Change:
     """Set ``field`` (dotted, on the controller or on logical drive ``ld``) to ``value``."""
 
     slot: str
@@ -36,7 +34,8 @@ class Change(Record, frozen=True):
     ld: str | None = None
 
 
-class Plan(Record):
+@dataclass
+class Plan:
     answer: render.Lines = field(default_factory=list)  # printed, e.g. an options list
     confirm: bool = False  # ask the drive-write-cache question first
     changes: list[Change] = field(default_factory=list)
@@ -169,7 +168,7 @@ def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
 def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
     """A copy of ``scenario`` with ``changes`` made. :func:`plan` gives only values the
     scenario's schema accepts; a field that does not exist raises AttributeError."""
-    new = from_data(as_dict(scenario))
+    new = scenario.model_copy(deep=True)
     for change in changes:
         ctrl = new.controller(change.slot)
         assert ctrl is not None, change.slot

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable
 
 from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.hardware import (
+from smartarray_agent.collectors.simulator.scenario import (
     Controller,
     LogicalDrive,
     PhysicalDrive,

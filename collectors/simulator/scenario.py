@@ -4,8 +4,8 @@ A scenario is TOML (or JSON) validated by :class:`Scenario`. Status values are t
 CLI prints (``"OK"``, ``"Failed (Replace Batteries)"``); sizes of the cache take bytes or a
 text with a binary unit (``"512 MiB"``, ``"2 GiB"``). Unknown keys are errors.
 
-The simulator answers from the plain form of a validated scenario (:mod:`hardware`, made by
-:func:`plain`): importing this module, and pydantic, is for validating a file.
+These models are also what the simulator renders, modifies and keeps in its state
+directory (as their JSON dump, validated again when read).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from smartarray_agent.collectors.simulator import hardware
-from smartarray_agent.collectors.simulator.hardware import ScenarioError
-from smartarray_agent.record import as_dict
-
 Generation = Literal["hpacucli9", "hpssacli2", "ssacli3", "ssacli-gen10"]
 GENERATIONS: tuple[str, ...] = get_args(Generation)
 
 _UNITS = {"b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b)\s*$", re.IGNORECASE)
 _DRIVE_ID = re.compile(r"^[0-9A-Za-z]+:\d+:\d+$")
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be read or does not validate."""
 
 
 def _bytes(value: object) -> object:
@@ -253,16 +253,10 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(f"{path}: {exc}") from exc
 
 
-def plain(scenario: Scenario) -> hardware.Scenario:
-    """The plain form of a validated scenario, as the simulator answers from it."""
-    return hardware.from_data(scenario.model_dump(mode="json"))
-
-
-def faults_with(faults: hardware.Faults, override: dict[str, object]) -> hardware.Faults:
+def faults_with(faults: Faults, override: dict[str, object]) -> Faults:
     """``faults`` with the keys of ``override`` laid over them, validated as ``[faults]``;
     raises pydantic's ValidationError."""
-    merged = Faults.model_validate({**as_dict(faults), **override})
-    return hardware.faults_from_data(merged.model_dump(mode="json"))
+    return Faults.model_validate({**faults.model_dump(mode="json"), **override})
 
 
 def _describe(exc: ValidationError) -> str:

@@ -24,14 +24,14 @@ from smartarray_agent.collectors.simulator.commands import (
 )
 from smartarray_agent.collectors.simulator.dialect import CONTINUE_PROMPT, Dialect
 from smartarray_agent.collectors.simulator.faults import at_time, garbage, matches
-from smartarray_agent.collectors.simulator.hardware import (
+from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
+from smartarray_agent.collectors.simulator.scenario import (
     Controller,
     Faults,
     LogicalDrive,
     PhysicalDrive,
     Scenario,
 )
-from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
 from smartarray_agent.collectors.simulator.state import StateStore
 
 TYPE_CHECKING = False  # mypy takes it as True; importing typing costs a start about 6 ms

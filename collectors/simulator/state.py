@@ -17,15 +17,12 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.hardware import (
-    FORM,
-    Scenario,
-    ScenarioError,
-    from_data,
-)
-from smartarray_agent.record import Record, as_dict, field
+from pydantic import ValidationError
+
+from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
 from smartarray_agent.trust import distrust
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
@@ -85,14 +82,27 @@ class StateStore:
         """The current scenario state and the wall time it was created."""
         digest = hashlib.sha256(self.scenario_path.read_bytes()).hexdigest()
         saved = self._read()
-        if saved is None or saved["scenario_sha256"] != digest or saved.get("form") != FORM:
+        state = self._valid(saved, digest)
+        if state is None:
             with self._locked():
                 saved = self._read()
-                if saved is None or saved["scenario_sha256"] != digest:
+                state = self._valid(saved, digest)
+                if state is None:
                     saved = self._create(digest)
-                elif saved.get("form") != FORM:
-                    saved = self._upgrade(saved, digest)
-        return from_data(saved["state"]), saved["created_wall"]
+                    state = Scenario.model_validate(saved["state"])
+        assert saved is not None
+        return state, saved["created_wall"]
+
+    @staticmethod
+    def _valid(saved: dict | None, digest: str) -> Scenario | None:
+        """The saved state, when it is of this scenario file and still validates (another
+        version of the simulator may have saved it); None otherwise."""
+        if saved is None or saved["scenario_sha256"] != digest:
+            return None
+        try:
+            return Scenario.model_validate(saved["state"])
+        except ValidationError:
+            return None
 
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
         """Apply ``change`` to the saved state under the state lock."""
@@ -100,38 +110,20 @@ class StateStore:
         with self._locked():
             saved = self._read()
             assert saved is not None
-            new = change(from_data(saved["state"]))
-            saved["state"] = as_dict(new)
+            new = change(Scenario.model_validate(saved["state"]))
+            saved["state"] = new.model_dump(mode="json")
             self._write(saved)
         return new
 
     def _create(self, digest: str) -> dict:
-        """Validate the scenario file (the only time a process imports pydantic) and save
-        its plain form, keyed by the file's digest."""
-        from smartarray_agent.collectors.simulator.scenario import load_scenario
-
+        """Validate the scenario file and save its state, keyed by the file's digest."""
         scenario = load_scenario(self.scenario_path)
         saved = {
             "scenario_path": str(self.scenario_path),
             "scenario_sha256": digest,
             "created_wall": time.time(),
-            "form": FORM,
             "state": scenario.model_dump(mode="json"),
         }
-        self._write(saved)
-        return saved
-
-    def _upgrade(self, saved: dict, digest: str) -> dict:
-        """A state another version of the simulator saved: validated again, it keeps its
-        changes (a field it lacks takes its default); one that does not validate is made
-        again from the scenario file."""
-        from smartarray_agent.collectors.simulator.scenario import Scenario as Schema
-
-        try:
-            state = Schema.model_validate(saved["state"]).model_dump(mode="json")
-        except ValueError:  # pydantic's ValidationError
-            return self._create(digest)
-        saved = {**saved, "form": FORM, "state": state}
         self._write(saved)
         return saved
 
@@ -167,7 +159,8 @@ class StateStore:
             handle.write(line)
 
 
-class Invocation(Record):
+@dataclass
+class Invocation:
     """One simulator process, from its ``start`` and ``end`` events."""
 
     id: str

@@ -9,8 +9,7 @@ the parser can tell CLI output from anything else.
 from __future__ import annotations
 
 import re
-
-from smartarray_agent.record import Record
+from dataclasses import dataclass
 
 _BANNER = re.compile(
     r"^(?:HPE? )?(?:Array Configuration Utility|Smart Storage Administrator) CLI\s+(\S+)$"
@@ -34,7 +33,8 @@ _SHELL_PROMPT = re.compile(
 )
 
 
-class CleanText(Record):
+@dataclass
+class CleanText:
     """The output's lines with the CLI's banner, prompts and echoes taken out."""
 
     lines: list[str]

@@ -8,9 +8,9 @@ Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparse
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from smartarray_agent.collectors.ssacli.cleanup import indent_of
-from smartarray_agent.record import Record, field
 
 HEADER = re.compile(
     r"^(?P<model>[^:\s][^:]*?) in (?:Slot (?P<slot>\S+)|(?P<place>[A-Z0-9][A-Z0-9 _./-]*?))"
@@ -38,7 +38,8 @@ _NESTING_STEP = 2
 _CONTINUATION_MIN_INDENT = 5  # notice continuations hang at 9, 27 or 31 columns
 
 
-class Block(Record):
+@dataclass
+class Block:
     """A titled sub-block of a controller: ``kind`` is one of ``array``, ``array_line``,
     ``ld_line``, ``ld_detail``, ``pd_line``, ``pd_detail``, ``sensor``, ``component``."""
 
@@ -50,7 +51,8 @@ class Block(Record):
     pairs: list[tuple[str, str]] = field(default_factory=list)
 
 
-class ControllerText(Record):
+@dataclass
+class ControllerText:
     """One controller's part of the output: its title line, its own pairs and its blocks."""
 
     model: str
@@ -64,7 +66,8 @@ class ControllerText(Record):
     unparsed: list[str] = field(default_factory=list)
 
 
-class ErrorText(Record):
+@dataclass
+class ErrorText:
     """A vendor error in the output (an ``Error:`` line, or the CLI's "could not find"),
     with the lines that follow it."""
 
@@ -72,7 +75,8 @@ class ErrorText(Record):
     detail: list[str] = field(default_factory=list)
 
 
-class ScanResult(Record):
+@dataclass
+class ScanResult:
     """The output cut into controllers and errors; what fits neither is kept too."""
 
     controllers: list[ControllerText] = field(default_factory=list)

@@ -50,7 +50,10 @@ ansible_facts:
   type: dict
   contains:
     smartarray_agent:
-      description: The status contract of C(status --json) plus the agent's version.
+      description:
+        - The status contract of C(status --json) plus the agent's version. Its JSON Schema
+          is docs/status.schema.json in the agent's repository (the model's own, made by
+          C(python -m smartarray_agent.model)).
       type: dict
       contains:
         agent_version:
@@ -59,12 +62,23 @@ ansible_facts:
           sample: 0.1.0
         controllers:
           description: One entry per controller (slot, model, serial, cache,
-            backup_power, logical_drives, physical_drives, ...), as docs/cli.md describes.
+            backup_power, logical_drives, physical_drives, ...); C(Controller) in the schema.
           type: list
           elements: dict
         error:
-          description: The vendor CLI's error, when it answered with one.
+          description: The vendor CLI's error, when it answered with one; else null.
           type: dict
+        cli_version:
+          description: The vendor CLI's version, where it printed one.
+          type: str
+        notices:
+          description: Warnings about the output as a whole (a truncated capture, the iLO).
+          type: list
+          elements: str
+        unparsed_lines:
+          description: Lines of the output that no rule read, kept so nothing is lost.
+          type: list
+          elements: str
 """
 
 # Imports come after the documentation blocks, the layout ansible-doc and ansible-test expect.

@@ -1,6 +1,6 @@
-"""The simulator answers from the plain form of a validated scenario (hardware.py), kept in its
-state directory: it must say exactly what it said when it answered from the pydantic models,
-validate each scenario file once, and leave pydantic unimported after that (#15)."""
+"""The simulator answers from its scenario's models, kept in its state directory: a console
+session prints what it always printed, every modify leaves a scenario the schema accepts,
+and a state another version saved keeps its changes or is made again."""
 
 from __future__ import annotations
 
@@ -12,13 +12,12 @@ import tomllib
 
 import pytest
 
-from smartarray_agent.collectors.simulator import hardware, list_scenarios, resolve_scenario
+from smartarray_agent.collectors.simulator import list_scenarios, resolve_scenario
 from smartarray_agent.collectors.simulator import scenario as schema
-from smartarray_agent.collectors.simulator.commands import CommandError, Target, parse
+from smartarray_agent.collectors.simulator.commands import CommandError, parse
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.modify import Change, Plan, apply, plan
-from smartarray_agent.collectors.simulator.scenario import load_scenario, plain
-from smartarray_agent.record import as_dict
+from smartarray_agent.collectors.simulator.modify import apply, plan
+from smartarray_agent.collectors.simulator.scenario import load_scenario
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -85,7 +84,6 @@ CONSOLE_SHA256 = {
 }
 
 NAMES = [name for name, _ in list_scenarios()]
-PAIRS = [(getattr(schema, form.__name__), form) for form in hardware.CLASSES]
 
 
 def console_script(name: str) -> str:
@@ -109,26 +107,6 @@ def _sim(tmp_path, *args: str, stdin: str = "", importtime: bool = False):
     return subprocess.run(argv, input=stdin.encode(), capture_output=True, timeout=60)
 
 
-@pytest.mark.parametrize(("model", "form"), PAIRS, ids=lambda c: c.__name__)
-def test_the_plain_form_has_the_schema_s_fields_in_order(model, form) -> None:
-    assert form.fields == tuple(model.model_fields)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_the_plain_form_keeps_every_value_of_a_bundled_scenario(name: str) -> None:
-    validated = load_scenario(resolve_scenario(name))
-    assert as_dict(plain(validated)) == validated.model_dump(mode="json")
-
-
-def test_the_plain_form_refuses_a_key_it_does_not_know() -> None:
-    data = load_scenario(resolve_scenario("gen9-battery")).model_dump(mode="json")
-    data["controllers"][0]["cache"]["colour"] = "blue"
-    with pytest.raises(TypeError, match="colour"):
-        hardware.from_data(data)
-    with pytest.raises(AttributeError):
-        plain(load_scenario(resolve_scenario("gen9-battery"))).controllers[0].colour = "blue"
-
-
 MODIFIES = [
     "ctrl slot={s} modify cacheratio=50/50",
     "ctrl slot={s} modify nobatterywritecache=enable",
@@ -142,8 +120,8 @@ MODIFIES = [
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_modify_leaves_a_scenario_the_schema_accepts_unchanged(name: str) -> None:
-    """apply() no longer validates with pydantic: what plan() lets through must be valid."""
-    state = plain(load_scenario(resolve_scenario(name)))
+    """apply() sets attributes without validation: what plan() lets through must be valid."""
+    state = load_scenario(resolve_scenario(name))
     d = DIALECTS[state.generation]
     applied = 0
     for ctrl in state.controllers:
@@ -153,7 +131,7 @@ def test_every_modify_leaves_a_scenario_the_schema_accepts_unchanged(name: str) 
             except CommandError:  # refused by this controller or generation: nothing to apply
                 continue
             new = apply(state, result.changes)
-            data = as_dict(new)
+            data = new.model_dump(mode="json")
             assert schema.Scenario.model_validate(data).model_dump(mode="json") == data
             applied += bool(result.changes)
     assert applied or not any(c.cache.present for c in state.controllers)
@@ -166,51 +144,20 @@ def test_a_console_session_prints_what_it_printed_before(name: str, tmp_path) ->
     assert got == CONSOLE_SHA256[name], (got, done.stdout.decode(errors="replace")[-2000:])
 
 
-def test_only_the_first_invocation_validates_and_imports_pydantic(tmp_path) -> None:
-    words = ["--scenario", "gen9-battery", "ctrl", "all", "show", "config", "detail"]
-    first = _sim(tmp_path, *words, importtime=True)
-    again = _sim(tmp_path, *words, importtime=True)
-    assert first.returncode == again.returncode == 0
-    assert first.stdout == again.stdout
-    assert b" pydantic\n" in first.stderr
-    assert b"pydantic" not in again.stderr
-
-
-def test_a_record_takes_positions_defaults_and_refuses_what_is_not_a_field() -> None:
-    target = Target("0", ld="all")
-    assert (target.slot, target.ld, target.pd) == ("0", "all", None)
-    assert target == Target("0", "all") and target != Target("1", "all")
-    assert {target: 1}[Target("0", ld="all")] == 1
-    with pytest.raises(AttributeError):
-        target.slot = "1"  # frozen
-    with pytest.raises(TypeError, match="'slot' twice"):
-        Target("0", slot="1")
-    with pytest.raises(TypeError, match="missing the argument 'slot'"):
-        Target(ld="all")
-    first, second = Plan(), Plan()
-    first.changes.append(Change("0", "cache.read_percent", 50))
-    assert second.changes == []  # a list default is copied, never shared
-    with pytest.raises(TypeError, match="unhashable"):
-        hash(first)
-    gen10 = DIALECTS["ssacli3"].replace(gen10=True)
-    assert gen10.gen10 and gen10.banner == DIALECTS["ssacli3"].banner
-
-
 def test_a_state_another_version_saved_keeps_its_changes_or_is_made_again(tmp_path) -> None:
-    """An older simulator's state.json (no ``form``, a field fewer) is validated again and
-    keeps its changes; one that does not validate is made again from the scenario file."""
+    """An older simulator's state.json (a field fewer) is validated again and keeps its
+    changes; one that does not validate is made again from the scenario file."""
     words = ["--scenario", "gen9-battery"]
     assert _sim(tmp_path, *words, "ctrl", "slot=0", "modify", "cacheratio=50/50").returncode == 0
     state_file = tmp_path / "state" / "state.json"
     saved = json.loads(state_file.read_text())
-    del saved["form"], saved["state"]["faults"]["prompt"]
+    del saved["state"]["faults"]["prompt"]
     state_file.write_text(json.dumps(saved))
     shown = _sim(tmp_path, *words, "ctrl", "slot=0", "show")
     assert shown.returncode == 0, shown.stderr
     assert b"Cache Ratio: 50% Read / 50% Write" in shown.stdout
-    assert json.loads(state_file.read_text())["form"] == hardware.FORM
     saved = json.loads(state_file.read_text())
-    saved["form"], saved["state"]["faults"]["colour"] = "older", "blue"
+    saved["state"]["faults"]["colour"] = "blue"
     state_file.write_text(json.dumps(saved))
     shown = _sim(tmp_path, *words, "ctrl", "slot=0", "show")
     assert shown.returncode == 0, shown.stderr

@@ -1,0 +1,43 @@
+"""The status model: no unknown attribute, every value of its declared type, and JSON that
+reads back into the same snapshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from smartarray_agent.collectors.ssacli.parser import ParseError, parse
+from smartarray_agent.model import Cache, Snapshot, to_json
+
+from .captures import needs_captures, real_files
+from .model_reader import read_snapshot
+
+
+def test_a_misspelt_attribute_is_refused():
+    cache = Cache()
+    with pytest.raises(ValueError, match="no field"):
+        cache.read_precent = 25  # type: ignore[attr-defined]
+
+
+@needs_captures
+@pytest.mark.parametrize("path", real_files(), ids=lambda path: path.name)
+def test_every_value_parsed_from_a_capture_has_its_declared_type(path):
+    try:
+        snapshot = parse(path.read_text(errors="replace"))
+    except ParseError:
+        pytest.skip("not CLI output: the parser refuses it")
+    # read_snapshot refuses a value of another type (an int in a float field included)
+    assert read_snapshot(to_json(snapshot)) == snapshot
+
+
+def test_a_number_is_written_as_its_declared_type():
+    snapshot = read_snapshot('{"controllers": [{"model": "P420", "backup_power": '
+                             '{"charge_percent": 5}}]}')
+    assert '"charge_percent": 5.0' in to_json(snapshot)
+    with pytest.raises(ValueError, match="charge_percent"):
+        read_snapshot('{"controllers": [{"model": "P420", "backup_power": '
+                      '{"charge_percent": "5"}}]}')
+
+
+def test_the_json_is_utf8_text_not_ascii_escapes():
+    snapshot = Snapshot(notices=["Température élevée"])
+    assert '"Température élevée"' in to_json(snapshot)

@@ -1,0 +1,70 @@
+"""docs/status.schema.json is the status contract's JSON Schema, made from the model, and
+what ``status --json`` prints validates against it: every bundled scenario, every real
+capture."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from smartarray_agent.collectors.simulator import list_scenarios
+from smartarray_agent.model import json_schema
+
+from .captures import needs_captures, real_files
+
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "status.schema.json"
+VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
+
+
+def status_json(*args: str) -> dict:
+    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "status", "--json",
+                             *args], capture_output=True, text=True, timeout=60)
+    data = json.loads(result.stdout)
+    if result.returncode == 2 and "controllers" not in data:  # text that is no CLI output
+        pytest.skip(data["error"]["message"])
+    assert result.returncode in (0, 1), result.stderr  # 1: the output is an Error: answer
+    return data
+
+
+def test_the_schema_file_is_current():
+    assert SCHEMA_FILE.read_text() == json_schema(), (
+        "docs/status.schema.json is out of date: python -m smartarray_agent.model > "
+        "docs/status.schema.json")
+
+
+@pytest.mark.parametrize("name", [name for name, _ in list_scenarios()])
+def test_every_scenario_validates(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path))
+    VALIDATOR.validate(status_json("--simulate", name))
+
+
+@needs_captures
+@pytest.mark.parametrize("path", real_files(), ids=lambda path: path.name)
+def test_every_real_capture_validates(path):
+    VALIDATOR.validate(status_json("--input", str(path)))
+
+
+def test_the_schema_refuses_what_the_contract_does_not_allow():
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"controllers": [{"model": "P420", "colour": "blue"}]})
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate({"controllers": [{"model": "P420",
+                                             "backup_power": {"charge_percent": "99"}}]})
+
+
+def test_the_ansible_facts_module_documents_every_key_of_the_contract():
+    import yaml
+
+    from smartarray_agent.model import Snapshot
+
+    module = (Path(__file__).resolve().parents[1] / "packaging" / "ansible" /
+              "ansible_collections" / "smartarray" / "agent" / "plugins" / "modules" /
+              "facts.py").read_text()
+    returned = yaml.safe_load(module.split('RETURN = r"""', 1)[1].split('"""', 1)[0])
+    documented = returned["ansible_facts"]["contains"]["smartarray_agent"]["contains"]
+    assert set(documented) == {"agent_version", *Snapshot.model_fields}
