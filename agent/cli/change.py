@@ -87,11 +87,6 @@ class Targeting:
                    args.audit_file)
 
 
-# --what: the change kind's name in smartarray_agent.write.kinds.Kind
-WHAT_KINDS = {"no-battery": "NO_BATTERY_WRITE_CACHE", "drive": "DRIVE_WRITE_CACHE",
-              "logical-drive": "LOGICAL_DRIVE_CACHING"}
-
-
 def _ratio_arguments(parser: Parser) -> None:
     parser.add_argument("ratio", metavar="READ/WRITE")
     add_targeting_options(parser)
@@ -119,11 +114,12 @@ set_cache_ratio = Command(
 
 
 def _write_cache_arguments(parser: Parser) -> None:
+    from smartarray_agent.write.kinds import WHAT
+
     parser.add_argument("switch", metavar="enable|disable", choices=["enable", "disable"])
     parser.add_argument("logical_drive", metavar="N", nargs="?")
-    parser.add_argument("--what", required=True, choices=list(WHAT_KINDS),
-                        metavar="no-battery|drive|logical-drive",
-                        help="no-battery, drive or logical-drive")
+    parser.add_argument("--what", required=True, choices=list(WHAT), metavar="|".join(WHAT),
+                        help=", ".join(WHAT))
     parser.add_argument("--usage", choices=["configured", "unconfigured", "hba"],
                         metavar="configured|unconfigured|hba",
                         help="Gen10 drive write cache: which drives.")
@@ -142,9 +138,9 @@ def _write_cache(args: Namespace) -> None:
                    exitcodes.BAD_INPUT)
     if usage is not None and what != "drive":
         raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
-    from smartarray_agent.write.kinds import Change, Kind
+    from smartarray_agent.write.kinds import WHAT, Change
 
-    change = Change(Kind[WHAT_KINDS[what]], enable=args.switch == "enable", usage=usage,
+    change = Change(WHAT[what], enable=args.switch == "enable", usage=usage,
                     logical_drive=logical_drive)
     _run(change, targeting, assume_yes=args.yes, context=context)
 

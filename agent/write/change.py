@@ -40,7 +40,7 @@ from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.policy import Verdict, judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
-from smartarray_agent.write.kinds import BadRequest, Change, vendor_command
+from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
 
 READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
@@ -379,17 +379,9 @@ def select(snapshot: Snapshot, target: Target) -> Controller:
 
 
 def settings(ctrl: Controller) -> dict:
-    """The settings the write path changes, as the controller shows them."""
-    cache = ctrl.cache
-    policy = cache.drive_write_cache_policy
-    return {
-        "cache_ratio": (f"{cache.read_percent}/{cache.write_percent}"
-                        if cache.read_percent is not None else None),
-        "no_battery_write_cache": cache.no_battery_write_cache,
-        "drive_write_cache": cache.drive_write_cache,
-        "drive_write_cache_policy": policy.model_dump() if policy else None,
-        "logical_drive_caching": {d.drive_id: d.caching for d in ctrl.logical_drives},
-    }
+    """The settings the write path changes, as the controller shows them: every kind's."""
+    return {key: value for entry in KINDS.values()
+            for key, value in entry.settings(ctrl).items()}
 
 
 def _iso(when: float | None) -> str | None:

@@ -1,6 +1,8 @@
 """The change kinds, as a table: one :class:`KindEntry` per kind holds its interlock row,
-its vendor command per CLI generation, its checks, its description and its confirmation
-text. Adding a kind is one entry in :data:`KINDS` plus its tests.
+its vendor command per CLI generation, its checks, its description, its confirmation text,
+its ``write-cache --what`` name and the settings it shows in the audit record's ``before``
+and ``after``. The command line (:data:`WHAT`) and the audit diff
+(:func:`smartarray_agent.write.change.settings`) read the table.
 
 Every vendor command form and its source is listed in docs/cli.md ("Vendor commands").
 """
@@ -84,6 +86,9 @@ class KindEntry:
     check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
     value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
+    what: str | None = None  # its ``write-cache --what`` name; None: a command of its own
+    # the settings it changes, as the controller shows them (the audit's before and after)
+    settings: Callable[[Controller], dict] = lambda ctrl: {}
 
 
 # -- cache ratio --------------------------------------------------------------------------
@@ -168,6 +173,9 @@ KINDS: dict[Kind, KindEntry] = {
         check=_ratio_check,
         adds_cache=_ratio_adds_cache,
         value=lambda change: f"{change.read_percent}/{change.write_percent}",
+        settings=lambda ctrl: {"cache_ratio": (
+            f"{ctrl.cache.read_percent}/{ctrl.cache.write_percent}"
+            if ctrl.cache.read_percent is not None else None)},
     ),
     Kind.NO_BATTERY_WRITE_CACHE: KindEntry(
         row=Row(Exposure.ALWAYS, confirm=True),
@@ -178,6 +186,8 @@ KINDS: dict[Kind, KindEntry] = {
             slot, bool(change.enable)),
         warning="The controller will cache writes even when backup power fails; a power cut "
                 "then loses the writes it acknowledged.",
+        what="no-battery",
+        settings=lambda ctrl: {"no_battery_write_cache": ctrl.cache.no_battery_write_cache},
     ),
     Kind.DRIVE_WRITE_CACHE: KindEntry(
         row=Row(Exposure.ALWAYS, confirm=True),
@@ -188,6 +198,11 @@ KINDS: dict[Kind, KindEntry] = {
         warning="Drive caches have no backup power at all; a power cut loses the writes "
                 "they hold.",
         check=_dwc_check,
+        what="drive",
+        settings=lambda ctrl: {
+            "drive_write_cache": ctrl.cache.drive_write_cache,
+            "drive_write_cache_policy": (ctrl.cache.drive_write_cache_policy.model_dump()
+                                         if ctrl.cache.drive_write_cache_policy else None)},
     ),
     Kind.LOGICAL_DRIVE_CACHING: KindEntry(
         row=Row(Exposure.WITH_NBWC, confirm=False),
@@ -198,8 +213,13 @@ KINDS: dict[Kind, KindEntry] = {
         command=lambda slot, ctrl, change: commands.logical_drive_caching(
             slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
         check=lambda ctrl, change, vendor: _ld_check(ctrl, change),
+        what="logical-drive",
+        settings=lambda ctrl: {"logical_drive_caching": {
+            d.drive_id: d.caching for d in ctrl.logical_drives}},
     ),
 }
+# write-cache --what NAME -> its kind
+WHAT: dict[str, Kind] = {entry.what: kind for kind, entry in KINDS.items() if entry.what}
 
 
 def vendor_command(ctrl: Controller, change: Change) -> list[str]:
