@@ -1,8 +1,11 @@
-"""The collectors a configuration asks for, in the order they run each round: the vendor
-CLI always, the iLO when a ``[redfish]`` table is there, sysfs when enabled; and the guard,
-which the daemon runs after each ssacli collection when the policy asks for it. A new
-collector is one module implementing :class:`~smartarray_agent.collectors.base.Collector`
-and one line in :func:`build_collectors`; its HELP texts join :func:`metric_help`."""
+"""The collectors a configuration asks for, in the order they run each round (the vendor CLI
+always, the iLO with a ``[redfish]`` table, sysfs unless disabled), and the guard, which the
+daemon runs after each ssacli collection when the policy asks for it.
+
+A collector is one module with a class implementing
+:class:`~smartarray_agent.collectors.base.Collector`, plus its line in :data:`COLLECTORS`:
+its ``from_config`` says whether a configuration wants it, and its ``HELP`` joins
+:func:`metric_help`."""
 
 from __future__ import annotations
 
@@ -10,31 +13,25 @@ from collections.abc import Callable
 from typing import Any
 
 from smartarray_agent.charge import Charge
-from smartarray_agent.collectors import sysfs
 from smartarray_agent.collectors.base import AnyCollector
-from smartarray_agent.collectors.redfish import metrics as redfish_metrics
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
-from smartarray_agent.collectors.ssacli import metrics as ssacli_metrics
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.sysfs import SysfsCollector
 from smartarray_agent.config import Config
 from smartarray_agent.exporter import render
-from smartarray_agent.vendor import open_runner
 from smartarray_agent.write.guard import Guard
+
+COLLECTORS = (SsacliCollector, RedfishCollector, SysfsCollector)
 
 # After a collection: act on what it shows; True when the hardware changed (collect again).
 Enforce = Callable[[AnyCollector, Any], bool]
 
 
 def build_collectors(config: Config) -> list[AnyCollector]:
-    collectors: list[AnyCollector] = [SsacliCollector(
-        lambda: open_runner(config.ssacli), Charge(config.redfish),
-        config.policy.battery_threshold_percent)]
-    if config.redfish is not None:
-        collectors.append(RedfishCollector(config.redfish, collectors[0].charge))
-    if config.sysfs.enabled:
-        collectors.append(SysfsCollector())
-    return collectors
+    """One collector of each kind the configuration wants; they share the iLO's charge."""
+    charge = Charge(config.redfish)
+    built = (kind.from_config(config, charge) for kind in COLLECTORS)
+    return [collector for collector in built if collector is not None]
 
 
 def build_guard(config: Config, collectors: list[AnyCollector]) -> Enforce | None:
@@ -54,4 +51,7 @@ def build_guard(config: Config, collectors: list[AnyCollector]) -> Enforce | Non
 
 def metric_help() -> dict[str, str]:
     """Every metric the agent can export, with its HELP text (docs/metrics.md lists them)."""
-    return {**render.HELP, **ssacli_metrics.HELP, **redfish_metrics.HELP, **sysfs.HELP}
+    texts = dict(render.HELP)
+    for kind in COLLECTORS:
+        texts.update(kind.HELP)
+    return texts

@@ -16,7 +16,7 @@ from prometheus_client.core import Metric
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError
-from smartarray_agent.collectors.redfish.metrics import battery_families
+from smartarray_agent.collectors.redfish.metrics import HELP, battery_families
 from smartarray_agent.collectors.redfish.resources import (
     ArrayController,
     Battery,
@@ -30,6 +30,7 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 if TYPE_CHECKING:
     from smartarray_agent.charge import Charge
+    from smartarray_agent.config import Config
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
@@ -55,6 +56,12 @@ class RedfishCollector:
     Its families are the battery's own (collectors/redfish/metrics.py)."""
 
     name = "redfish"
+    HELP = HELP
+
+    @classmethod
+    def from_config(cls, config: Config, charge: Charge) -> RedfishCollector | None:
+        """With a ``[redfish]`` table."""
+        return None if config.redfish is None else cls(config.redfish, charge)
 
     def __init__(
         self, settings: RedfishSettings, charge: Charge, clock: Callable[[], float] = time.time

@@ -18,6 +18,7 @@ Sample metric lines::
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
@@ -31,6 +32,9 @@ from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.model import Controller, Snapshot
+
+if TYPE_CHECKING:
+    from smartarray_agent.config import Config
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
@@ -56,6 +60,15 @@ def read_snapshot(runner: VendorRunner) -> Snapshot:
 class SsacliCollector:
     name = "ssacli"
     interval_s: float | None = None
+    HELP = metrics.HELP
+
+    @classmethod
+    def from_config(cls, config: Config, charge: Charge) -> SsacliCollector:
+        """Always: the vendor CLI is what the agent is for."""
+        from smartarray_agent.vendor import open_runner  # the vendor stack reads the config
+
+        return cls(lambda: open_runner(config.ssacli), charge,
+                   config.policy.battery_threshold_percent)
 
     def __init__(
         self,
