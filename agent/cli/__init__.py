@@ -1,21 +1,19 @@
 """The ``smartarray-agent`` command line (argparse): every command is a
 :class:`~smartarray_agent.cli.command.Command` (or a group of them) in its own module of this
 package, registered here, in one table. Only the module of the command being run is imported
-(``--help`` and completing a command name read the table), so a command pays at start for
-nothing but itself (docs/benchmarks.md)."""
+(``--help`` and completing a command name read the table)."""
 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from smartarray_agent.cli.command import Command, Group, Parser, Version
 
-TYPE_CHECKING = False  # mypy takes it as True; a command imports no typing (about 6 ms)
 if TYPE_CHECKING:
     from typing import NoReturn
 
@@ -58,10 +56,7 @@ COMMANDS: dict[str, Entry] = {
 def load(name: str) -> Command | Group:
     """The command (or group) ``name`` of :data:`COMMANDS`, its module imported now."""
     module, _, attribute = COMMANDS[name].target.partition(":")
-    try:
-        command = getattr(importlib.import_module(module), attribute)
-    finally:
-        gc.enable()  # main() turned it off for the imports; the command runs with it
+    command = getattr(importlib.import_module(module), attribute)
     assert isinstance(command, Command | Group), COMMANDS[name].target
     return command
 

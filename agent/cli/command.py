@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from smartarray_agent.cli import exitcodes
 
-TYPE_CHECKING = False  # mypy takes it as True; a command imports no typing (about 6 ms)
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 

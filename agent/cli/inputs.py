@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # mypy takes it as True; `status --input` imports no typing
 if TYPE_CHECKING:
     from typing import BinaryIO
 

@@ -4,13 +4,12 @@ the scraper accepts it, as Prometheus does), ``/`` (a small page linking to it) 
 
 Event-driven: one thread runs an epoll loop that owns every connection, so an idle or slow
 client costs a file descriptor and a few hundred bytes, not a thread. The loop is this
-module's own, not asyncio's: a scrape is a read, a lookup and a write, and asyncio's
-callbacks, handles and transports around them cost more than the scrape itself
-(docs/benchmarks.md, endpoint alone). Connections are capped (:func:`connection_cap`, below
-the process's file limit); when the cap is reached a new connection takes the place of the
-longest-waiting one that never sent a complete request (then of the longest-idle keep-alive
-one), and is closed at once only when every connection is in the middle of an answer. A
-plain HTTP request to a TLS port gets a 400. Time limits: connection.py.
+module's own, not asyncio's: a scrape is a read, a lookup and a write. Connections are
+capped (:func:`connection_cap`, below the process's file limit); when the cap is reached a
+new connection takes the place of the longest-waiting one that never sent a complete
+request (then of the longest-idle keep-alive one), and is closed at once only when every
+connection is in the middle of an answer. A plain HTTP request to a TLS port gets a 400.
+Time limits: connection.py.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"smartarray-sim: {exc}", file=sys.stderr)
         return 2
-    ident = os.urandom(16).hex()  # names this invocation in the log (uuid costs a start ~15 ms)
+    ident = os.urandom(16).hex()  # names this invocation in the log
     session = Session(store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin,
                       ident)
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.simulator import render
 from smartarray_agent.collectors.simulator.commands import (
@@ -34,7 +35,6 @@ from smartarray_agent.collectors.simulator.scenario import (
 )
 from smartarray_agent.collectors.simulator.state import StateStore
 
-TYPE_CHECKING = False  # mypy takes it as True; importing typing costs a start about 6 ms
 if TYPE_CHECKING:
     from typing import BinaryIO, TextIO
 

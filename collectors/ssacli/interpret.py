@@ -7,6 +7,7 @@ drive whose fields are merged."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
@@ -24,7 +25,6 @@ from smartarray_agent.model import (
     normalise_status,
 )
 
-TYPE_CHECKING = False  # mypy takes it as True; a command reading a capture imports no typing
 if TYPE_CHECKING:
     from typing import TypeVar
 
