@@ -226,6 +226,30 @@ def test_an_ilo_charge_is_served_until_max_age_and_the_page_is_made_again_then()
     assert b"smartarray_backup_power_charge_ratio{" not in view.body()
 
 
+def test_the_page_after_an_expiry_is_made_with_the_round_not_by_the_scrape():
+    settings = RedfishSettings.model_construct(address="https://ilo.example",
+                                               credentials_file=Path("/nonexistent"),
+                                               max_age_s=900.0)
+    charge = Charge(settings, clock=lambda: T0)
+    charge.update(Reading(taken_at=T0, batteries=[Battery(index=1, charge_percent=97)],
+                          controllers=[ArrayController(resource="/ac/0/", slot="0",
+                                                       backup_power="present")]))
+    collector = ssacli(charge=charge)
+    made: list[float] = []
+    families = collector.families
+    collector.families = lambda data, now: made.append(now) or families(data, now)  # type: ignore[method-assign]
+    clock = [T0 + 10]
+    view = MetricsView(MetricSettings(stale_after_s=None), clock=lambda: clock[0])
+    view.publish([(collector, ok(Snapshot(controllers=[controller()])))])
+    assert view.changes_at() == T0 + 900
+    assert made == [T0 + 10, T0 + 900.001]  # the page now, and the page after the expiry
+    clock[0] = T0 + 950
+    assert b"smartarray_backup_power_charge_ratio{" not in view.body()
+    assert len(made) == 2  # served as it was made
+    view.advance()  # what the loop does when the page changes
+    assert view.changes_at() is None and len(made) == 3
+
+
 def test_build_info_names_the_version_and_python():
     samples = parse_samples(exposition())
     [(name, labels)] = [key for key in samples if key[0] == "smartarray_build_info"]

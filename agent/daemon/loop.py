@@ -20,7 +20,7 @@ from smartarray_agent.collectors.base import AnyCollector, CollectorResult, coll
 from smartarray_agent.daemon.debounce import Debounce
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import Entry
-from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.exporter.view import AFTER_S, MetricsView
 from smartarray_agent.sources import Enforce
 
 log = logging.getLogger(__name__)
@@ -172,6 +172,13 @@ class CollectionLoop:
             timeout = due - self._monotonic()
             if timeout <= 0:
                 return
+            changes_at = self._view.changes_at()
+            if changes_at is not None:
+                until_change = changes_at - time.time()
+                if until_change < 0:
+                    self._view.advance()  # data expired: the page without it
+                    continue
+                timeout = min(timeout, until_change + AFTER_S)
             if self._notifier.watchdog_interval_s is not None:
                 timeout = min(timeout, self._notifier.watchdog_interval_s / 2)
             self._wake.wait(timeout)

@@ -1,9 +1,12 @@
 """What a scrape is served: the exposition of the latest result of every collector.
 
 The text and its gzip form (what Prometheus asks for) are made once per collection round
-and kept, so a scrape costs a lookup. They are made again only when what they show changes
-without a round (data passes ``stale_after_s`` and is dropped, an iLO charge expires), by
-whichever thread notices first.
+and kept, so a scrape costs a lookup. What a page shows can change without a round (data
+passes ``stale_after_s`` and is dropped, an iLO charge expires): each page is made with its
+successor, the page as it stands just after that change, and a scrape past the change is
+served the successor. The collection loop makes the page after that when the change comes
+(:meth:`MetricsView.advance`, at :meth:`MetricsView.changes_at`); a scrape makes one only
+when the loop has fallen more than one change behind.
 """
 
 from __future__ import annotations
@@ -16,12 +19,27 @@ from dataclasses import dataclass, field
 
 from smartarray_agent.exporter.render import Entry, MetricSettings, render, valid_until
 
+AFTER_S = 0.001  # the successor page is made this long after the change
+
 
 @dataclass(frozen=True)
-class _Rendered:
+class _Page:
     body: bytes
     gzipped: bytes = field(repr=False)
-    valid_until: float | None  # re-render after this Unix time (None: until the next publish)
+    valid_until: float | None  # the last moment it is right (None: until the next publish)
+
+
+@dataclass(frozen=True)
+class _Pages:
+    current: _Page
+    after: _Page | None  # from current.valid_until on
+
+    def at(self, now: float) -> _Page | None:
+        """The page that is right at ``now``; None when both are out of date."""
+        for page in (self.current, self.after):
+            if page is not None and (page.valid_until is None or now <= page.valid_until):
+                return page
+        return None
 
 
 class MetricsView:
@@ -30,43 +48,51 @@ class MetricsView:
         self._lock = threading.Lock()
         self._settings = settings
         self._entries: dict[str, Entry] = {}
-        self._rendered = self._render()
+        self._pages = self._render()
 
     def publish(self, entries: Iterable[Entry]) -> None:
         """The results of one round (each with its collector); one render for all."""
         with self._lock:
             for collector, result in entries:
                 self._entries[result.name] = (collector, result)
-            self._rendered = self._render()
+            self._pages = self._render()
 
     def forget(self, name: str) -> None:
         """Drop a collector that is no longer configured."""
         with self._lock:
             if self._entries.pop(name, None) is not None:
-                self._rendered = self._render()
+                self._pages = self._render()
 
     def configure(self, settings: MetricSettings) -> None:
         with self._lock:
             self._settings = settings
-            self._rendered = self._render()
+            self._pages = self._render()
+
+    def changes_at(self) -> float | None:
+        """When the page served now stops being right, for the loop to :meth:`advance`."""
+        return self._pages.current.valid_until
+
+    def advance(self) -> None:
+        """Make the pages from now on (the loop, when a page's data changed)."""
+        with self._lock:
+            self._pages = self._render()
 
     def body(self, compressed: bool = False) -> bytes:
         """The exposition; gzip-compressed when ``compressed``."""
-        rendered = self._rendered
-        if rendered.valid_until is not None and self._clock() > rendered.valid_until:
-            with self._lock:
-                until = self._rendered.valid_until
-                if until is not None and self._clock() > until:
-                    self._rendered = self._render()
-                rendered = self._rendered
-        return rendered.gzipped if compressed else rendered.body
+        page = self._pages.at(self._clock())
+        if page is None:  # the loop is more than one change behind
+            self.advance()
+            page = self._pages.current
+        return page.gzipped if compressed else page.body
 
-    def _render(self) -> _Rendered:
+    def _render(self) -> _Pages:
         now = self._clock()
+        current = self._page(now)
+        after = None if current.valid_until is None else self._page(current.valid_until + AFTER_S)
+        return _Pages(current, after)
+
+    def _page(self, now: float) -> _Page:
         entries = list(self._entries.values())
         body = render(entries, now=now, settings=self._settings)
-        return _Rendered(
-            body=body,
-            gzipped=gzip.compress(body, compresslevel=6, mtime=0),
-            valid_until=valid_until(entries, self._settings, now),
-        )
+        return _Page(body, gzip.compress(body, compresslevel=6, mtime=0),
+                     valid_until(entries, self._settings, now))
