@@ -5,6 +5,7 @@ ExporterServer on loopback, in this process, serving a fixed body."""
 from __future__ import annotations
 
 import base64
+import logging
 import socket
 from collections.abc import Iterator
 
@@ -29,7 +30,9 @@ def read_answers(sock: socket.socket, count: int) -> list[bytes]:
     data = b""
     answers = []
     while len(answers) < count:
-        data += sock.recv(65536)
+        received = sock.recv(65536)
+        assert received, f"closed after {len(answers)} answers"
+        data += received
         while b"\r\n\r\n" in data:
             head, _, rest = data.partition(b"\r\n\r\n")
             length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
@@ -66,6 +69,18 @@ def test_many_pipelined_requests_in_one_write_are_all_answered(server):
         answers = read_answers(sock, count)
     assert all(answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(BODY)
                for answer in answers)
+
+
+def test_a_thousand_pipelined_small_requests_are_answered_in_turn(server, caplog):
+    """Issue #31 item 1: small answers go out at once, so one read answers them all; that
+    must not nest a call per request (a RecursionError killed the connection at ~250)."""
+    request = b"GET /-/healthy HTTP/1.1\r\n\r\n"
+    count = 1000
+    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+        sock.sendall(request * count)
+        answers = read_answers(sock, count)
+    assert all(answer.endswith(b"\r\n\r\nOK\n") for answer in answers)
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 def test_a_head_without_credentials_is_parsed_once(server):

@@ -211,28 +211,28 @@ class HttpConnection:
 
     # -- requests --------------------------------------------------------------------------
     def _next(self) -> None:
-        """Answer the request at the head of the buffer, if it is complete and the previous
-        answer is out."""
-        if self._finished or self.checking or self._unsent is not None:
-            return
-        end = HEAD_END.search(self._buffer, 0, MAX_HEAD_BYTES + 4)
-        if end is None:
-            if len(self._buffer) > MAX_HEAD_BYTES:
-                self._fail(_PLAIN_TO_TLS if self._plain_on_tls else
-                           BadRequest(431, f"request head over {MAX_HEAD_BYTES} bytes"))
-            return
-        if self._plain_on_tls:
-            self._fail(_PLAIN_TO_TLS)
-            return
-        head = bytes(self._buffer[:end.start()])
-        del self._buffer[:end.end()]
-        self._disarm()
-        try:
-            request = self.server.parse(head)
-        except BadRequest as error:
-            self._fail(error)
-            return
-        self._authorize(request)
+        """Answer the complete requests at the head of the buffer in turn, while each
+        previous answer went out whole. A loop, not a call per request: a client may
+        pipeline thousands of small ones in one write."""
+        while not (self._finished or self.checking or self._unsent is not None):
+            end = HEAD_END.search(self._buffer, 0, MAX_HEAD_BYTES + 4)
+            if end is None:
+                if len(self._buffer) > MAX_HEAD_BYTES:
+                    self._fail(_PLAIN_TO_TLS if self._plain_on_tls else
+                               BadRequest(431, f"request head over {MAX_HEAD_BYTES} bytes"))
+                return
+            if self._plain_on_tls:
+                self._fail(_PLAIN_TO_TLS)
+                return
+            head = bytes(self._buffer[:end.start()])
+            del self._buffer[:end.end()]
+            self._disarm()
+            try:
+                request = self.server.parse(head)
+            except BadRequest as error:
+                self._fail(error)
+                return
+            self._authorize(request)
 
     def _authorize(self, request: Request) -> None:
         auth = self.server.security.auth
@@ -271,6 +271,7 @@ class HttpConnection:
             if verified:
                 server.limiter.give_back(self.peer, time.monotonic())
                 self._answer(request, server.route(request))
+                self._next()
                 return
             log.debug("%s: wrong user or password", self.peer)
             delay = max(0.0, started + auth.failure_floor_s - time.monotonic())
@@ -288,6 +289,7 @@ class HttpConnection:
         self.checking = False
         if not self._finished:
             self._answer(request, self._unauthorized(request))
+            self._next()
 
     def _unauthorized(self, request: Request) -> bytes:
         return response(401, b"Unauthorized\n", _TEXT, send_body=_has_body(request),
@@ -307,11 +309,11 @@ class HttpConnection:
             self._after_answer()
 
     def _after_answer(self) -> None:
+        """Start the clock for the next request; whoever called answers it (``_next``)."""
         if self._finished or self.checking:
             return
         if self._buffer:
             self._arm(REQUEST_DEADLINE_S, "no complete request")
-            self._next()
         else:
             self._arm(IDLE_TIMEOUT_S, "idle")
 
@@ -359,6 +361,7 @@ class HttpConnection:
             return
         self.server.watch(self, EPOLLIN)
         self._after_answer()
+        self._next()
 
 
 def _has_body(request: Request) -> bool:
