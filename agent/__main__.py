@@ -1,3 +1,3 @@
-from smartarray_agent.cli import main
+from smartarray_agent.cli.app import main
 
 main()

@@ -1,63 +1,56 @@
-"""``set-cache-ratio`` and ``write-cache``: the write path's commands. The write path and
-the vendor CLI's runner are imported when a change is made, not when any command starts."""
+"""What ``set-cache-ratio`` and ``write-cache`` share: the options that name the
+controllers and set the interlock, the operator's confirmation, and the run of a change
+through the write path, with its exit code and report."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import select
 import signal
 import sys
-from argparse import Namespace
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Annotated
+
+import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.command import Command, Parser
-from smartarray_agent.cli.context import (
-    CommandContext,
-    CommandError,
-    add_context_options,
-    fail,
-)
-from smartarray_agent.cli.options import PERCENT
+from smartarray_agent.cli.context import CommandContext, CommandError, fail
+from smartarray_agent.cli.options import percent
+from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.lock import LockError
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.locations import AUDIT_FILE
+from smartarray_agent.write.audit import AuditLog
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
+from smartarray_agent.write.kinds import BadRequest, Change
 
-if TYPE_CHECKING:
-    from smartarray_agent.write.change import Outcome, Target
-    from smartarray_agent.write.kinds import Change
-
-_RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
-
-
-def add_targeting_options(parser: Parser) -> None:
-    """The options both write commands share, which :meth:`Targeting.from_args` reads."""
-    parser.add_argument("--slot", metavar="S", help="The controller's slot (as status shows it).")
-    parser.add_argument("--serial", metavar="SN", help="The controller's serial number.")
-    parser.add_argument("--all", dest="every", action="store_true",
-                        help="Every controller with a cache, each judged, written, verified "
-                             "and audited on its own.")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="Print the exact vendor command and the verdict; send nothing "
-                             "(audited as dry_run).")
-    parser.add_argument("--json", dest="as_json", action="store_true",
-                        help='Print {"changed": ..., "before": ..., "after": ..., '
-                             '"command": [...], "audit": {...}} (with --all: '
-                             '{"changed": ..., "results": [...]}).')
-    parser.add_argument(
-        "--threshold", type=PERCENT, metavar="PCT",
-        help="Backup power charge (%%) below which write cache may not be forced on "
-             "(default: [policy] battery_threshold_percent, 80).")
-    parser.add_argument(
-        "--without-ilo-charge", dest="without_charge", action="store_true",
-        help="Allow turning write cache on when the configured iLO cannot be read, on the "
-             "CLI's word alone (default: [policy] enable_without_ilo_charge, false).")
-    parser.add_argument(
-        "--audit-file", type=Path, metavar="FILE",
-        help=f"Append-only JSON-lines audit log (default: [audit] file, {AUDIT_FILE} for "
-             "root).")
+Slot = Annotated[str | None, typer.Option(
+    "--slot", metavar="S", help="The controller's slot (as status shows it).")]
+Serial = Annotated[str | None, typer.Option(
+    "--serial", metavar="SN", help="The controller's serial number.")]
+Every = Annotated[bool, typer.Option(
+    "--all", help="Every controller with a cache, each judged, written, verified and audited "
+                  "on its own.")]
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the exact vendor command and the verdict; send nothing (audited "
+                      "as dry_run).")]
+ReportJson = Annotated[bool, typer.Option(
+    "--json", help='Print {"changed": ..., "before": ..., "after": ..., "command": [...], '
+                   '"audit": {...}} (with --all: {"changed": ..., "results": [...]}).')]
+Threshold = Annotated[float | None, percent(
+    "--threshold",
+    help="Backup power charge (%) below which write cache may not be forced on (default: "
+         "[policy] battery_threshold_percent, 80).")]
+WithoutCharge = Annotated[bool, typer.Option(
+    "--without-ilo-charge",
+    help="Allow turning write cache on when the configured iLO cannot be read, on the CLI's "
+         "word alone (default: [policy] enable_without_ilo_charge, false).")]
+AuditFile = Annotated[Path | None, typer.Option(
+    "--audit-file", metavar="FILE",
+    help=f"Append-only JSON-lines audit log (default: [audit] file, {AUDIT_FILE} for root).")]
 
 
 @dataclass(frozen=True)
@@ -72,85 +65,16 @@ class Targeting:
     audit_file: Path | None
 
     @classmethod
-    def from_args(cls, args: Namespace) -> Targeting:
-        """The options :func:`add_targeting_options` added; exits 2 unless exactly one of
-        --slot, --serial and --all names the controllers."""
-        slot: str | None = args.slot
-        serial: str | None = args.serial
-        if sum((slot is not None, serial is not None, args.every)) != 1:
+    def of(cls, slot: str | None, serial: str | None, every: bool, dry_run: bool,
+           as_json: bool, threshold: float | None, without_charge: bool,
+           audit_file: Path | None) -> Targeting:
+        """The options above; exits 2 unless exactly one of --slot, --serial and --all
+        names the controllers."""
+        if sum((slot is not None, serial is not None, every)) != 1:
             raise fail("name the controller with --slot or --serial, or give --all (one of "
                        "them)", exitcodes.BAD_INPUT)
-        from smartarray_agent.write.change import Target
-
-        targets = None if args.every else [Target(slot=slot, serial=serial)]
-        return cls(targets, args.dry_run, args.as_json, args.threshold, args.without_charge,
-                   args.audit_file)
-
-
-def _ratio_arguments(parser: Parser) -> None:
-    parser.add_argument("ratio", metavar="READ/WRITE")
-    add_targeting_options(parser)
-    add_context_options(parser)
-
-
-def _set_cache_ratio(args: Namespace) -> None:
-    context, targeting = CommandContext.from_args(args), Targeting.from_args(args)
-    ratio: str = args.ratio
-    match = _RATIO.match(ratio.strip())
-    if not match or int(match.group(1)) + int(match.group(2)) != 100:
-        raise fail(f"the ratio {ratio!r} is not READ/WRITE integers that sum to 100, "
-                   "e.g. 25/75", exitcodes.BAD_INPUT)
-    from smartarray_agent.write.kinds import Change, Kind
-
-    change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
-                    write_percent=int(match.group(2)))
-    _run(change, targeting, assume_yes=True, context=context)
-
-
-set_cache_ratio = Command(
-    "Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent: "
-    "nothing is sent when set).",
-    _set_cache_ratio, _ratio_arguments)
-
-
-def _write_cache_arguments(parser: Parser) -> None:
-    from smartarray_agent.write.kinds import WHAT
-
-    parser.add_argument("switch", metavar="enable|disable", choices=["enable", "disable"])
-    parser.add_argument("logical_drive", metavar="N", nargs="?")
-    parser.add_argument("--what", required=True, choices=list(WHAT), metavar="|".join(WHAT),
-                        help=", ".join(WHAT))
-    parser.add_argument("--usage", choices=["configured", "unconfigured", "hba"],
-                        metavar="configured|unconfigured|hba",
-                        help="Gen10 drive write cache: which drives.")
-    parser.add_argument("-y", "--yes", action="store_true", help="Do not ask for confirmation.")
-    add_targeting_options(parser)
-    add_context_options(parser)
-
-
-def _write_cache(args: Namespace) -> None:
-    context, targeting = CommandContext.from_args(args), Targeting.from_args(args)
-    what: str = args.what
-    logical_drive: str | None = args.logical_drive
-    usage: str | None = args.usage
-    if (what == "logical-drive") != (logical_drive is not None):
-        raise fail("give the logical drive number with --what logical-drive, and only then",
-                   exitcodes.BAD_INPUT)
-    if usage is not None and what != "drive":
-        raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
-    from smartarray_agent.write.kinds import WHAT, Change
-
-    change = Change(WHAT[what], enable=args.switch == "enable", usage=usage,
-                    logical_drive=logical_drive)
-    _run(change, targeting, assume_yes=args.yes, context=context)
-
-
-write_cache = Command(
-    "Turn no-battery write cache, drive write cache or a logical drive's caching on or off "
-    "(N: the logical drive, with --what logical-drive, and only then).\n\n"
-    "Turning write cache on asks for confirmation (unless --yes) and is refused while backup "
-    "power is below the threshold.",
-    _write_cache, _write_cache_arguments)
+        targets = None if every else [Target(slot=slot, serial=serial)]
+        return cls(targets, dry_run, as_json, threshold, without_charge, audit_file)
 
 
 class _HangUp(Exception):
@@ -218,16 +142,10 @@ def exit_code(outcome: Outcome) -> int:
     return EXIT_CODES[outcome.verdict]
 
 
-def _run(change: Change, targeting: Targeting, *, assume_yes: bool,
-         context: CommandContext) -> None:
-    from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-    from smartarray_agent.collectors.ssacli.lock import LockError
-    from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-    from smartarray_agent.collectors.ssacli.session import SessionError
-    from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
-    from smartarray_agent.write.kinds import BadRequest
-
+def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
+               context: CommandContext) -> None:
+    """Make ``change`` on the targeted controllers, print what happened, and exit with the
+    first failing controller's code."""
     settings = context.config
     targets, dry_run, as_json = targeting.targets, targeting.dry_run, targeting.as_json
     threshold, audit_file = targeting.threshold, targeting.audit_file

@@ -4,46 +4,60 @@ Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error, an unreadab
 CLI that cannot run or times out); one status line on standard output,
 ``SMARTARRAY STATE - reason | perfdata``; ``-w``/``--warning`` and ``-c``/``--critical`` for
 the charge thresholds, ``-t``/``--timeout``, ``-h``/``--help`` and ``-V``/``--version`` as
-plugins use them.
+plugins use them. The judgement is cli/plugin.py's.
 """
 
 from __future__ import annotations
 
-from argparse import Namespace
-from typing import NoReturn
+from typing import Annotated, Any, NoReturn
+
+# Typer's public API names none of click's usage errors but BadParameter; UsageError is the
+# class of them all (an unknown option, a missing or bad value), in typer's copy of click.
+from typer._click.exceptions import UsageError
+from typer.core import TyperCommand
 
 from smartarray_agent.cli import plugin
-from smartarray_agent.cli.command import Command, Parser, Version
-from smartarray_agent.cli.context import CommandContext, CommandError, add_context_options
-from smartarray_agent.cli.options import PERCENT, add_input
+from smartarray_agent.cli.context import CommandContext, CommandError
+from smartarray_agent.cli.options import (
+    PROG,
+    CliPath,
+    ConfigFile,
+    InputFile,
+    LockFile,
+    Simulate,
+    Timeout,
+    percent,
+    version_option,
+)
 
 
-class PluginParser(Parser):
-    """A usage error (an unknown option, a bad value) is UNKNOWN, exit 3, on stdout."""
+class PluginCommand(TyperCommand):
+    """A usage error is UNKNOWN, exit 3, on standard output, as the plugin guidelines say."""
 
-    def error(self, message: str) -> NoReturn:
-        _unknown(f"usage: {message} (see 'smartarray-agent check -h')")
-
-
-def _arguments(parser: Parser) -> None:
-    parser.add_argument(
-        "-w", "--warning", "--charge-warning", type=PERCENT, metavar="PCT",
-        help="WARNING below this backup power charge (%%), where known (default: [check] "
-             "charge_warning_percent, 90).")
-    parser.add_argument(
-        "-c", "--critical", "--charge-critical", type=PERCENT, metavar="PCT",
-        help="CRITICAL below this charge (%%); also what counts as protected write cache "
-             "(default: the interlock's threshold, 80).")
-    add_input(parser)
-    parser.add_argument("-V", "--version", action=Version, program="smartarray-agent check",
-                        help="Print the version.")
-    add_context_options(parser)
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as error:
+            _unknown(f"usage: {error.format_message()} (see '{PROG} check -h')")
 
 
-def _check(args: Namespace) -> None:
-    context = CommandContext.from_args(args)
-    warning: float | None = args.warning
-    critical: float | None = args.critical
+def check(
+    warning: Annotated[float | None, percent(
+        "-w", "--warning", "--charge-warning",
+        help="WARNING below this backup power charge (%), where known (default: [check] "
+             "charge_warning_percent, 90).")] = None,
+    critical: Annotated[float | None, percent(
+        "-c", "--critical", "--charge-critical",
+        help="CRITICAL below this charge (%); also what counts as protected write cache "
+             "(default: the interlock's threshold, 80).")] = None,
+    input_file: InputFile = None,
+    _version: Annotated[bool, version_option(f"{PROG} check", "-V", "--version")] = False,
+    config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
+    timeout: Timeout = None, lock_file: LockFile = None,
+) -> None:
+    """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and
+    timeouts too), one status line with the reason and perfdata."""
+    context = CommandContext(config, simulate, cli, timeout, lock_file)
     settings = context.config
     thresholds = plugin.Thresholds(
         warning if warning is not None else settings.check.charge_warning_percent,
@@ -53,7 +67,7 @@ def _check(args: Namespace) -> None:
         else settings.policy.battery_threshold_percent,
     )
     try:
-        snapshot = context.read_snapshot(args.input_file)
+        snapshot = context.read_snapshot(input_file)
     except CommandError as error:
         _unknown(str(error))
     if snapshot.error is not None:
@@ -66,9 +80,3 @@ def _check(args: Namespace) -> None:
 def _unknown(message: str) -> NoReturn:
     print(f"SMARTARRAY UNKNOWN - {message}")
     raise SystemExit(plugin.UNKNOWN)
-
-
-check = Command(
-    "Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and "
-    "timeouts too), one status line with the reason and perfdata.",
-    _check, _arguments, PluginParser)

@@ -1,28 +1,27 @@
-"""What a command is given once: the configuration with its command-line options laid over
-it (read when the command first needs it), and the ways to reach the vendor CLI, the iLO
-and saved captures from there. Messages go to standard error as ``smartarray-agent: ...``
-lines.
-
-The vendor CLI's runner, the iLO client and the parser are imported where a command first
-needs them."""
+"""What a command that talks to the vendor CLI is given once: the configuration with its
+command-line options laid over it (read when the command first needs it), and the ways to
+reach the vendor CLI, the iLO and saved captures from there. Messages go to standard error
+as ``smartarray-agent: ...`` lines."""
 
 from __future__ import annotations
 
 import functools
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from pathlib import Path
 
+from smartarray_agent.charge import Charge
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.options import add_config, add_vendor_cli
-
-if TYPE_CHECKING:
-    from argparse import ArgumentParser, Namespace
-    from pathlib import Path
-
-    from smartarray_agent.charge import Charge
-    from smartarray_agent.collectors.ssacli.runner import VendorRunner
-    from smartarray_agent.config import Config, Overrides
-    from smartarray_agent.model import Snapshot
+from smartarray_agent.cli.inputs import InputError, read_capture
+from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.ssacli.collector import read_snapshot
+from smartarray_agent.collectors.ssacli.errors import ParseError
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.config import Config, Overrides, load_or_default
+from smartarray_agent.configfile import ConfigError
+from smartarray_agent.model import Snapshot
+from smartarray_agent.vendor import CliUnavailable, open_runner
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
 
@@ -46,69 +45,35 @@ def fail(message: str, code: int) -> SystemExit:
     return SystemExit(code)
 
 
-def add_context_options(parser: ArgumentParser) -> None:
-    """The options of every command that talks to the vendor CLI, which
-    :meth:`CommandContext.from_args` reads."""
-    add_config(parser)
-    add_vendor_cli(parser)
-
-
+@dataclass
 class CommandContext:
-    """The options every vendor-CLI command shares, and the configuration they name, read
-    when the command first needs it: ``status --input`` never does, so it neither reads
-    the file nor imports the configuration's modules."""
+    """The options every vendor-CLI command shares (cli/options.py), and the configuration
+    they name, read when the command first needs it: ``status --input`` never does."""
 
-    def __init__(self, *, config_path: str | None = None, simulate: str | None = None,
-                 cli_path: str | None = None, timeout_s: float | None = None,
-                 lock_file: str | None = None) -> None:
-        self._config_path = config_path
-        self.simulate = simulate  # --simulate, which --input excludes
-        self._cli_path = cli_path
-        self._timeout_s = timeout_s
-        self._lock_file = lock_file
+    config_path: Path | None = None  # --config
+    simulate: str | None = None  # --simulate, which --input excludes
+    cli_path: Path | None = None  # --cli
+    timeout_s: float | None = None  # --timeout
+    lock_file: Path | None = None  # --lock-file
 
-    @classmethod
-    def from_args(cls, args: Namespace) -> CommandContext:
-        """The context of the options :func:`add_context_options` added."""
-        return cls(config_path=args.config, simulate=args.simulate, cli_path=args.cli,
-                   timeout_s=args.timeout, lock_file=args.lock_file)
-
-    @functools.cached_property
-    def config_path(self) -> Path | None:
-        """--config, when given."""
-        from pathlib import Path
-
-        return None if self._config_path is None else Path(self._config_path)
-
-    @functools.cached_property
-    def overrides(self) -> Overrides:
-        """The options that win over the configuration file."""
-        from pathlib import Path
-
-        from smartarray_agent.config import Overrides
-
-        return Overrides(simulate=self.simulate,
-                         cli_path=Path(self._cli_path) if self._cli_path else None,
-                         timeout_s=self._timeout_s,
-                         lock_file=None if self._lock_file is None else Path(self._lock_file))
+    def overrides(self, listen_address: str | None = None) -> Overrides:
+        """The options that win over the configuration file (``run`` adds --listen)."""
+        return Overrides(simulate=self.simulate, cli_path=self.cli_path,
+                         listen_address=listen_address, timeout_s=self.timeout_s,
+                         lock_file=self.lock_file)
 
     @functools.cached_property
     def config(self) -> Config:
         """The configuration file (or the defaults) with the options laid over it; exits 2
         listing the problems of an invalid file."""
-        from smartarray_agent.config import load_or_default
-        from smartarray_agent.configfile import ConfigError
-
         try:
-            return self.overrides.apply(load_or_default(self.config_path))
+            return self.overrides().apply(load_or_default(self.config_path))
         except ConfigError as error:
             raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
 
     def runner(self) -> VendorRunner:
         """One-shot runs of the configured CLI under the host lock; raises CommandError
         when there is no CLI to run."""
-        from smartarray_agent.vendor import CliUnavailable, open_runner
-
         try:
             return open_runner(self.config.ssacli, console=False)
         except CliUnavailable as error:
@@ -117,8 +82,6 @@ class CommandContext:
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is
         slow); a failure is a warning and the command goes on without it."""
-        from smartarray_agent.charge import Charge
-
         charge = Charge(self.config.redfish)
         if charge.configured:
             charge.read()
@@ -132,23 +95,7 @@ class CommandContext:
         laid over it. A saved capture may be another host's, so this host's iLO is never
         asked for it. Raises CommandError."""
         if input_file is not None:
-            from smartarray_agent.cli.inputs import InputError, read_capture
-            from smartarray_agent.collectors.ssacli.errors import ParseError
-            from smartarray_agent.collectors.ssacli.parser import parse
-
-            try:
-                text = read_capture(input_file)
-                snapshot = parse(text)
-            except (InputError, ParseError) as error:
-                raise CommandError(str(error), exitcodes.BAD_INPUT) from None
-            if not text.endswith(("\n", "\r")):  # the CLI ends every line; a cut file does not
-                name = "standard input" if input_file == "-" else input_file
-                warn(f"{name} ends in the middle of a line: it may be truncated, and what it "
-                     "does not show is unknown")
-            return snapshot
-        from smartarray_agent.collectors.base import CollectionError
-        from smartarray_agent.collectors.ssacli.collector import read_snapshot
-
+            return _read_capture(input_file)
         runner = self.runner()
         try:
             snapshot = read_snapshot(runner)
@@ -157,3 +104,16 @@ class CommandContext:
         finally:
             runner.close()
         return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
+
+
+def _read_capture(input_file: str) -> Snapshot:
+    try:
+        text = read_capture(input_file)
+        snapshot = parse(text)
+    except (InputError, ParseError) as error:
+        raise CommandError(str(error), exitcodes.BAD_INPUT) from None
+    if not text.endswith(("\n", "\r")):  # the CLI ends every line; a cut file does not
+        name = "standard input" if input_file == "-" else input_file
+        warn(f"{name} ends in the middle of a line: it may be truncated, and what it does "
+             "not show is unknown")
+    return snapshot

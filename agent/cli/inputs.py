@@ -13,10 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import BinaryIO
+from typing import BinaryIO
 
 
 class InputError(ValueError):

@@ -12,33 +12,24 @@ import logging
 import os
 import signal
 import sys
-from argparse import Namespace
 from pathlib import Path
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.command import Command, Parser
 from smartarray_agent.cli.context import fail
-from smartarray_agent.cli.options import add_config, add_listen
+from smartarray_agent.cli.options import ConfigFile, Listen
 from smartarray_agent.config import Config, load_or_default, parse_listen_address
 from smartarray_agent.configfile import ConfigError
+from smartarray_agent.daemon.agent import web_security
+from smartarray_agent.daemon.logs import setup_logging
+from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.publish import PublishedExposition
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
-def _arguments(parser: Parser) -> None:
-    add_config(parser)
-    add_listen(parser)
-
-
-def _serve(args: Namespace) -> None:
-    from smartarray_agent.daemon.agent import web_security
-    from smartarray_agent.daemon.logs import setup_logging
-    from smartarray_agent.daemon.notify import Notifier
-    from smartarray_agent.exporter.http import ExporterServer
-    from smartarray_agent.exporter.publish import PublishedExposition
-
-    config: str | None = args.config
-    listen: str | None = args.listen
+def serve(config: ConfigFile = None, listen: Listen = None) -> None:
+    """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
     setup_logging(logging.INFO)
     loaded = _load(config)
     directory = loaded.web.publish_dir
@@ -76,10 +67,6 @@ def _serve(args: Namespace) -> None:
         server.stop()
 
 
-serve = Command("Serve the metrics that 'run' publishes in [web] publish_dir, without "
-                "privileges.", _serve, _arguments)
-
-
 def _credentials(config: Config) -> Config:
     """The web config from systemd's credentials directory when the unit loads it there
     (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
@@ -92,8 +79,8 @@ def _credentials(config: Config) -> Config:
     return config.model_copy(update={"web": web})
 
 
-def _load(path: str | None) -> Config:
+def _load(path: Path | None) -> Config:
     try:
-        return load_or_default(None if path is None else Path(path))
+        return load_or_default(path)
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

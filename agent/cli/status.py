@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import json
-from argparse import Namespace
 
 from smartarray_agent.cli import exitcodes, table
-from smartarray_agent.cli.command import Command, Parser
-from smartarray_agent.cli.context import (
-    CommandContext,
-    CommandError,
-    add_context_options,
-    fail,
+from smartarray_agent.cli.context import CommandContext, CommandError, fail
+from smartarray_agent.cli.options import (
+    CliPath,
+    ConfigFile,
+    InputFile,
+    Json,
+    LockFile,
+    Simulate,
+    Timeout,
 )
-from smartarray_agent.cli.options import add_input, add_json
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
 from smartarray_agent.model import Snapshot, to_json
 
 
-def _arguments(parser: Parser) -> None:
-    add_json(parser)
-    add_input(parser)
-    add_context_options(parser)
-
-
-def _status(args: Namespace) -> None:
-    context = CommandContext.from_args(args)
-    as_json: bool = args.as_json
-    input_file: str | None = args.input_file
-    if input_file is not None and context.simulate is not None:
+def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFile = None,
+           simulate: Simulate = None, cli: CliPath = None, timeout: Timeout = None,
+           lock_file: LockFile = None) -> None:
+    """Show each controller's cache, write-cache switches and backup power (with the iLO's
+    battery charge when [redfish] is configured, but not for --input, which may be another
+    host's output)."""
+    context = CommandContext(config, simulate, cli, timeout, lock_file)
+    if input_file is not None and simulate is not None:
         raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
     try:
         snapshot = context.read_snapshot(input_file)
@@ -52,10 +50,3 @@ def _vendor_error(snapshot: Snapshot) -> SystemExit:
     if error.kind == "no_controllers":
         message += f"\nhint: {NO_CONTROLLERS_HINT}"
     return fail(message, exitcodes.VENDOR_ERROR)
-
-
-status = Command(
-    "Show each controller's cache, write-cache switches and backup power (with the iLO's "
-    "battery charge when [redfish] is configured, but not for --input, which may be another "
-    "host's output).",
-    _status, _arguments)

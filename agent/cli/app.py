@@ -1,0 +1,67 @@
+"""The ``smartarray-agent`` Typer app: every command and group, with its line in ``--help``.
+
+Help and usage errors are click's plain text (no rich panels: the output goes to terminals,
+logs and monitoring alike), ``-h`` is ``--help``, and a crash prints Python's own traceback.
+Shell completion is typer's (``--install-completion``, ``--show-completion``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from smartarray_agent.cli import (
+    cacheratio,
+    check,
+    configcheck,
+    metrics,
+    run,
+    serve,
+    simulate,
+    status,
+    writecache,
+)
+from smartarray_agent.cli.options import PROG, version_option
+
+SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+app = typer.Typer(
+    name=PROG, help="Smart Array write cache and backup power: status, metrics and safe changes.",
+    no_args_is_help=True, context_settings=SETTINGS, rich_markup_mode=None,
+    pretty_exceptions_enable=False)
+
+
+@app.callback()
+def _program(_version: Annotated[bool, version_option(PROG, "--version")] = False) -> None:
+    pass
+
+
+app.command("status", short_help="Show each controller's cache, write-cache switches and "
+                                 "backup power.")(status.status)
+app.command("check", cls=check.PluginCommand,
+            short_help="Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, "
+                       "3 UNKNOWN.")(check.check)
+app.command("set-cache-ratio",
+            short_help="Set a controller's read/write cache ratio.")(cacheratio.set_cache_ratio)
+app.command("write-cache", short_help="Turn no-battery, drive or logical drive write cache on "
+                                      "or off.")(writecache.write_cache)
+app.command("run", short_help="Collect in the background and serve Prometheus "
+                              "metrics.")(run.run)
+app.command("metrics", short_help="Collect once and print or write the metrics.")(
+    metrics.metrics)
+app.command("serve", short_help="Serve the metrics that 'run' publishes, without "
+                                "privileges.")(serve.serve)
+
+config = typer.Typer(help="Check the agent's configuration file.", no_args_is_help=True)
+config.command("check", short_help="Validate a configuration file and the web config it "
+                                   "names.")(configcheck.check)
+app.add_typer(config, name="config")
+
+simulator = typer.Typer(help="The bundled Smart Array CLI simulator.", no_args_is_help=True)
+simulator.command("list")(simulate.list_scenarios)
+simulator.command("run")(simulate.run)
+app.add_typer(simulator, name="simulate")
+
+
+def main() -> None:
+    app(prog_name=PROG)

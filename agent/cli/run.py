@@ -1,0 +1,53 @@
+"""``smartarray-agent run``: collect in the background and serve Prometheus metrics until
+SIGTERM. docs/agent.md describes the daemon, the configuration file and the endpoint."""
+
+from __future__ import annotations
+
+import faulthandler
+import logging
+from typing import Annotated, Literal
+
+import typer
+
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.context import CommandContext, fail
+from smartarray_agent.cli.options import (
+    CliPath,
+    ConfigFile,
+    Listen,
+    LockFile,
+    Simulate,
+    Timeout,
+)
+from smartarray_agent.config import parse_listen_address
+from smartarray_agent.configfile import ConfigError
+from smartarray_agent.daemon.agent import Agent, StartError
+from smartarray_agent.daemon.logs import setup_logging
+from smartarray_agent.daemon.notify import Notifier
+
+
+def run(
+    listen: Listen = None,
+    log_level: Annotated[Literal["debug", "info", "warning", "error"], typer.Option(
+        "--log-level", case_sensitive=False, help="What to log.")] = "info",
+    config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
+    timeout: Timeout = None, lock_file: LockFile = None,
+) -> None:
+    """Collect in the background and serve Prometheus metrics until SIGTERM."""
+    context = CommandContext(config, simulate, cli, timeout, lock_file)
+    if listen is not None:
+        try:
+            parse_listen_address(listen)
+        except ValueError as error:
+            raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    setup_logging(logging.getLevelNamesMapping()[log_level.upper()])
+    faulthandler.enable()  # WatchdogSignal=SIGABRT prints every thread's stack
+    try:
+        agent = Agent(context.config_path, context.overrides(listen), Notifier.from_environment())
+    except ConfigError as error:
+        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    try:
+        agent.start()
+    except StartError as error:
+        raise fail(str(error), exitcodes.CANNOT_SERVE) from None
+    agent.serve_until_stopped()
