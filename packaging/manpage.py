@@ -1,6 +1,6 @@
 """Write smartarray-agent(8) in roff: the hand-written text of ``smartarray-agent.8.in`` with the
-commands, their options and the exit codes generated from the program itself (the argparse
-parser of every command), so the manual cannot fall behind ``--help``.
+commands, their options and the exit codes generated from the program itself (the help of
+every command of its Typer app), so the manual cannot fall behind ``--help``.
 
     python packaging/manpage.py [OUT]      (default: standard output)
 
@@ -9,7 +9,6 @@ Run it with the interpreter the agent is installed in (stage.sh uses the package
 
 from __future__ import annotations
 
-import argparse
 import ast
 import inspect
 import os
@@ -18,9 +17,11 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
-from smartarray_agent import cli
-from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.command import Command
+import typer
+from typer.core import TyperArgument, TyperCommand
+
+from smartarray_agent.cli import app, exitcodes
+from smartarray_agent.cli.options import PROG
 
 TEMPLATE = Path(__file__).with_name("smartarray-agent.8.in")
 
@@ -37,44 +38,37 @@ def roff(text: str) -> str:
     return "\n".join(lines)
 
 
-def _synopsis(action: argparse.Action) -> str:
-    """An option's names and its value, or an argument's metavar, in roff."""
-    metavar = str(action.metavar or action.dest.upper())
-    if not action.option_strings:
-        return f"\\fI{roff(metavar)}\\fR" + ("..." if action.nargs == "*" else "")
-    names = ", ".join(f"\\fB{roff(option)}\\fR" for option in action.option_strings)
-    return names if action.nargs == 0 else f"{names} \\fI{roff(metavar)}\\fR"
+def _term(name: str, argument: bool) -> str:
+    """A parameter as --help names it (``-t, --timeout SECONDS``), in roff: the options
+    bold, the value or argument italic."""
+    if argument:
+        return f"\\fI{roff(name)}\\fR"
+    words = name.split(" ")
+    options = [word.rstrip(",") for word in words if word.startswith("-")]
+    value = " ".join(word for word in words if not word.startswith("-"))
+    bold = ", ".join(f"\\fB{roff(option)}\\fR" for option in options)
+    return f"{bold} \\fI{roff(value)}\\fR" if value else bold
 
 
-def _usage(action: argparse.Action) -> str:
-    optional = (not action.required if action.option_strings
-                else action.nargs in ("?", "*"))
-    return f"[{_synopsis(action)}]" if optional else _synopsis(action)
-
-
-def _help(action: argparse.Action, prog: str) -> str:
-    """Its help as --help shows it (argparse's %(default)s and the like expanded)."""
-    text = (action.help or "") % {**vars(action), "prog": prog}
-    return roff(" ".join(text.split()))
-
-
-def _command(path: list[str], command: Command) -> list[str]:
-    prog = " ".join([cli.PROG, *path])
-    actions = [action for action in command.parser(prog)._actions
-               if action.help != argparse.SUPPRESS and action.dest != "help"]
-    usage = " ".join(_usage(action) for action in actions)
-    out = [f".SS {roff(' '.join(path))} {usage}".rstrip()]
-    for paragraph in command.help.split("\n\n"):
+def _command(path: list[str], command: TyperCommand) -> list[str]:
+    ctx = typer.Context(command, info_name=" ".join([PROG, *path]))
+    usage = " ".join(command.collect_usage_pieces(ctx))
+    out = [f".SS {roff(' '.join([*path, usage]))}"]
+    for paragraph in (command.help or "").split("\n\n"):
         out += [roff(" ".join(paragraph.split())), ".PP"]
     out.pop()
-    for action in actions:
-        out += [".TP", _synopsis(action), _help(action, prog) or "\\&"]
+    for param in command.params:
+        record = param.get_help_record(ctx)
+        if record is not None:
+            name, text = record
+            out += [".TP", _term(name, isinstance(param, TyperArgument)),
+                    roff(" ".join(text.split())) or "\\&"]
     return out
 
 
 def commands_section() -> str:
     lines = []
-    for path, command in sorted(cli.APP.walk(), key=lambda item: item[0]):
+    for path, command in sorted(app.commands(), key=lambda item: item[0]):
         lines += _command(path, command)
     return "\n".join(lines)
 

@@ -104,7 +104,8 @@ install -m 0644 "$repo/systemd/tmpfiles.d/smartarray-agent.conf" "$stage/usr/lib
 # 5. Configuration, completion, manual, documents.
 install -D -m 0644 "$repo/packaging/config.toml" "$stage/etc/smartarray-agent/config.toml"
 install -d "$stage/usr/share/bash-completion/completions"
-"$venv/bin/python" -m smartarray_agent --show-completion bash \
+# typer's bash script, asked for by name (--show-completion would detect the building shell)
+_SMARTARRAY_AGENT_COMPLETE=source_bash "$venv/bin/python" -m smartarray_agent \
     > "$stage/usr/share/bash-completion/completions/smartarray-agent"
 grep -q 'complete .*smartarray-agent' "$stage/usr/share/bash-completion/completions/smartarray-agent"
 install -d "$stage/usr/share/man/man8"

@@ -103,7 +103,7 @@ def plugin_run(tmp_path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args", [["--bogus"], ["-w", "many"], ["-c", "150"],
-                                  ["--simulate"]])
+                                  ["-c", "nan"], ["-w", "inf"], ["--simulate"]])
 def test_a_usage_error_is_unknown_on_stdout(tmp_path, args):
     result = plugin_run(tmp_path, *args)
     assert result.returncode == check.UNKNOWN
@@ -112,7 +112,7 @@ def test_a_usage_error_is_unknown_on_stdout(tmp_path, args):
 
 
 def test_short_options_as_plugins_use_them(tmp_path):
-    assert plugin_run(tmp_path, "-h").stdout.startswith("usage: smartarray-agent check ")
+    assert plugin_run(tmp_path, "-h").stdout.startswith("Usage: smartarray-agent check ")
     version = plugin_run(tmp_path, "-V")
     assert version.returncode == 0 and version.stdout.startswith("smartarray-agent check ")
     # -w/-c are the charge thresholds; -t the CLI timeout

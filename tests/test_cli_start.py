@@ -1,9 +1,10 @@
-"""How the command line starts: help from the command table, usage errors, the version,
-and shell completion (the scripts, and the program answering them)."""
+"""How the command line starts: its help, usage errors, the version, and shell completion
+(typer's scripts, run in bash, zsh and fish, and the program answering them)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent import cli
-from smartarray_agent.cli.command import Command, Group
+from smartarray_agent.cli.app import commands
+
+COMMANDS = ["status", "check", "set-cache-ratio", "write-cache", "run", "metrics", "serve",
+            "config", "simulate"]
 
 
 def agent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -21,72 +24,78 @@ def agent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60, env=env)
 
 
-def test_help_lists_every_command_from_the_table():
+def listed(help_text: str) -> list[str]:
+    """The command names a help text lists under Commands."""
+    section = help_text.split("Commands:\n")[1]
+    return [line.split()[0] for line in section.splitlines()
+            if line.startswith("  ") and not line.startswith("   ")]
+
+
+def test_help_lists_every_command_and_h_is_help():
     result = agent("--help")
     assert result.returncode == 0
-    listed = result.stdout.split("commands:\n")[1]
-    names = [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and
-             not line.startswith("   ")]
-    assert names == list(cli.COMMANDS)
-    flat = " ".join(listed.split())
-    for name, entry in cli.COMMANDS.items():
-        assert f"{name} {entry.help}" in flat
+    assert result.stdout.startswith("Usage: smartarray-agent [OPTIONS] COMMAND [ARGS]...")
+    assert listed(result.stdout) == COMMANDS
+    assert agent("-h").stdout == result.stdout
 
 
 def test_no_command_prints_the_help_and_exits_2():
     result = agent()
     assert result.returncode == 2
-    assert result.stderr.startswith("usage: smartarray-agent [OPTIONS] COMMAND [ARGS]...")
-    assert "commands:" in result.stderr
+    assert result.stdout == ""
+    assert result.stderr.startswith("Usage: smartarray-agent [OPTIONS] COMMAND [ARGS]...")
+    assert listed(result.stderr) == COMMANDS
 
 
-@pytest.mark.parametrize("group", ["config", "simulate"])
-def test_a_group_without_its_command_prints_its_help_and_exits_2(group):
+@pytest.mark.parametrize(("group", "names"), [("config", ["check"]),
+                                              ("simulate", ["list", "run"])])
+def test_a_group_without_its_command_prints_its_help_and_exits_2(group, names):
     result = agent(group)
     assert result.returncode == 2
-    assert result.stderr.startswith(f"usage: smartarray-agent {group} [OPTIONS] COMMAND")
-    assert "commands:" in result.stderr
+    assert result.stderr.startswith(f"Usage: smartarray-agent {group} [OPTIONS] COMMAND")
+    assert listed(result.stderr) == names
 
 
-def test_every_table_entry_is_a_command_whose_help_formats():
-    for name in cli.COMMANDS:
-        node = cli.load(name)
-        assert isinstance(node, Command | Group), name
-        assert node.parser(f"smartarray-agent {name}").format_help().startswith(
-            f"usage: smartarray-agent {name} ")
-    commands = list(cli.APP.walk())
-    assert [path for path, _ in commands] == [
+def test_every_command_has_help_that_starts_with_its_usage():
+    paths = [path for path, _ in commands()]
+    assert paths == [
         ["status"], ["check"], ["set-cache-ratio"], ["write-cache"], ["run"], ["metrics"],
         ["serve"], ["config", "check"], ["simulate", "list"], ["simulate", "run"]]
-    for path, command in commands:  # every help text formats (a bare % would not)
-        prog = " ".join(["smartarray-agent", *path])
-        assert command.parser(prog).format_help().startswith(f"usage: {prog} ")
+    for path in paths:
+        result = agent(*path, "-h")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(f"Usage: smartarray-agent {' '.join(path)} [OPTIONS]")
 
 
 def test_an_unknown_command_is_a_usage_error():
     result = agent("stauts")
     assert result.returncode == 2
-    assert "argument COMMAND: invalid choice: 'stauts'" in result.stderr
+    assert "No such command 'stauts'. Did you mean 'status'?" in result.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["status", "--timeout", "0.5"], "argument -t/--timeout: 0.5 is not in the range x>=1"),
-    (["status", "-t", "soon"], "argument -t/--timeout: 'soon' is not a number"),
+    (["status", "--timeout", "0.5"], "'-t' / '--timeout': 0.5 is not in the range x>=1"),
+    (["status", "-t", "soon"], "'-t' / '--timeout': 'soon' is not a number"),
+    (["status", "-t", "inf"], "'-t' / '--timeout': 'inf' is not a finite number"),
     (["set-cache-ratio", "25/75", "--slot", "0", "--threshold", "101"],
-     "argument --threshold: 101 is not in the range 0<=x<=100"),
+     "'--threshold': 101 is not in the range 0<=x<=100"),
+    (["set-cache-ratio", "25/75", "--slot", "0", "--threshold", "nan"],
+     "'--threshold': 'nan' is not a finite number"),
     (["write-cache", "on", "--what", "drive", "--slot", "0"],
-     "argument enable|disable: invalid choice: 'on'"),
+     "'SWITCH': Value error, 'on' is not one of 'enable', 'disable'."),
     (["write-cache", "enable", "--what", "all", "--slot", "0"],
-     "argument --what: invalid choice: 'all'"),
-    (["write-cache", "enable", "--slot", "0"], "the following arguments are required: --what"),
-    (["status", "--jso"], "unrecognized arguments: --jso"),  # no abbreviations
-    (["status", "extra"], "unrecognized arguments: extra"),
-    (["--show-completion", "tcsh"], "argument --show-completion: invalid choice: 'tcsh'"),
+     "'--what': Value error, 'all' is not one of 'no-battery', 'drive', 'logical-drive'."),
+    (["write-cache", "enable", "--slot", "0"], "Missing option '--what'."),
+    (["run", "--log-level", "loud"], "'--log-level': Value error, 'loud' is not one of"),
+    (["status", "--jso"], "No such option: --jso"),  # no abbreviations
+    (["status", "extra"], "Got unexpected extra argument(s) (extra)"),
 ])
 def test_a_bad_option_or_value_is_a_usage_error_exit_2(args, message):
-    result = agent(*args, "--input", "-")
+    result = agent(*args)
     assert result.returncode == 2
-    assert result.stderr.startswith("usage: smartarray-agent")
+    command = args[0]
+    assert result.stderr.startswith(f"Usage: smartarray-agent {command} [OPTIONS]")
+    assert f"Try 'smartarray-agent {command} -h' for help." in result.stderr
     assert message in result.stderr
 
 
@@ -96,9 +105,9 @@ def test_version_and_short_help():
     assert version.stdout.startswith("smartarray-agent ")
     short = agent("status", "-h")
     assert short.returncode == 0
-    assert short.stdout.startswith("usage: smartarray-agent status [-h] [--json] [-i FILE]")
-    for option in ("--json", "-i FILE, --input FILE", "--config FILE", "--simulate SCENARIO",
-                   "-t SECONDS, --timeout SECONDS", "--lock-file FILE"):
+    assert short.stdout.startswith("Usage: smartarray-agent status [OPTIONS]")
+    for option in ("--json", "-i, --input FILE", "--config FILE", "--simulate SCENARIO",
+                   "-t, --timeout SECONDS", "--lock-file FILE", "-h, --help"):
         assert option in short.stdout
 
 
@@ -106,77 +115,29 @@ def test_options_and_arguments_come_in_any_order(tmp_path):
     """The logical drive number may follow options."""
     audit = tmp_path / "audit.jsonl"  # not root's default, /var/lib/smartarray-agent
     result = agent("write-cache", "enable", "--what", "logical-drive", "1", "--slot", "0",
-                   "--simulate", "gen9-battery", "--dry-run", "--audit-file", str(audit))
+                   "--simulate", "gen9-battery", "--dry-run", "--audit-file", str(audit),
+                   env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
     assert result.returncode == 0, result.stderr
     assert "logical drive 1" in result.stdout
     assert "caching of logical drive 1" in audit.read_text()  # its record, where asked
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_show_completion_prints_a_script_that_calls_the_program_back(shell):
-    result = agent("--show-completion", shell)
-    assert result.returncode == 0, result.stderr
-    assert f"{cli.COMPLETE}={shell}" in result.stdout
-    assert "_smartarray_agent_completion" in result.stdout
+# -- shell completion: typer's scripts, in the shells themselves --------------------------
 
-
-def complete(*words: str) -> tuple[str, list[str]]:
-    """The program's answer to a completion of ``words``, the last one being typed."""
-    result = agent(*words, env={**os.environ, cli.COMPLETE: "bash"})
-    assert result.returncode == 0, result.stderr
-    kind, *candidates = result.stdout.splitlines()
-    return kind, candidates
-
-
-def test_completing_a_command_name_and_an_option():
-    assert complete("s") == ("plain", ["status", "set-cache-ratio", "serve", "simulate"])
-    assert complete("check", "--cr") == ("plain", ["--critical"])
-
-
-@pytest.mark.parametrize(("words", "answer"), [
-    (["-"], ["-h", "--help", "--version", "--show-completion"]),
-    (["--show-completion", ""], ["bash", "zsh", "fish"]),
-    (["config", ""], ["check"]),
-    (["simulate", "r"], ["run"]),
-    (["write-cache", ""], ["enable", "disable"]),
-    (["write-cache", "enable", "--what", ""], ["no-battery", "drive", "logical-drive"]),
-    (["write-cache", "enable", "--what", "drive", "--usage", "u"], ["unconfigured"]),
-    (["status", "--json", "--j"], []),  # given already
-    (["status", "--", "-"], []),  # no options after --
-    (["set-cache-ratio", ""], []),
-    (["stauts", ""], []),
-])
-def test_completing_names_options_and_choices(words, answer):
-    assert complete(*words) == ("plain", answer)
-
-
-@pytest.mark.parametrize(("words", "kind"), [
-    (["status", "--input", ""], "file"),
-    (["status", "--config", "/e"], "file"),
-    (["run", "--cli", ""], "file"),
-    (["config", "check", ""], "file"),
-    (["metrics", "--textfile", ""], "dir"),
-    (["simulate", "run", "gen9-battery", "--state-dir", ""], "dir"),
-])
-def test_completing_a_file_option_leaves_the_names_to_the_shell(words, kind):
-    assert complete(*words) == (kind, [])
-
-
-# What a shell's completion of the words typed after the program's name offers, in a folder
-# holding box1.txt, box2.txt and bin/.
+# What a shell's completion of the words typed after the program's name offers.
 SHELL_CASES = [
     (["s"], ["status", "set-cache-ratio", "serve", "simulate"]),
     (["check", "--cr"], ["--critical"]),
+    (["config", ""], ["check"]),
     (["write-cache", "enable", "--what", "l"], ["logical-drive"]),
-    (["status", "--input", "bo"], ["box1.txt", "box2.txt"]),
-    (["metrics", "--textfile", "b"], ["bin/"]),
+    (["write-cache", "enable", "--what", "drive", "--usage", "u"], ["unconfigured"]),
 ]
 
 
 @pytest.fixture(scope="module")
 def shell_host(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """A folder holding the files of SHELL_CASES, and an environment whose PATH finds the
-    program the scripts call back by the name typed: this interpreter's stands in for it."""
+    """A folder holding box1.txt and box2.txt, and an environment whose PATH finds the
+    program the scripts call back by its name: this interpreter's stands in for it."""
     folder = tmp_path_factory.mktemp("completion")
     program = folder / "bin" / "smartarray-agent"
     program.parent.mkdir()
@@ -187,53 +148,90 @@ def shell_host(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return folder, {**os.environ, "PATH": f"{program.parent}:{os.environ.get('PATH', '')}"}
 
 
-def in_shell(shell_host, shell: str, code: str, before: str = "") -> list[str]:
-    """The lines ``code`` prints in ``shell`` once it has run ``before`` and read the
-    completion script; nothing on standard error."""
+def in_shell(shell_host, shell: str, code: str) -> list[str]:
+    """The lines ``code`` prints in ``shell``; nothing on standard error."""
     if not shutil.which(shell):
         pytest.skip(f"no {shell}")
     folder, env = shell_host
-    script = folder / f"completion.{shell}"
-    script.write_text(agent("--show-completion", shell).stdout)
-    done = subprocess.run([shell, "-c", f"{before}\nsource {script}\n{code}"],
-                          capture_output=True, text=True, timeout=60, cwd=folder, env=env)
+    done = subprocess.run([shell, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=folder, env=env)
     assert (done.returncode, done.stderr) == (0, "")
     return done.stdout.splitlines()
 
 
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_show_completion_prints_the_script_of_the_shell_it_runs_in(shell_host, shell):
+    # "; true": the shell stays the program's parent (a last command it would exec)
+    script = in_shell(shell_host, shell, "smartarray-agent --show-completion; true")
+    assert "_SMARTARRAY_AGENT_COMPLETE=complete_" + shell in "\n".join(script)
+
+
+def sourced(shell_host, shell: str) -> str:
+    """A shell command that reads the program's completion script for ``shell``, asked for
+    by name as the packages do (packaging/stage.sh)."""
+    folder, env = shell_host
+    script = folder / f"completion.{shell}"
+    if not script.exists():
+        result = agent(env={**env, "_SMARTARRAY_AGENT_COMPLETE": f"source_{shell}"})
+        assert result.returncode == 0, result.stderr
+        script.write_text(result.stdout)
+    return f"source {script}"
+
+
 @pytest.mark.parametrize(("words", "answer"), SHELL_CASES)
-def test_the_bash_script_completes_commands_options_choices_and_files(
-        shell_host, words, answer):
+def test_the_bash_script_completes_commands_options_and_choices(shell_host, words, answer):
     typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
     offered = in_shell(shell_host, "bash",
+                       f"{sourced(shell_host, 'bash')}\n"
                        f"COMP_WORDS=({typed}); COMP_CWORD={len(words)}; "
                        '_smartarray_agent_completion smartarray-agent; '
                        'printf "%s\\n" "${COMPREPLY[@]}"')
-    # bash adds the slash of a directory itself (compopt -o filenames)
-    assert sorted(offered) == sorted(word.rstrip("/") for word in answer)
+    assert sorted(offered) == sorted(answer)
 
 
-@pytest.mark.parametrize(("words", "answer"), SHELL_CASES)
+def test_bash_completes_file_names_where_the_program_offers_nothing(shell_host):
+    """``complete -o default``: bash's own file names for a file option's value."""
+    lines = in_shell(shell_host, "bash", f"{sourced(shell_host, 'bash')}\n"
+                                         "complete -p smartarray-agent")
+    assert lines == ["complete -o default -F _smartarray_agent_completion smartarray-agent"]
+    offered = in_shell(shell_host, "bash",
+                       f"{sourced(shell_host, 'bash')}\n"
+                       "COMP_WORDS=(smartarray-agent status --input bo); COMP_CWORD=3; "
+                       '_smartarray_agent_completion smartarray-agent; '
+                       'echo "${#COMPREPLY[@]}"')
+    assert offered == ["0"]
+
+
+@pytest.mark.parametrize(("words", "answer"), [
+    *SHELL_CASES,
+    (["status", "--input", "bo"], ["box1.txt", "box2.txt"]),  # fish's own file names
+])
 def test_the_fish_script_completes_commands_options_choices_and_files(
         shell_host, words, answer):
     line = shlex.join(["smartarray-agent", *words])
-    offered = in_shell(shell_host, "fish", f"complete --do-complete={shlex.quote(line)}")
+    offered = in_shell(shell_host, "fish", f"{sourced(shell_host, 'fish')}\n"
+                                           f"complete --do-complete={shlex.quote(line)}")
     assert sorted(entry.split("\t")[0] for entry in offered) == sorted(answer)
 
 
 # zsh's completion builtins work only inside its completion system: these stand in for
 # them, printing what the script hands them.
-ZSH_STANDINS = ("compdef() { : }; compadd() { shift ${@[(i)--]}; print -l -- $@ }; "
+ZSH_STANDINS = ("compdef() { : }; _arguments() { print -l -- $@ }; "
                 "_files() { print -- _files $@ }")
 
 
 @pytest.mark.parametrize(("words", "answer"), [
-    *SHELL_CASES[:3],
-    (["status", "--input", "bo"], ["_files"]),
-    (["metrics", "--textfile", "b"], ["_files -/"]),
+    *SHELL_CASES,
+    (["status", "--input", "bo"], ["_files"]),  # zsh's own file names
 ])
 def test_the_zsh_script_calls_the_program_back(shell_host, words, answer):
     typed = " ".join(shlex.quote(word) for word in ["smartarray-agent", *words])
-    offered = in_shell(shell_host, "zsh", f"words=({typed}); CURRENT={len(words) + 1}; "
-                                          "_smartarray_agent_completion", ZSH_STANDINS)
-    assert offered == answer
+    offered = in_shell(shell_host, "zsh", f"{ZSH_STANDINS}\n{sourced(shell_host, 'zsh')}\n"
+                                          f"words=({typed}); CURRENT={len(words) + 1}; "
+                                          "_smartarray_agent_completion")
+    if answer == ["_files"]:
+        assert offered == answer
+    else:  # _arguments '*: :(("NAME":"HELP" "NAME" ...))'
+        [spec] = offered
+        assert spec.startswith("*: :((")
+        assert sorted(re.findall(r'(?:\(\(|\s)"([^"]+)"', spec)) == sorted(answer)

@@ -18,8 +18,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from typer.core import TyperOption
 
-from smartarray_agent import cli
+from smartarray_agent.cli.app import commands
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -262,12 +263,12 @@ def test_the_man_page_documents_every_command_and_option(installed):
     source = page.decode()
     # -h/--help is said once for all commands, before them
     assert "prints its help with \\fB\\-h\\fR or\n\\fB\\-\\-help\\fR" in source
-    for path, command in cli.APP.walk():
+    for path, command in commands():
         assert f".SS {' '.join(path)}".replace("-", "\\-") in source, path
-        for action in command.parser(" ".join(path))._actions:
-            for option in action.option_strings:
-                if action.dest != "help":
-                    assert option.replace("-", "\\-") in source, (path, option)
+        for param in command.params:
+            options = param.opts if isinstance(param, TyperOption) else []
+            for option in options:
+                assert option.replace("-", "\\-") in source, (path, option)
     if shutil.which("man"):
         rendered = subprocess.run(
             ["man", "--warnings", "-l", "-"], input=page, capture_output=True, timeout=60,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent import cli
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.command import Command
+from smartarray_agent.cli.app import commands
+from smartarray_agent.cli.options import PROG
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
 from smartarray_agent.write import audit
@@ -199,12 +199,11 @@ def test_execstart_is_a_valid_command_line(unit):
     """The ExecStart arguments parse with the real command (without running it)."""
     arguments = _arguments(unit)
     assert arguments[arguments.index("--config") + 1] == str(DEFAULT_PATH)
-    command = cli.load(arguments[0])
-    assert isinstance(command, Command)
+    command = dict((" ".join(path), command) for path, command in commands())[arguments[0]]
     values = [a.replace("${TEXTFILE_DIR}", "/var/lib/prometheus/node-exporter")
               for a in arguments[1:]]
-    parsed = command.parse(f"{cli.PROG} {arguments[0]}", values)
-    assert parsed.config == str(DEFAULT_PATH)
+    parsed = command.make_context(f"{PROG} {arguments[0]}", values)
+    assert parsed.params["config"] == DEFAULT_PATH
 
 
 def test_the_timer_runs_the_textfile_service_every_minute():

@@ -6,9 +6,11 @@ Shell completion is typer's (``--install-completion``, ``--show-completion``).""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from smartarray_agent.cli import (
     cacheratio,
@@ -65,3 +67,20 @@ app.add_typer(simulator, name="simulate")
 
 def main() -> None:
     app(prog_name=PROG)
+
+
+def commands() -> Iterator[tuple[list[str], TyperCommand]]:
+    """Every command with the words that name it, in ``--help``'s order (for what reads the
+    whole tree: the manual page, the tests)."""
+
+    def walk(group: TyperGroup, path: list[str]) -> Iterator[tuple[list[str], TyperCommand]]:
+        for name, command in group.commands.items():
+            if isinstance(command, TyperGroup):
+                yield from walk(command, [*path, name])
+            else:
+                assert isinstance(command, TyperCommand), name
+                yield [*path, name], command
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    yield from walk(root, [])
