@@ -27,15 +27,13 @@ from smartarray_agent.cli.options import PROG, version_option
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 
-app = typer.Typer(
-    name=PROG, help="Smart Array write cache and backup power: status, metrics and safe changes.",
-    no_args_is_help=True, context_settings=SETTINGS, rich_markup_mode=None,
-    pretty_exceptions_enable=False)
+app = typer.Typer(name=PROG, no_args_is_help=True, context_settings=SETTINGS,
+                  rich_markup_mode=None, pretty_exceptions_enable=False)
 
 
 @app.callback()
 def _program(_version: Annotated[bool, version_option(PROG, "--version")] = False) -> None:
-    pass
+    """Smart Array write cache and backup power: status, metrics and safe changes."""
 
 
 app.command("status", short_help="Show each controller's cache, write-cache switches and "
