@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, NoReturn
 
-# Typer's public API names none of click's usage errors but BadParameter; UsageError is the
-# class of them all (an unknown option, a missing or bad value), in typer's copy of click.
-from typer._click.exceptions import UsageError
+from typer import TyperException
 from typer.core import TyperCommand
 
 from smartarray_agent.cli import plugin
@@ -37,7 +35,7 @@ class PluginCommand(TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
-        except UsageError as error:
+        except TyperException as error:  # what parsing raises: an unknown option, a bad value
             _unknown(f"usage: {error.format_message()} (see '{PROG} check -h')")
 
 
