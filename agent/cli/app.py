@@ -6,7 +6,9 @@ Shell completion is typer's (``--install-completion``, ``--show-completion``).""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -64,7 +66,18 @@ app.add_typer(simulator, name="simulate")
 
 
 def main() -> None:
+    """Run the app. SIGTERM and SIGHUP end a command as Ctrl-C does (typer exits 130 on
+    SIGINT): with exit 128 + the signal's number, after the vendor CLI it started is stopped
+    (collectors/ssacli/run.py). ``run`` and ``serve`` set their own handlers; a change being
+    sent holds them off (write/signals.py). A signal the caller ignores (nohup) stays ignored."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _exit_on_signal)
     app(prog_name=PROG)
+
+
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 def commands() -> Iterator[tuple[list[str], TyperCommand]]:

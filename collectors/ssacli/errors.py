@@ -46,13 +46,15 @@ NO_CONTROLLERS_HINT = (
 
 class VendorCommandError(RuntimeError):
     """The vendor CLI answered a command with ``Error: ...``. ``kind`` is as
-    :func:`classify_error` says; the message is the CLI's own first line (plus a hint where
-    one helps)."""
+    :func:`classify_error` says; the message is the CLI's own first line, with the next when
+    the sentence goes on there (plus a hint where one helps)."""
 
     def __init__(self, command: str, message: str, kind: str, detail: list[str]) -> None:
         self.command = command
         self.kind = kind
         self.detail = detail
+        if detail and not message.endswith((".", "!", "?", ":")):
+            message = f"{message} {detail[0].strip()}"  # the CLI wraps a long sentence
         text = f"{command!r}: Error: {message}"
         if kind == "no_controllers":
             text += f" ({NO_CONTROLLERS_HINT})"

@@ -82,6 +82,10 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> Cli
         end_groups([process.pid])
         process.communicate()
         raise CliOutputTooLarge(argv, MAX_OUTPUT_BYTES) from None
+    except BaseException:  # Ctrl-C, or a stop signal's SystemExit: the CLI must not outlive us
+        end_groups([process.pid])
+        process.communicate()
+        raise
     return CliResult(
         argv=tuple(argv),
         returncode=process.returncode,
