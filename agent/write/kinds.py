@@ -1,8 +1,10 @@
 """The change kinds, as a table: one :class:`KindEntry` per kind holds its interlock row,
-its vendor command per CLI generation, its checks, its description, its confirmation text,
-its ``write-cache --what`` name and the settings it shows in the audit record's ``before``
-and ``after``. The command line (:data:`WHAT`) and the audit diff
-(:func:`smartarray_agent.write.change.settings`) read the table.
+its vendor command per CLI generation and that command's form, its checks, its description,
+its confirmation text, its ``write-cache --what`` name and the settings it shows in the audit
+record's ``before`` and ``after``. The command line (:data:`WHAT`), the audit diff
+(:func:`smartarray_agent.write.change.settings`) and the simulator's ``help`` (the forms)
+read the table; tests/test_kinds_table.py holds the Ansible module, which runs on the
+managed host without this package, to it.
 
 Every vendor command form and its source is listed in docs/cli.md ("Vendor commands").
 """
@@ -86,6 +88,7 @@ class KindEntry:
     check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
     value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
+    form: str = ""  # the vendor command after its target, as a CLI help shows it
     what: str | None = None  # its ``write-cache --what`` name; None: a command of its own
     # the settings it changes, as the controller shows them (the audit's before and after)
     settings: Callable[[Controller], dict] = lambda ctrl: {}
@@ -173,6 +176,7 @@ KINDS: dict[Kind, KindEntry] = {
         check=_ratio_check,
         adds_cache=_ratio_adds_cache,
         value=lambda change: f"{change.read_percent}/{change.write_percent}",
+        form="modify cacheratio=R/W|?",
         settings=lambda ctrl: {"cache_ratio": (
             f"{ctrl.cache.read_percent}/{ctrl.cache.write_percent}"
             if ctrl.cache.read_percent is not None else None)},
@@ -186,6 +190,7 @@ KINDS: dict[Kind, KindEntry] = {
             slot, bool(change.enable)),
         warning="The controller will cache writes even when backup power fails; a power cut "
                 "then loses the writes it acknowledged.",
+        form="modify nobatterywritecache=enable|disable|?",
         what="no-battery",
         settings=lambda ctrl: {"no_battery_write_cache": ctrl.cache.no_battery_write_cache},
     ),
@@ -198,6 +203,8 @@ KINDS: dict[Kind, KindEntry] = {
         warning="Drive caches have no backup power at all; a power cut loses the writes "
                 "they hold.",
         check=_dwc_check,
+        form="modify drivewritecache=enable|disable|? [usage=configured|unconfigured|hba] "
+             "[forced]",
         what="drive",
         settings=lambda ctrl: {
             "drive_write_cache": ctrl.cache.drive_write_cache,
@@ -213,6 +220,7 @@ KINDS: dict[Kind, KindEntry] = {
         command=lambda slot, ctrl, change: commands.logical_drive_caching(
             slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
         check=lambda ctrl, change, vendor: _ld_check(ctrl, change),
+        form="ld N modify arrayaccelerator=enable|disable",
         what="logical-drive",
         settings=lambda ctrl: {"logical_drive_caching": {
             d.drive_id: d.caching for d in ctrl.logical_drives}},

@@ -34,6 +34,7 @@ from smartarray_agent.collectors.simulator.scenario import (
     Scenario,
 )
 from smartarray_agent.collectors.simulator.state import StateStore
+from smartarray_agent.write.kinds import KINDS
 
 if TYPE_CHECKING:
     from typing import BinaryIO, TextIO
@@ -43,9 +44,8 @@ _HELP = [
     "Commands this simulator answers:",
     "   <target> show [config|status|detail|config detail]",
     "   <target> ld all|N show [detail|status]   <target> pd all|ID show [detail|status]",
-    "   <target> modify cacheratio=R/W|? nobatterywritecache=enable|disable|?",
-    "   <target> modify drivewritecache=enable|disable|? [usage=...] [forced]",
-    "   <target> ld N|all modify caching|arrayaccelerator=enable|disable [forced]",
+    *(f"   <target> {entry.form}" for entry in KINDS.values()),  # the agent's changes
+    "   <target> ld all modify ..., caching= for arrayaccelerator=, forced on any modify",
     "   set target <target>      version      help      exit",
     '   <target>: "ctrl all" or "ctrl slot=N"',
     "",

@@ -1,0 +1,73 @@
+"""The change kinds table (agent/write/kinds.py) is what the simulator's help and the Ansible
+cache module go by: a kind added to the table and not to them fails here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.model import Controller
+from smartarray_agent.write.kinds import KINDS, WHAT, Change, Kind, vendor_command
+
+COLLECTION = (Path(__file__).resolve().parent.parent / "packaging" / "ansible")
+
+
+def _controller(tmp_path: Path, scenario: str) -> Controller:
+    output = subprocess.run([*vendor_argv(scenario, tmp_path), "ctrl", "all", "show", "config",
+                             "detail"], capture_output=True, text=True, check=True).stdout
+    return parse(output).controllers[0]
+
+
+def test_the_simulators_help_lists_every_kinds_vendor_command(tmp_path):
+    shown = subprocess.run([*vendor_argv("gen9-battery", tmp_path), "help"],
+                           capture_output=True, text=True, check=True).stdout
+    for kind, entry in KINDS.items():
+        assert entry.form, kind
+        assert f"<target> {entry.form}" in shown, kind
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_each_kinds_vendor_command_fits_its_form_and_the_simulator_takes_it(tmp_path, kind):
+    ctrl = _controller(tmp_path, "gen9-battery")
+    change = {
+        Kind.CACHE_RATIO: Change(kind, read_percent=25, write_percent=75),
+        Kind.LOGICAL_DRIVE_CACHING: Change(kind, enable=False, logical_drive="1"),
+    }.get(kind, Change(kind, enable=False))
+    argv = vendor_command(ctrl, change)
+    assert argv[:2] == ["ctrl", f"slot={ctrl.slot}"]
+    form_words = {word.strip("[]").split("=")[0] for word in KINDS[kind].form.split()}
+    for word in argv[2:]:
+        assert word.split("=")[0] in form_words or (word == "1" and "N" in form_words), word
+    answer = subprocess.run([*vendor_argv("gen9-battery", tmp_path), *argv],
+                            capture_output=True, text=True)
+    assert answer.returncode == 0 and "Error" not in answer.stdout, answer.stdout
+
+
+def test_the_ansible_cache_module_sets_every_kind_by_its_table_names(tmp_path):
+    pytest.importorskip("ansible")
+    sys.path.insert(0, str(COLLECTION))
+    try:
+        from ansible_collections.smartarray.agent.plugins.modules import cache
+    finally:
+        sys.path.remove(str(COLLECTION))
+    params = {"ratio": "25/75", "no_battery_write_cache": False, "drive_write_cache": False,
+              "usage": None, "logical_drive": "1", "caching": False}
+    settings = cache.wanted_settings(params)
+    whats = {setting.arguments[setting.arguments.index("--what") + 1]: setting
+             for setting in settings if "--what" in setting.arguments}
+    assert set(whats) == set(WHAT), "the module and write-cache --what disagree"
+    ratio = [s for s in settings if s.arguments[0] == "set-cache-ratio"]
+    assert len(ratio) == 1
+    # What the module reads back in the change's JSON is the kind's audit setting.
+    ctrl = _controller(tmp_path, "gen9-battery")
+    ctrl_settings = {kind: set(entry.settings(ctrl))
+                     for kind, entry in KINDS.items()}
+    assert ratio[0].path[0] in ctrl_settings[Kind.CACHE_RATIO]
+    for what, setting in whats.items():
+        assert setting.path[0] in ctrl_settings[WHAT[what]], what
+
