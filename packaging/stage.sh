@@ -91,7 +91,8 @@ install -d "$stage/usr/bin"
 ln -s "$prefix/bin/smartarray-agent" "$stage/usr/bin/smartarray-agent"
 
 # 4. systemd units, the sg module, and the group and directory of the unprivileged serving
-#    unit (docs/privileges.md: off until the administrator sets [web] publish_dir).
+#    unit, which answers HTTP for the root daemon (the packaged config.toml sets
+#    [web] publish_dir; docs/privileges.md).
 install -d "$stage$unit_dir" "$stage/usr/lib/modules-load.d" "$stage/usr/lib/sysusers.d" \
     "$stage/usr/lib/tmpfiles.d"
 install -m 0644 "$repo"/systemd/smartarray-agent.service "$repo"/systemd/smartarray-agent-textfile.service \

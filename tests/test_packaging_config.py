@@ -37,6 +37,15 @@ def test_the_packaged_config_loads():
     assert config.audit.file == Path("/var/lib/smartarray-agent/audit.jsonl")
 
 
+def test_the_packaged_daemon_publishes_for_the_unprivileged_serve_unit():
+    # The root daemon listens on nothing; smartarray-agent-serve.service answers HTTP from
+    # the directory systemd-tmpfiles makes for it (issue #26: the listener is not root).
+    config = load_config(PACKAGED)
+    tmpfiles = (ROOT / "systemd" / "tmpfiles.d" / "smartarray-agent.conf").read_text()
+    assert config.web.publish_dir == Path("/run/smartarray-agent-metrics")
+    assert f" {config.web.publish_dir} " in tmpfiles
+
+
 def test_config_check_accepts_it():
     result = subprocess.run(
         [sys.executable, "-m", "smartarray_agent", "config", "check", str(PACKAGED)],
@@ -49,7 +58,9 @@ def test_config_check_accepts_it():
 def test_every_commented_key_is_real_and_shows_its_default(tmp_path):
     text = uncommented()
     # `path` and `simulate` exclude each other; both are shown as examples, not defaults.
-    examples = {("ssacli", "path"), ("ssacli", "simulate"), ("web", "config_file")}
+    # `publish_dir` is the package's setting, not the default.
+    examples = {("ssacli", "path"), ("ssacli", "simulate"), ("web", "config_file"),
+                ("web", "publish_dir")}
     lines = [line for line in _without_redfish(text).splitlines()
              if not re.match(r"(simulate|path|config_file) = ", line)]
     live = tmp_path / "config.toml"

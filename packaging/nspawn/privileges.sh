@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Privilege separation under a real systemd (issue 17): boot the .deb in a Debian 12 container
-# with systemd-nspawn, the root daemon publishing ([web] publish_dir) and
-# smartarray-agent-serve.service answering HTTP, and check that
+# with systemd-nspawn, as the package configures it: the root daemon publishing (the packaged
+# config.toml's [web] publish_dir) and smartarray-agent-serve.service answering HTTP, and
+# check that
 #   1. both units are active and /metrics, served by serve, has the simulator's controller,
 #   2. the serving process is not root and holds no capability; the root daemon listens on
 #      nothing,
@@ -13,9 +14,7 @@
 #
 #   sudo packaging/nspawn/privileges.sh [DEB]
 #
-# Same needs, cache ($SMARTARRAY_CI_CACHE) and Debian root as test.sh (lib.sh, shared). The
-# units, sysusers.d and tmpfiles.d entries are copied from this checkout's systemd/ when the
-# package does not ship them.
+# Same needs, cache ($SMARTARRAY_CI_CACHE) and Debian root as test.sh (lib.sh, shared).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,30 +29,22 @@ trap 'nspawn_cleanup "$work"' EXIT
 deb=$(nspawn_deb "${1:-}" "$work")
 nspawn_prepare "$work"
 
-say "installing $(basename "$deb") and the privilege-separation units"
+say "installing $(basename "$deb")"
 nspawn_install_deb "$deb" "$work/dpkg.log"
-units="$root/lib/systemd/system"
-[ -e "$units/smartarray-agent-serve.service" ] \
-    || install -m 0644 "$repo/systemd/smartarray-agent-serve.service" "$units/"
-[ -e "$root/usr/lib/sysusers.d/smartarray-agent.conf" ] \
-    || install -D -m 0644 "$repo/systemd/sysusers.d/smartarray-agent.conf" "$root/usr/lib/sysusers.d/smartarray-agent.conf"
-[ -e "$root/usr/lib/tmpfiles.d/smartarray-agent.conf" ] \
-    || install -D -m 0644 "$repo/systemd/tmpfiles.d/smartarray-agent.conf" "$root/usr/lib/tmpfiles.d/smartarray-agent.conf"
-ln -sf /lib/systemd/system/smartarray-agent-serve.service \
-    "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service"
+[ -L "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service" ] \
+    || fail "the package did not enable smartarray-agent-serve.service"
 
+# The packaged config.toml as it is (its [web] publish_dir makes the root daemon publish),
+# with the simulator in place of ssacli and a short interval.
 nspawn_install_scenario gen9-battery
-cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
+cat >> "$root/etc/smartarray-agent/config.toml" <<'TOML'
+
 [ssacli]
 simulate = "/etc/smartarray-agent/sim.toml"
 console = false
 
 [collect]
 interval_s = 2.0
-
-[web]
-listen_address = "127.0.0.1:9712"
-publish_dir = "/run/smartarray-agent-metrics"
 TOML
 # Secrets to fail to read: the container has no sshd, so give it a host key.
 install -d -m 0755 "$root/etc/ssh"

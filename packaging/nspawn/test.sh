@@ -45,8 +45,19 @@ nspawn_prepare "$work"
 # --- install and configure (no boot yet) ------------------------------------------------
 say "installing the package"
 nspawn_install_deb "$deb" "$work/dpkg.log"
-[ -L "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent.service" ] \
-    || fail "the package did not enable smartarray-agent.service"
+for unit in smartarray-agent.service smartarray-agent-serve.service; do
+    [ -L "$root/etc/systemd/system/multi-user.target.wants/$unit" ] \
+        || fail "the package did not enable $unit"
+done
+grep -q '^publish_dir = "/run/smartarray-agent-metrics"' "$root/etc/smartarray-agent/config.toml" \
+    || fail "the packaged config.toml does not publish for the serve unit"
+# This test drives the daemon answering HTTP itself (privileges.sh drives the packaged
+# publish-and-serve layout): its config below has no publish_dir, so the serve unit goes, as
+# the packaged config.toml tells an operator to do (and stays off across a reinstall).
+systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
+    deb-systemd-helper disable smartarray-agent-serve.service
+[ ! -e "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service" ] \
+    || fail "smartarray-agent-serve.service still enabled after disable"
 
 # The simulator in place of ssacli: a scenario file the test can change, one CLI process a
 # command (console = false) so a changed file is read at the next collection, a CLI timeout far
@@ -243,6 +254,8 @@ in_ct systemctl start smartarray-agent-textfile.service || fail "textfile servic
 [ -e "$prom" ] || fail "no smartarray.prom after the reinstall"
 in_ct dpkg --purge smartarray-agent > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log"; fail "purge"; }
 [ ! -e "$root/etc/smartarray-agent/config.toml" ] || fail "config left after purge"
+dangling=$(find "$root/etc/systemd" -name 'smartarray-agent*' -xtype l)
+[ -z "$dangling" ] || fail "purge left dangling unit links: $dangling"
 [ -d "$root/var/lib/smartarray-agent" ] || fail "purge removed the state directory (audit log)"
 [ ! -e "$prom" ] || fail "smartarray.prom left after purge"
 say "7 ok: dpkg -r stops it and removes smartarray.prom, dpkg -i starts it with the config kept, purge removes the config and smartarray.prom and keeps the audit log"
