@@ -17,6 +17,7 @@ errors into ``file:line: key: problem`` lines, in the file's order.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
@@ -201,9 +202,36 @@ def validate(document: Document, schema: type[T]) -> T:
     try:
         return schema.model_validate(document.data)
     except ValidationError as error:
-        found = sorted(((_location(e["loc"]), _problem(e)) for e in error.errors()),
+        found = sorted(((_location(e["loc"]), _unknown(schema, e) or _problem(e))
+                        for e in error.errors()),
                        key=lambda problem: document.line_of(problem[0]))
         raise ConfigError([document.problem(*problem) for problem in found]) from None
+
+
+def _unknown(schema: type[BaseModel], error: Any) -> str | None:
+    """For a key the schema does not have: ``unknown section`` (a table) or ``unknown key``,
+    with the closest known name (``unknown section (did you mean [policy]?)``)."""
+    if error["type"] != "extra_forbidden":
+        return None
+    *parents, name = _location(error["loc"])
+    model: Any = schema
+    for parent in parents:
+        field = _fields_of(model).get(parent)
+        model = field.annotation if field is not None else None
+    known = list(_fields_of(model))
+    table = isinstance(error.get("input"), dict)
+    what = "unknown section" if table and not parents else "unknown key"
+    close = difflib.get_close_matches(name, known, n=1)
+    if not close:
+        return what
+    return f"{what} (did you mean {f'[{close[0]}]' if table and not parents else close[0]}?)"
+
+
+def _fields_of(model: Any) -> dict[str, Any]:
+    """A settings model's fields; none for anything else (a table of free keys)."""
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return dict(model.model_fields)
+    return {}
 
 
 def _location(loc: tuple[Any, ...]) -> tuple[str, ...]:

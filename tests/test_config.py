@@ -143,7 +143,7 @@ charge_critical_percent = nan
         f"{path}:10: sysfs.udev_debounce_s: must be at least 0 (got -1)",
         f"{path}:12: policy.battery_threshold_percent: must be at most 100 (got 100.5)",
         f"{path}:14: check.charge_critical_percent: must be a finite number (got nan)",
-        f"{path}:15: wat: unknown key",
+        f"{path}:15: wat: unknown section",
     ]
 
 
@@ -276,7 +276,8 @@ def test_config_check_command(tmp_path):
     bad = write(tmp_path, "bad.toml", '[collect]\ninterval = 30\n[web]\nconfig_file = "w.yml"\n')
     result = agent("config", "check", str(bad))
     assert result.returncode == 2
-    assert result.stdout == f"{bad}:2: collect.interval: unknown key\n"
+    assert result.stdout == (f"{bad}:2: collect.interval: unknown key "
+                             "(did you mean interval_s?)\n")
 
     write(tmp_path, "w.yml", "basic_auth_users:\n  bob: hunter2\n")
     web_only = write(tmp_path, "web-only.toml", '[web]\nconfig_file = "w.yml"\n')

@@ -14,10 +14,16 @@ from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon.agent import web_security
 
 
-def check(file: Annotated[Path, typer.Argument(
-    metavar="FILE", help="The configuration file.")] = DEFAULT_PATH) -> None:
+def check(file: Annotated[Path | None, typer.Argument(
+    metavar="FILE", help=f"The configuration file (default: {DEFAULT_PATH}).")] = None) -> None:
     """Validate a configuration file FILE (default: the system file) and the web config it
-    names: print 'file:line: key: problem' for each mistake and exit 2, or 'FILE: OK'."""
+    names: print 'file:line: key: problem' for each mistake and exit 2, or 'FILE: OK'.
+    Without FILE and without the system file, say that the defaults apply (exit 0)."""
+    if file is None:
+        file = DEFAULT_PATH
+        if not file.exists():
+            print(f"{file}: no such file; the agent runs on its defaults")
+            return
     try:
         loaded = load_config(file)
         web_security(loaded)
