@@ -89,6 +89,16 @@ def test_an_unknown_command_is_a_usage_error():
     (["run", "--log-level", "loud"], "'--log-level': Value error, 'loud' is not one of"),
     (["status", "--jso"], "No such option: --jso"),  # no abbreviations
     (["status", "extra"], "Got unexpected extra argument(s) (extra)"),
+    # issue #30, finding 5: usage errors found after parsing read as typer's own
+    (["set-cache-ratio", "50/50", "--simulate", "gen9-battery"],
+     "name the controller with --slot or --serial, or give --all"),
+    (["set-cache-ratio", "30/60", "--slot", "0", "--simulate", "gen9-battery"],
+     "Invalid value for READ/WRITE: '30/60' is not READ/WRITE integers that sum to 100"),
+    (["metrics", "--simulate", "gen9-battery"], "give exactly one of --once and --textfile DIR"),
+    (["write-cache", "enable", "--what", "logical-drive", "--slot", "0"],
+     "--what logical-drive needs the logical drive's number: --what logical-drive N"),
+    (["write-cache", "enable", "--what", "drive", "1", "--slot", "0"],
+     "got '1', but only --what logical-drive takes a logical drive number"),
 ])
 def test_a_bad_option_or_value_is_a_usage_error_exit_2(args, message):
     result = agent(*args)

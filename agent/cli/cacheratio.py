@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.change import (
     AuditFile,
     DryRun,
@@ -20,7 +19,7 @@ from smartarray_agent.cli.change import (
     WithoutCharge,
     run_change,
 )
-from smartarray_agent.cli.context import CommandContext, fail
+from smartarray_agent.cli.context import CommandContext, usage_error
 from smartarray_agent.cli.options import CliPath, ConfigFile, LockFile, Simulate, Timeout
 from smartarray_agent.write.kinds import Change, Kind
 
@@ -43,8 +42,8 @@ def set_cache_ratio(
                              audit_file)
     match = _RATIO.match(ratio.strip())
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
-        raise fail(f"the ratio {ratio!r} is not READ/WRITE integers that sum to 100, "
-                   "e.g. 25/75", exitcodes.BAD_INPUT)
+        raise usage_error(f"{ratio!r} is not READ/WRITE integers that sum to 100, e.g. 25/75",
+                          "READ/WRITE")
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
     run_change(change, targeting, assume_yes=True, context=context)

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, CommandError, fail
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
 from smartarray_agent.cli.options import percent
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockError
@@ -71,8 +71,8 @@ class Targeting:
         """The options above; exits 2 unless exactly one of --slot, --serial and --all
         names the controllers."""
         if sum((slot is not None, serial is not None, every)) != 1:
-            raise fail("name the controller with --slot or --serial, or give --all (one of "
-                       "them)", exitcodes.BAD_INPUT)
+            raise usage_error("name the controller with --slot or --serial, or give --all "
+                              "(one of them)")
         targets = None if every else [Target(slot=slot, serial=serial)]
         return cls(targets, dry_run, as_json, threshold, without_charge, audit_file)
 
@@ -99,7 +99,7 @@ def _ask(question: str) -> bool:
                 return answer in ("y", "yes")
             print("Error: invalid input", file=sys.stderr)
     except (EOFError, KeyboardInterrupt, _HangUp):
-        print("\nnot confirmed", file=sys.stderr)
+        print(file=sys.stderr)  # end the question's line; the outcome says "not confirmed"
         return False
     finally:
         signal.signal(signal.SIGHUP, previous)

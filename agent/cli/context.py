@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import typer
+
 from smartarray_agent.charge import Charge
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.inputs import InputError, read_capture
@@ -37,6 +39,12 @@ class CommandError(RuntimeError):
 def warn(message: str) -> None:
     """One warning line on standard error; the command goes on."""
     print(f"smartarray-agent: warning: {message}", file=sys.stderr)
+
+
+def usage_error(message: str, option: str | None = None) -> typer.BadParameter:
+    """A usage error of the running command, to raise: typer prints the command's usage, a
+    ``Try '... -h' for help.`` line and the message on standard error, and exits 2."""
+    return typer.BadParameter(message, param_hint=option)
 
 
 def fail(message: str, code: int) -> SystemExit:

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, fail
+from smartarray_agent.cli.context import CommandContext, fail, usage_error
 from smartarray_agent.cli.options import CliPath, ConfigFile, LockFile, Simulate, Timeout
 from smartarray_agent.collectors.base import collect_once
 from smartarray_agent.config import Config
@@ -39,7 +39,7 @@ def metrics(
     metrics are still written, with smartarray_collector_success 0)."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if once == (textfile is not None):
-        raise fail("give exactly one of --once and --textfile DIR", exitcodes.BAD_INPUT)
+        raise usage_error("give exactly one of --once and --textfile DIR")
     if textfile is not None and not textfile.is_dir():
         raise fail(f"--textfile {textfile}: not a directory", exitcodes.BAD_INPUT)
     setup_logging(logging.WARNING)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from smartarray_agent.cli import exitcodes, table
-from smartarray_agent.cli.context import CommandContext, CommandError, fail
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
 from smartarray_agent.cli.options import (
     CliPath,
     ConfigFile,
@@ -27,7 +27,7 @@ def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFi
     host's output)."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if input_file is not None and simulate is not None:
-        raise fail("--input and --simulate exclude each other", exitcodes.BAD_INPUT)
+        raise usage_error("--input and --simulate exclude each other")
     try:
         snapshot = context.read_snapshot(input_file)
     except CommandError as error:

@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 
 import typer
 
-from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.change import (
     AuditFile,
     DryRun,
@@ -21,7 +20,7 @@ from smartarray_agent.cli.change import (
     WithoutCharge,
     run_change,
 )
-from smartarray_agent.cli.context import CommandContext, fail
+from smartarray_agent.cli.context import CommandContext, usage_error
 from smartarray_agent.cli.options import CliPath, ConfigFile, LockFile, Simulate, Timeout
 from smartarray_agent.write.kinds import WHAT, Change
 
@@ -55,11 +54,14 @@ def write_cache(
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     targeting = Targeting.of(slot, serial, every, dry_run, as_json, threshold, without_charge,
                              audit_file)
-    if (what == "logical-drive") != (logical_drive is not None):
-        raise fail("give the logical drive number with --what logical-drive, and only then",
-                   exitcodes.BAD_INPUT)
+    if what == "logical-drive" and logical_drive is None:
+        raise usage_error("--what logical-drive needs the logical drive's number: "
+                          "--what logical-drive N")
+    if what != "logical-drive" and logical_drive is not None:
+        raise usage_error(f"got {logical_drive!r}, but only --what logical-drive takes a "
+                          "logical drive number")
     if usage is not None and what != "drive":
-        raise fail("--usage goes with --what drive", exitcodes.BAD_INPUT)
+        raise usage_error("--usage goes with --what drive", "--usage")
     change = Change(WHAT[what], enable=switch == "enable", usage=usage,
                     logical_drive=logical_drive)
     run_change(change, targeting, assume_yes=yes, context=context)

@@ -66,6 +66,11 @@ class Change:
         """Whether it puts (more) writes in cache; False for a change that takes cache away."""
         return self.entry.adds_cache(ctrl, self)
 
+    def asks_write_cache(self) -> bool:
+        """Whether the setting it leaves asks for write cache (a ratio with writes, a
+        switch on): with backup power down, that write cache stays inactive."""
+        return self.entry.asks_write_cache(self)
+
     def describe(self) -> str:
         """``no-battery write cache on``, ``cache ratio 25/75``."""
         return f"{self.entry.label(self)} {self.value()}"
@@ -87,6 +92,8 @@ class KindEntry:
     warning: str = ""  # the confirmation's extra sentence, for kinds that ask
     check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
+    # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch on)
+    asks_write_cache: Callable[[Change], bool] = lambda change: bool(change.enable)
     value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
     form: str = ""  # the vendor command after its target, as a CLI help shows it
     what: str | None = None  # its ``write-cache --what`` name; None: a command of its own
@@ -175,6 +182,7 @@ KINDS: dict[Kind, KindEntry] = {
             slot, change.read_percent or 0, change.write_percent or 0),
         check=_ratio_check,
         adds_cache=_ratio_adds_cache,
+        asks_write_cache=lambda change: bool(change.write_percent),
         value=lambda change: f"{change.read_percent}/{change.write_percent}",
         form="modify cacheratio=R/W|?",
         settings=lambda ctrl: {"cache_ratio": (
