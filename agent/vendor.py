@@ -12,8 +12,11 @@ from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import SsacliConfig
 
-SIMULATE_HINT = ("without a Smart Array, --simulate SCENARIO runs the bundled simulator "
-                 "('smartarray-agent simulate list' names the scenarios)")
+# What to do about a missing CLI, in the words of who meets it: a command, or the service.
+COMMAND_HINT = ("or name it with --cli PATH; without a Smart Array, --simulate SCENARIO runs "
+                "the bundled simulator ('smartarray-agent simulate list' names the scenarios)")
+SERVICE_HINT = ("or name it with [ssacli] path; without a Smart Array, [ssacli] simulate = "
+                "\"SCENARIO\" runs the bundled simulator")
 
 
 class CliUnavailable(CollectionError):
@@ -25,8 +28,10 @@ class CliUnavailable(CollectionError):
         self.reason = reason
 
 
-def vendor_cli(config: SsacliConfig) -> VendorCli:
-    """The simulator for ``simulate``, else ``path``, else the discovered CLI."""
+def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
+    """The simulator for ``simulate``, else ``path``, else the discovered CLI. When there is
+    none, the message says what to do, to a command's user (where it looked, and the options)
+    or, for ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
         from smartarray_agent.collectors.simulator import vendor_argv
 
@@ -34,13 +39,17 @@ def vendor_cli(config: SsacliConfig) -> VendorCli:
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:
-        raise CliUnavailable(f"{_one_line(error)}; {SIMULATE_HINT}", "not_found") from None
+        if config.path is not None:  # the message names the path and where it was given
+            raise CliUnavailable(_one_line(error), "not_found") from None
+        message = (f"{error.summary}, {SERVICE_HINT}" if service
+                   else f"{_one_line(error)}, {COMMAND_HINT}")
+        raise CliUnavailable(message, "not_found") from None
 
 
 def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorRunner:
     """A runner for the configured CLI under the host lock; ``console`` None: as configured
-    (the daemon), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
-    cli = vendor_cli(config)
+    (the service), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
+    cli = vendor_cli(config, service=console is None)
     return VendorRunner(
         cli,
         HostLock(host_lock_path(config), config.lock_wait_s),

@@ -176,3 +176,25 @@ def test_a_stale_or_missing_publication_is_none(tmp_path):
     os.utime(tmp_path / PLAIN, (1090, 1090))
     assert published.body() == b"a 1\n"
     assert published.body(compressed=True) is None
+
+
+def test_serve_under_journald_logs_without_repeating_the_program_name(tmp_path, shared_dir):
+    # The journal already names the program (issue #30, finding 5): "<6>serving ...".
+    config = tmp_path / "serve.toml"
+    config.write_text(f'[web]\npublish_dir = "{shared_dir}"\n')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "smartarray_agent", "serve", "--config", str(config),
+         "--listen", "127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "JOURNAL_STREAM": "8:1"})
+    assert process.stderr is not None
+    try:
+        first = process.stderr.readline()
+        process.terminate()
+        rest = process.stderr.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert _SERVING.search(first), first
+    for line in [first, *rest.splitlines()]:
+        assert line.startswith("<6>") and "smartarray-agent:" not in line, line
+    assert "SIGTERM: stopping" in rest

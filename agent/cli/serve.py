@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 from pathlib import Path
 
 from smartarray_agent.cli import exitcodes
@@ -26,6 +25,7 @@ from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.publish import PublishedExposition
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+log = logging.getLogger("smartarray_agent.serve")
 
 
 def serve(config: ConfigFile = None, listen: Listen = None) -> None:
@@ -51,7 +51,7 @@ def serve(config: ConfigFile = None, listen: Listen = None) -> None:
                    exitcodes.CANNOT_SERVE) from None
     server.start()
     notifier = Notifier.from_environment()
-    print(f"smartarray-agent: serving {directory} on {server.url}", file=sys.stderr)
+    log.info("serving %s on %s", directory, server.url)
     notifier.ready(f"serving {directory} on {server.url}")
     try:
         while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
@@ -61,7 +61,7 @@ def serve(config: ConfigFile = None, listen: Listen = None) -> None:
                 notifier.ready("web config reloaded")
             except (ConfigError, SystemExit):  # _load's message is printed
                 notifier.ready("reload failed, running web config kept")
-        print(f"smartarray-agent: {signal.Signals(received).name}: stopping", file=sys.stderr)
+        log.info("%s: stopping", signal.Signals(received).name)
     finally:
         notifier.stopping()
         server.stop()

@@ -19,13 +19,17 @@ VENDOR_DIRS = (
 )
 INSTALL_HINT = (
     "install HPE's 'ssacli' package (Smart Storage Administrator CLI, from HPE's Software "
-    "Delivery Repository 'mcp' for your distribution), or name it with --cli PATH"
+    "Delivery Repository 'mcp' for your distribution)"
 )
 
 
 class CliNotFound(RuntimeError):
     """No vendor CLI to run: the message says where it looked, or what is wrong with the one
-    that was named."""
+    that was named; ``summary`` says it in one short clause (for a service's status line)."""
+
+    def __init__(self, message: str, summary: str | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary or message
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,9 @@ def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:
                 return VendorCli((str(candidate),), name)
     looked_for.append("in " + ", ".join(VENDOR_DIRS))
     raise CliNotFound(f"no Smart Array CLI found: looked for {', '.join(looked_for)}; "
-                      f"{INSTALL_HINT}")
+                      f"{INSTALL_HINT}",
+                      f"no Smart Array CLI found ({', '.join(NAMES)}, on PATH or in the vendor "
+                      f"directories); {INSTALL_HINT}")
 
 
 def _name_of(filename: str) -> str:
