@@ -1,4 +1,4 @@
-"""The normalised model every consumer reads: the `status --json` contract of DESIGN.md.
+"""The normalised model every consumer reads: the `status --json` contract (docs/status.md).
 
 A field whose line the CLI did not print is ``None``, never a guess. Status words are
 normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``failed``).
@@ -7,7 +7,7 @@ duplicates included) so nothing the CLI printed is lost.
 
 The blocks are pydantic models: ``status --json`` is :func:`to_json` (their
 ``model_dump_json``), and their JSON Schema is ``docs/status.schema.json`` (made by
-``python -m smartarray_agent.schema``). An attribute that is not a field is refused, and
+``python -m smartarray_agent.model``). An attribute that is not a field is refused, and
 the tests read every JSON back strictly (tests/model_reader.py).
 """
 

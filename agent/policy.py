@@ -1,4 +1,5 @@
-"""The write-cache interlock of DESIGN.md: may this change be made to this controller now?
+"""The write-cache interlock (docs/cli.md, "The interlock"): may this change be made to this
+controller now?
 
 Backup power is *at or above threshold* only when its status is exactly ``OK``, where a
 charge percentage is known that percentage is at least the threshold, and the cache is not
@@ -21,8 +22,8 @@ logical drive caching on, nbwc off              allowed                 allowed,
 logical drive caching on, nbwc on               allowed                 refused
 =============================================  ======================  =====================
 
-The last two rows extend DESIGN.md's table: with no-battery write cache on, turning a
-logical drive's caching on puts its writes in unprotected cache, like raising the ratio.
+The last two rows: with no-battery write cache on, turning a logical drive's caching on puts
+its writes in unprotected cache, like raising the ratio.
 "nbwc on" reads "on or not printed" throughout.
 
 Each change kind carries its row (:class:`Row`) in the table of

@@ -1,7 +1,7 @@
 """What every collector's metric families share: the builder with its state-gauge helper and
 the ``controller`` label scheme. Pure: no I/O, no clock.
 
-Conventions (DESIGN.md): prefix ``smartarray_``, units in names, ratios 0-1, identity in
+Conventions (docs/metrics.md): prefix ``smartarray_``, units in names, ratios 0-1, identity in
 ``_info`` metrics, states as a gauge with a ``state`` label that emits every known state
 (0/1) plus ``other`` (a word outside the list) and ``absent`` (no status given), and no raw
 status text in any label. A value that is not known has no series (never a 0).

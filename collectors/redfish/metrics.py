@@ -1,7 +1,7 @@
 """A Redfish reading -> Prometheus metric families. Pure: no I/O. The exposition
 (agent/exporter/render.py) adds the collector's ``smartarray_collector_*`` series.
 
-Conventions of DESIGN.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
+Conventions of docs/metrics.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
 ``_info`` metric, the battery's status as one series per known state (``ok``, ``warning``,
 ``critical``, plus ``other`` for a word outside these and ``absent`` when the iLO gives none),
 no raw status text in labels. Battery series carry ``battery`` (the iLO's ``Index``),

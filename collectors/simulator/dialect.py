@@ -1,7 +1,8 @@
 """What differs between the CLI generations: names, units, wording. Pure data.
 
-Texts marked "seen" are in ../shared/captures/real (see FACTS.md); the others are the
-closest analogue and are named as guesses where they are defined.
+Texts marked "seen" are in the real field captures the conformance tests read (beside the
+checkout, in ../shared/captures/real); the others are the closest analogue and are named as
+guesses where they are defined.
 """
 
 from __future__ import annotations
