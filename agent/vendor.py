@@ -13,10 +13,12 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import SsacliConfig
 
 # What to do about a missing CLI, in the words of who meets it: a command, or the service.
-COMMAND_HINT = ("or name it with --cli PATH; without a Smart Array, --simulate SCENARIO runs "
-                "the bundled simulator ('smartarray-agent simulate list' names the scenarios)")
-SERVICE_HINT = ("or name it with [ssacli] path; without a Smart Array, [ssacli] simulate = "
-                "\"SCENARIO\" runs the bundled simulator")
+COMMAND_SIMULATE = ("without a Smart Array, --simulate SCENARIO runs the bundled simulator "
+                    "('smartarray-agent simulate list' names the scenarios)")
+COMMAND_HINT = f"or name it with --cli PATH; {COMMAND_SIMULATE}"
+SERVICE_SIMULATE = ("without a Smart Array, [ssacli] simulate = \"SCENARIO\" runs the bundled "
+                    "simulator")
+SERVICE_HINT = f"or name it with [ssacli] path; {SERVICE_SIMULATE}"
 
 
 class CliUnavailable(CollectionError):
@@ -40,7 +42,8 @@ def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:
         if config.path is not None:  # the message names the path and where it was given
-            raise CliUnavailable(_one_line(error), "not_found") from None
+            simulate = SERVICE_SIMULATE if service else COMMAND_SIMULATE
+            raise CliUnavailable(f"{_one_line(error)}; {simulate}", "not_found") from None
         message = (f"{error.summary}, {SERVICE_HINT}" if service
                    else f"{_one_line(error)}, {COMMAND_HINT}")
         raise CliUnavailable(message, "not_found") from None

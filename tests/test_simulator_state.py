@@ -67,20 +67,21 @@ ctrl slot={s} show config detail
 ctrl all show status""".splitlines()
 
 # sha256 of (exit code, stdout, stderr) of one console session running COMMANDS, as the
-# simulator printed it before it answered from the plain form (commit eea1ad4 + 2). A change
-# meant to alter the output updates these with the printed digest.
+# simulator printed it before it answered from the plain form (commit eea1ad4 + 2), with its
+# help listing the kinds table's forms. A change meant to alter the output updates these
+# with the printed digest.
 CONSOLE_SHA256 = {
-    "failed-battery": "fac2ea35c311428f23a1d9181c2ff09e6901f282343abfafdf1e7942092d3469",
-    "gen10": "23a78effde809de6e8f62ac9050b906444da5057f40e173e7e2f9079294ae8e7",
-    "gen8-capacitor": "b3f4a6fc625ba7a72d167ca49a7bf67c43d5b2aab358a0567190b8608db3bb7b",
-    "gen9-battery": "4410832eb0671e217fabc8348cedf215c533469a83db1ba55a6fd92e5bd014c8",
-    "hba-mode": "74c066b311d4f62010c7aa0f72fac90c854642dc964d8ea23b85e0524519e679",
-    "hpacucli-legacy": "9c19670c8d1d0c9b2eaf0ac07a04d01d9a492a4fbac24ddfa4329d94dc05f499",
-    "large": "7cb7f810f99c9c9b26295e32f0dabbc4238e93b8b1e39226b12ecd146710b78e",
-    "no-cache-module": "72c25179471d783d486963e0b5eed5ce7d81dc2feea8d85aae7a43459531ebc5",
-    "recharging": "9760764a4d3a08a087ff4fcd26b9204d376fad33d80b3416f5bf32328c64363a",
-    "two-controllers": "972bfd1eb55dc04a85457da40a246bc530bf2f287ead581aa51c6f2967641e5f",
-    "unsafe-nbwc": "e5ce7f77b3e852e32d4ce8ecc9627b8f1288dbf8a4418519c67834c7a476aac8",
+    "failed-battery": "bac050bfa05cd60550eabacd4b84cb4a955ff49bb103aa2c0d23e4739369cad1",
+    "gen10": "857df4b0fe4a79654991fcbe4deaaa60dbcdabd2e93dbf15e8d88fb00d7e371e",
+    "gen8-capacitor": "1e2b783daa03b8deb1982c3480546fb614277298cef00805628d87c3f9449810",
+    "gen9-battery": "93614c778f400396fca529f4c6dd73b054173ab626fb08f0b443a9b60ac622f0",
+    "hba-mode": "89a80f2810cfe97044379c9fd67d1a8d1001d63947830dc5807e61c0a6795171",
+    "hpacucli-legacy": "4697b5b12950a7c3e4fba4c4bb089e410d82c3267ad01e319c0cb9a916fecfc6",
+    "large": "bc41a55edf1c05cd0601c2cc7370df703f9449e638bd0a516310d1ca6c906beb",
+    "no-cache-module": "731bc074ba662285fb6389c6fbe6c8427216c6e8119b837784f2e6b7cb90d31f",
+    "recharging": "b7e2f50df75c9d24f6f4c100318e262de42fc66d51a0f63d657eb69e78a63d02",
+    "two-controllers": "328f77068846f1066a57c7f7d5c10c411a2862ecd3b766b6ec870afd8fdb06b6",
+    "unsafe-nbwc": "22dfcb47c27e643646e8fbb9fb9bb8aaa8afe6134a9f87e8364201bab3cd0e81",
 }
 
 NAMES = [name for name, _ in list_scenarios()]
