@@ -1,6 +1,7 @@
 """The collectors a configuration asks for, in the order they run each round (the vendor CLI
-always, the iLO with a ``[redfish]`` table, sysfs unless disabled), and the guard, which the
-daemon runs after each ssacli collection when the policy asks for it.
+always, the iLO with a ``[redfish]`` table, sysfs unless disabled, the audit log's unfinished
+changes always), and what the daemon does after each ssacli collection: reconcile unfinished
+changes, and the guard when the policy asks for it.
 
 A collector is one module with a class implementing
 :class:`~smartarray_agent.collectors.base.Collector`, plus its line in :data:`COLLECTORS`:
@@ -9,19 +10,28 @@ its ``from_config`` says whether a configuration wants it, and its ``HELP`` join
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from smartarray_agent.charge import Charge
+from smartarray_agent.collectors.audit import AuditCollector
 from smartarray_agent.collectors.base import AnyCollector
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
+from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.sysfs import SysfsCollector
 from smartarray_agent.config import Config
 from smartarray_agent.exporter import render
+from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.change import ChangeRunner
 from smartarray_agent.write.guard import Guard
 
-COLLECTORS = (SsacliCollector, RedfishCollector, SysfsCollector)
+log = logging.getLogger(__name__)
+
+# The audit collector runs after the ssacli one, whose round reconciles what it can.
+COLLECTORS = (SsacliCollector, RedfishCollector, SysfsCollector, AuditCollector)
+DAEMON_USER = "smartarray-agent (daemon)"
 
 # After a collection: act on what it shows; True when the hardware changed (collect again).
 Enforce = Callable[[AnyCollector, Any], bool]
@@ -34,19 +44,33 @@ def build_collectors(config: Config) -> list[AnyCollector]:
     return [collector for collector in built if collector is not None]
 
 
-def build_guard(config: Config, collectors: list[AnyCollector]) -> Enforce | None:
-    """The guard over the ssacli collector of ``collectors``, when the policy turns it on:
-    it judges with that collector's iLO charge and acts through its runner."""
-    if not config.policy.disable_unprotected_write_cache:
-        return None
+def build_enforce(config: Config, collectors: list[AnyCollector]) -> Enforce:
+    """What the daemon does after each collection of the ssacli collector of ``collectors``,
+    through its runner: reconcile the audit log's unfinished changes (write/reconcile.py),
+    then, when the policy turns it on, the guard, which judges with that collector's iLO
+    charge."""
     ssacli = next(c for c in collectors if isinstance(c, SsacliCollector))
-    guard = Guard(config.audit.path, config.policy.battery_threshold_percent,
-                  enrich=ssacli.charge.overlay)
+    threshold = config.policy.battery_threshold_percent
+    guard = (Guard(config.audit.path, threshold, enrich=ssacli.charge.overlay)
+             if config.policy.disable_unprotected_write_cache else None)
+    audit = AuditLog(config.audit.path, user=DAEMON_USER)
 
     def enforce(collector: AnyCollector, snapshot: Any) -> bool:
-        return collector is ssacli and guard.enforce(snapshot, ssacli.runner())
+        if collector is not ssacli:
+            return False
+        _reconcile(ChangeRunner(ssacli.runner(), audit, threshold, confirm=lambda _: False))
+        return guard is not None and guard.enforce(snapshot, ssacli.runner())
 
     return enforce
+
+
+def _reconcile(changer: ChangeRunner) -> None:
+    """Reconcile the unfinished changes; each is logged (write/reconcile.py). A log or lock
+    that fails is a warning: the next round tries again, and the metric counts them."""
+    try:
+        changer.reconcile()
+    except (AuditError, LockError) as error:
+        log.warning("unfinished changes not reconciled: %s", error)
 
 
 def metric_help() -> dict[str, str]:

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
 from smartarray_agent.cli.options import percent
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockError
@@ -175,6 +175,8 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
         runner.close()
+        for reconciled in changer.reconciled:
+            warn(reconciled.message)
     codes = [exit_code(outcome) for outcome in outcomes]
     if as_json:
         report = (outcomes[0].as_json() if targets is not None else

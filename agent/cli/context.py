@@ -18,12 +18,17 @@ from smartarray_agent.cli.inputs import InputError, read_capture
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.errors import ParseError
+from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
-from smartarray_agent.model import Snapshot
+from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.vendor import CliUnavailable, open_runner
+from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.change import Target, select, settings
+from smartarray_agent.write.kinds import BadRequest
+from smartarray_agent.write.reconcile import ControllerUnreadable, UnfinishedChange, reconcile
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
 
@@ -106,12 +111,36 @@ class CommandContext:
             return _read_capture(input_file)
         runner = self.runner()
         try:
-            snapshot = read_snapshot(runner)
-        except CollectionError as error:
+            with runner.hold():  # the read and the reconciliation under one hold of the lock
+                snapshot = read_snapshot(runner)
+                self._reconcile(snapshot)
+        except (CollectionError, LockError) as error:
             raise CommandError(str(error), exitcodes.VENDOR_ERROR) from None
         finally:
             runner.close()
         return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
+
+    def _reconcile(self, snapshot: Snapshot) -> None:
+        """Close the audit log's unfinished changes with what ``snapshot`` (read under the
+        same hold of the lock) shows, and say so; warn about any left open."""
+        def read(change: UnfinishedChange) -> Controller:
+            slot, serial = change.controller.get("slot"), change.controller.get("serial")
+            try:
+                return select(snapshot, Target(slot=slot) if slot is not None
+                              else Target(serial=serial))
+            except BadRequest as error:
+                raise ControllerUnreadable(str(error)) from None
+
+        try:
+            done, still_open = reconcile(AuditLog(self.config.audit.path), read, settings)
+        except AuditError as error:
+            warn(f"unfinished changes not checked: {error}")
+            return
+        for reconciled in done:
+            warn(reconciled.message)
+        for change in still_open:
+            warn(f"unfinished change still open: {change.describe()}: a new change to that "
+                 "controller is refused until it is reconciled")
 
 
 def _read_capture(input_file: str) -> Snapshot:

@@ -26,7 +26,7 @@ from smartarray_agent.exporter.publish import Endpoint, open_endpoint
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
-from smartarray_agent.sources import build_collectors, build_guard
+from smartarray_agent.sources import build_collectors, build_enforce
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Agent:
             collectors, self.view, notifier,
             interval_s=self.config.collect.interval_s,
             debounce_s=self.config.sysfs.udev_debounce_s,
-            enforce=build_guard(self.config, collectors),
+            enforce=build_enforce(self.config, collectors),
         )
         self.server: Endpoint | None = None
         self._previous_handlers: dict[int, Any] = {}
@@ -169,7 +169,7 @@ class Agent:
             collectors = build_collectors(config)
         self.loop.reconfigure(
             collectors, config.collect.interval_s, config.sysfs.udev_debounce_s,
-            build_guard(config, collectors) if collectors is not None else None,
+            build_enforce(config, collectors) if collectors is not None else None,
         )
         self.config = config
         log.info("configuration reloaded")

@@ -41,6 +41,12 @@ from smartarray_agent.policy import Verdict, judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
+from smartarray_agent.write.reconcile import (
+    ControllerUnreadable,
+    Reconciled,
+    UnfinishedChange,
+    reconcile,
+)
 
 READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
@@ -153,6 +159,7 @@ class ChangeRunner:
         self.threshold_percent = threshold_percent
         self.confirm = confirm
         self.charge: ChargeSource = charge or NoCharge()
+        self.reconciled: list[Reconciled] = []  # unfinished changes it found and closed
 
     def apply(self, request: ChangeRequest) -> Outcome:
         try:
@@ -163,6 +170,9 @@ class ChangeRunner:
                 requested=request.change.requested(),
                 audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
         with self.runner.hold():
+            blocked = self._unfinished(request)
+            if blocked is not None:
+                return blocked
             ctrl, verdict, outcome = self._judged(request)
             if outcome.verdict != "planned":
                 return outcome
@@ -205,7 +215,12 @@ class ChangeRunner:
 
     # -- the write, under the lock --------------------------------------------------
     def _write(self, request: ChangeRequest, planned: Outcome) -> Outcome:
+        # The lock is held from the intent to the outcome: an intent that someone else finds
+        # open under the lock is a change that was killed (write/reconcile.py).
         with signals.held() as received, self.runner.hold():
+            blocked = self._unfinished(request)
+            if blocked is not None:
+                return blocked
             ctrl, verdict, outcome = self._judged(request)
             if outcome.verdict != "planned":
                 return outcome
@@ -229,7 +244,49 @@ class ChangeRunner:
                 outcome.interrupted = signal.Signals(received[0]).name
                 outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
                                     "it was let finish and recorded)")
-        return self._finish(outcome, outcome.verdict, outcome.message)
+            return self._finish(outcome, outcome.verdict, outcome.message)
+
+    def reconcile(self) -> list[UnfinishedChange]:
+        """Take the lock and reconcile the audit log's unfinished changes (those found and
+        closed go to :attr:`reconciled`); the ones left open. Raises AuditError when the
+        log cannot be read, and the runner's lock errors."""
+        with self.runner.hold():
+            done, still_open = reconcile(self.audit, self._read_for, settings)
+        self.reconciled += done
+        return still_open
+
+    def _unfinished(self, request: ChangeRequest) -> Outcome | None:
+        """Under the lock: reconcile the audit log's unfinished changes; a refusal when one
+        to this controller stays open (it could not be read: what it did is not known)."""
+        target = request.target
+        try:
+            still_open = self.reconcile()
+        except AuditError as error:  # what is open cannot be known: nothing is sent
+            return Outcome("not_sent", f"{error}: nothing sent",
+                           controller={"slot": target.slot, "serial": target.serial},
+                           requested=request.change.requested(),
+                           audit={"outcome": None, "file": str(self.audit.path),
+                                  "error": str(error)})
+        blocking = [c for c in still_open if c.names(target.slot, target.serial)]
+        if not blocking:
+            return None
+        outcome = Outcome("planned", "", controller={"slot": target.slot,
+                                                     "serial": target.serial},
+                          requested=request.change.requested())
+        return self._finish(outcome, "refused", (
+            f"refused: an earlier change to {target.describe()} never recorded its outcome "
+            f"and the controller cannot be read to reconcile it: {blocking[0].describe()} in "
+            f"{self.audit.path}; nothing sent (check the controller with `smartarray-agent "
+            "status`, which reconciles it once it can be read)"))
+
+    def _read_for(self, change: UnfinishedChange) -> Controller:
+        """The controller of an unfinished change, read now (ControllerUnreadable)."""
+        slot, serial = change.controller.get("slot"), change.controller.get("serial")
+        target = Target(slot=slot) if slot is not None else Target(serial=serial)
+        try:
+            return self._controller(target, commands.show_config(slot) if slot else READ_COMMAND)
+        except (*READ_ERRORS, LockTimeout) as error:
+            raise ControllerUnreadable(str(error)) from None
 
     def _send(self, request: ChangeRequest, ctrl: Controller, outcome: Outcome) -> None:
         """Send the command and read again; set the outcome's verdict, message and after."""

@@ -1,0 +1,144 @@
+"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows.
+
+A change holds the host lock from its intent record to its outcome record, so an intent
+still open when someone else holds the lock belongs to a change that was killed between the
+two (SIGKILL, the OOM killer, a power cut). Whoever next holds the lock for this audit log (a
+change, ``status``, the daemon at every round) reconciles it: it reads that controller and
+writes the outcome the change never wrote, ``reconciled``, with ``after`` as the controller
+shows it now and ``in_effect`` (true, false, or null when the controller does not say). The
+record keeps the intent's ``id``, and who asked and when (``asked_by``, ``asked_at``).
+
+An intent whose controller cannot be read stays open: the agent's metric
+``smartarray_unfinished_changes`` counts it, and a new change to that controller is refused
+until it is reconciled (docs/cli.md, "Unfinished changes").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from smartarray_agent.model import Controller
+from smartarray_agent.write.audit import AuditError, AuditLog, read_log
+from smartarray_agent.write.kinds import Change, Kind
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class UnfinishedChange:
+    """An intent record with no outcome."""
+
+    record: dict
+
+    @property
+    def ident(self) -> str:
+        return str(self.record.get("id"))
+
+    @property
+    def controller(self) -> dict:
+        return self.record.get("controller") or {}
+
+    def names(self, slot: str | None, serial: str | None) -> bool:
+        """Whether it is a change to the controller with this slot or serial."""
+        return ((slot is not None and self.controller.get("slot") == slot)
+                or (serial is not None and self.controller.get("serial") == serial))
+
+    def change(self) -> Change | None:
+        """The change it asked for, or None when the record does not say (a newer kind)."""
+        requested = dict(self.record.get("requested") or {})
+        try:
+            kind = Kind(requested.pop("kind", None))
+            return Change(kind, **requested)
+        except (ValueError, TypeError):
+            return None
+
+    def describe(self) -> str:
+        """``no-battery write cache off on slot 0, asked at 2026-11-24T10:00:00.000+00:00 by
+        alice (record 3f2a...)``."""
+        change = self.change()
+        what = change.describe() if change else str(self.record.get("requested"))
+        where = (f"slot {self.controller.get('slot')}" if self.controller.get("slot") is not None
+                 else f"serial {self.controller.get('serial')}")
+        return (f"{what} on {where}, asked at {self.record.get('time')} by "
+                f"{self.record.get('user')} (record {self.ident})")
+
+
+def unfinished(path: Path) -> list[UnfinishedChange]:
+    """Every intent of the audit file at ``path`` that no outcome with its id follows, in
+    file order. A torn line (a write cut by a power loss) is no record: an outcome torn in
+    half leaves its intent open. No file: none."""
+    try:
+        records = read_log(path).records
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise AuditError(path, f"cannot be read: {error.strerror or error}") from None
+    open_by_id: dict[str, dict] = {}
+    for record in records:
+        ident = record.get("id")
+        if record.get("event") == "intent" and ident:
+            open_by_id[ident] = record
+        elif record.get("event") == "outcome":
+            open_by_id.pop(str(ident), None)
+    return [UnfinishedChange(record) for record in open_by_id.values()]
+
+
+class ControllerUnreadable(RuntimeError):
+    """The controller of an unfinished change cannot be read now: it stays open."""
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    change: UnfinishedChange
+    in_effect: bool | None
+    message: str
+
+
+ReadController = Callable[[UnfinishedChange], Controller]
+Settings = Callable[[Controller], dict]
+
+
+def reconcile(audit: AuditLog, read: ReadController,
+              settings: Settings) -> tuple[list[Reconciled], list[UnfinishedChange]]:
+    """Reconcile every unfinished change of ``audit``'s file. The caller holds the host lock
+    (an intent is then a change that will never write its outcome). ``read`` reads a
+    change's controller as it is now, or raises ControllerUnreadable; ``settings`` is what the
+    write path records of a controller. Returns the reconciled changes and those left open
+    (their controller could not be read, or the record could not be written); each is
+    logged, and the audit log's syslog copy puts it in the journal. Raises AuditError when
+    the file cannot be read."""
+    done: list[Reconciled] = []
+    still_open: list[UnfinishedChange] = []
+    for change in unfinished(audit.path):  # AuditError when the file cannot be read
+        try:
+            ctrl = read(change)
+        except ControllerUnreadable as error:
+            log.warning("unfinished change %s: could not read the controller: %s",
+                        change.describe(), error)
+            still_open.append(change)
+            continue
+        asked = change.change()
+        shows = asked.entry.shows(ctrl, asked) if asked is not None else None
+        after = settings(ctrl)
+        state = {True: "in effect", False: "not in effect", None: "not shown"}[shows]
+        message = (f"unfinished change reconciled: {change.describe()} never recorded its "
+                   f"outcome; {ctrl.name} now shows {after}: the change is {state}")
+        record = {key: change.record.get(key) for key in (
+            "controller", "requested", "before", "command", "backup_power",
+            "threshold_percent", "charge_percent", "charge_read_at")}
+        try:
+            audit.record({"id": change.ident, "event": "outcome", "outcome": "reconciled",
+                          "verdict": None, **record, "after": after, "in_effect": shows,
+                          "asked_at": change.record.get("time"),
+                          "asked_by": change.record.get("user"), "message": message})
+        except AuditError as error:
+            log.error("unfinished change %s: could not record its reconciliation: %s",
+                      change.describe(), error)
+            still_open.append(change)
+            continue
+        log.warning("%s", message)
+        done.append(Reconciled(change, shows, message))
+    return done, still_open

@@ -1,0 +1,77 @@
+"""The audit log's unfinished changes: intents with no outcome that are still open after the
+daemon tried to reconcile them (agent/write/reconcile.py), because their controller could not
+be read. Reads the file only; it writes nothing and runs no vendor command.
+
+Sample metric lines::
+
+    smartarray_unfinished_changes 0.0
+    smartarray_unfinished_change_info{controller="0",id="3f2a9c0e5b7d4e1a9f6c2b8d0e4a7c11",kind="no-battery-write-cache"} 1.0
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import Metric
+
+from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.families import Families
+from smartarray_agent.write.audit import AuditError
+from smartarray_agent.write.reconcile import UnfinishedChange, unfinished
+
+if TYPE_CHECKING:
+    from smartarray_agent.config import Config
+
+HELP = {
+    "smartarray_unfinished_changes":
+        "Changes whose audit intent has no outcome and could not be reconciled yet (their "
+        "controller could not be read); a new change to such a controller is refused.",
+    "smartarray_unfinished_change_info":
+        "One per unfinished change: its audit record id, controller and kind; always 1.",
+}
+
+
+class AuditCollector:
+    name = "audit"
+    interval_s: float | None = None
+    HELP = HELP
+
+    @classmethod
+    def from_config(cls, config: Config, charge: object) -> AuditCollector:
+        """Always: every daemon may meet a change that was killed mid-way."""
+        return cls(config.audit.path)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def collect(self) -> tuple[UnfinishedChange, ...]:
+        try:
+            return tuple(unfinished(self.path))
+        except AuditError as error:
+            raise CollectionError(str(error)) from None
+
+    def families(self, data: tuple[UnfinishedChange, ...], now: float) -> list[Metric]:
+        out = Families(HELP)
+        out.gauge("smartarray_unfinished_changes", {}, float(len(data)))
+        for change in data:
+            slot, serial = change.controller.get("slot"), change.controller.get("serial")
+            out.gauge("smartarray_unfinished_change_info", {
+                "controller": str(slot) if slot is not None else f"sn:{serial}",
+                "id": change.ident, "kind": str((change.record.get("requested") or {})
+                                                .get("kind", "")),
+            }, 1.0)
+        return out.metrics()
+
+    def changes_at(self, data: tuple[UnfinishedChange, ...]) -> float | None:
+        return None
+
+    def summary(self, data: tuple[UnfinishedChange, ...]) -> str:
+        return f"{len(data)} unfinished change" + ("" if len(data) == 1 else "s")
+
+    def watch(self, poke: Callable[[], None]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
