@@ -22,6 +22,7 @@ from smartarray_agent.model import (
     Snapshot,
     drive_class,
 )
+from smartarray_agent.moving import notes
 from smartarray_agent.policy import (
     backup_power_state,
     unprotected_write_cache,
@@ -69,12 +70,21 @@ def judge(snapshot: Snapshot, thresholds: Thresholds) -> CheckResult:
 
 
 def summary(snapshot: Snapshot) -> str:
+    """The OK line: the counts, and the drives that move or wear without a problem (an
+    erase, an expansion, an SSD with little endurance left), which the line names."""
     drives = sum(len(c.physical_drives) for c in snapshot.controllers)
-    return f"{len(snapshot.controllers)} controller(s) ok, {drives} physical drive(s) ok"
+    text = f"{len(snapshot.controllers)} controller(s) ok, {drives} physical drive(s) ok"
+    moving = [f"{_name(ctrl)} {note}" for ctrl in snapshot.controllers for note in notes(ctrl)
+              if DRIVE_CODES.get(note.drive_class or "ok", OK) == OK]
+    return "; ".join([text, *moving])
+
+
+def _name(ctrl: Controller) -> str:
+    return f"slot {ctrl.slot}" if ctrl.slot is not None else ctrl.model
 
 
 def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> None:
-    name = f"slot {ctrl.slot}" if ctrl.slot is not None else ctrl.model
+    name = _name(ctrl)
     power, cache = ctrl.backup_power, ctrl.cache
     if ctrl.status not in (None, "ok"):
         result.raise_to(CRITICAL, f"{name} controller {ctrl.status}")

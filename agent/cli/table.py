@@ -1,10 +1,12 @@
-"""The readable ``status`` table: one block per controller."""
+"""The readable ``status`` table: one block per controller, with a line under it for each
+drive that is not plainly ok (agent/moving.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from smartarray_agent.model import BackupPower, Cache, Controller, Snapshot
+from smartarray_agent.moving import notes
 
 UNKNOWN = "-"
 
@@ -36,6 +38,7 @@ def _controller(ctrl: Controller) -> str:
     width = max(len(label) for label, _ in rows)
     lines = [title]
     lines += [f"  {label.ljust(width)}  {value or UNKNOWN}" for label, value in rows]
+    lines += [f"  * {note.drive}: {note.what}" for note in notes(ctrl)]
     lines += [f"  notice: {notice}" for notice in ctrl.notices]
     return "\n".join(lines) + "\n"
 
