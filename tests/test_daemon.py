@@ -56,6 +56,11 @@ def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
         assert dict(info[0])["model"] == "Smart Array P440ar"
         assert value(samples, "smartarray_backup_power_status", controller="0", state="ok") == 1
         assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 0
+        # its own process, as prometheus_client's process collector gives it (issue #29)
+        assert value(samples, "process_resident_memory_bytes") > 10 * 2**20
+        assert value(samples, "process_open_fds") > 0
+        started = value(samples, "process_start_time_seconds")
+        assert started is not None and 0 <= time.time() - started < 600
 
         status, headers, body = agent.request("/metrics")
         assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"

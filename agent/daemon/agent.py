@@ -17,6 +17,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import ProcessCollector
+
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon import children
@@ -57,7 +59,8 @@ class Agent:
         self.notifier = notifier
         self.config = self._load()  # ConfigError leaves here
         self.security = web_security(self.config)
-        self.view = MetricsView(metric_settings(self.config))
+        self.view = MetricsView(metric_settings(self.config),
+                                extra=(ProcessCollector(registry=None),))
         collectors = build_collectors(self.config)
         self.loop = CollectionLoop(
             collectors, self.view, notifier,

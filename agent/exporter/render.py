@@ -8,7 +8,9 @@ whose ``collect()`` yields its families), registered with the agent's own series
 scrape. Each collector adds ``smartarray_collector_success``, ``_duration_seconds`` and
 ``_last_success_timestamp_seconds`` (labelled ``collector``), and, while its last good data
 is fresh, the families it renders itself (collectors/*/metrics). Data older than
-``stale_after_s`` is dropped: the collector's own three series say why.
+``stale_after_s`` is dropped: the collector's own three series say why. The daemon adds
+prometheus_client's process collector (``process_*``: its memory, descriptors, CPU and
+start time, read when the page is made).
 
 Sample lines::
 
@@ -28,6 +30,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import Metric
+from prometheus_client.registry import Collector
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult
 from smartarray_agent.collectors.families import Families
@@ -103,19 +106,23 @@ class SourceMetrics:
             yield from self.collector.families(self.result.data, self.now)
 
 
-def registry(entries: Sequence[Entry], *, now: float,
-             settings: MetricSettings) -> CollectorRegistry:
-    """The agent's series, then each collector's, in one registry."""
+def registry(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
+             extra: Sequence[Collector] = ()) -> CollectorRegistry:
+    """The agent's series, each collector's, then ``extra`` (the daemon's own process), in
+    one registry."""
     out = CollectorRegistry(auto_describe=False)
     out.register(AgentMetrics([result for _, result in entries]))
     for entry in entries:
         out.register(SourceMetrics(entry, now, settings))
+    for collector in extra:
+        out.register(collector)
     return out
 
 
-def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings) -> bytes:
-    """The text exposition (format 0.0.4) of ``entries``."""
-    return generate_latest(registry(entries, now=now, settings=settings))
+def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
+           extra: Sequence[Collector] = ()) -> bytes:
+    """The text exposition (format 0.0.4) of ``entries`` and ``extra``."""
+    return generate_latest(registry(entries, now=now, settings=settings, extra=extra))
 
 
 _BUILD = {"version": version("smartarray-agent"), "python": platform.python_version()}

@@ -14,8 +14,10 @@ from __future__ import annotations
 import gzip
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+
+from prometheus_client.registry import Collector
 
 from smartarray_agent.exporter.render import Entry, MetricSettings, render, valid_until
 
@@ -43,8 +45,11 @@ class _Pages:
 
 
 class MetricsView:
-    def __init__(self, settings: MetricSettings, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, settings: MetricSettings, clock: Callable[[], float] = time.time,
+                 extra: Sequence[Collector] = ()) -> None:
+        """``extra``: collectors whose series join every page (the daemon's process)."""
         self._clock = clock
+        self._extra = extra
         self._lock = threading.Lock()
         self._settings = settings
         self._entries: dict[str, Entry] = {}
@@ -93,6 +98,6 @@ class MetricsView:
 
     def _page(self, now: float) -> _Page:
         entries = list(self._entries.values())
-        body = render(entries, now=now, settings=self._settings)
+        body = render(entries, now=now, settings=self._settings, extra=self._extra)
         return _Page(body, gzip.compress(body, compresslevel=6, mtime=0),
                      valid_until(entries, self._settings, now))
