@@ -198,3 +198,36 @@ def test_serve_under_journald_logs_without_repeating_the_program_name(tmp_path, 
     for line in [first, *rest.splitlines()]:
         assert line.startswith("<6>") and "smartarray-agent:" not in line, line
     assert "SIGTERM: stopping" in rest
+
+
+def test_serve_never_follows_a_link_or_reads_a_file_another_user_put_there(tmp_path):
+    # issue #31, finding 6: a publish directory someone else could write must not make serve
+    # answer with what a link points at, or with a file of theirs.
+    directory = tmp_path / "publish"
+    directory.mkdir(mode=0o750)
+    secret = tmp_path / "secret"
+    secret.write_text("not metrics\n")
+    (directory / PLAIN).symlink_to(secret)
+    published = PublishedExposition(directory)
+    assert published.body() is None
+    (directory / PLAIN).unlink()
+    (directory / PLAIN).write_text("smartarray_build_info 1.0\n")
+    os.chown(directory / PLAIN, NOBODY, NOBODY)
+    assert published.body() is None
+    os.chown(directory / PLAIN, 0, 0)
+    assert published.body() == b"smartarray_build_info 1.0\n"
+
+
+def test_serve_refuses_a_publish_directory_others_may_write(tmp_path):
+    directory = tmp_path / "publish"
+    directory.mkdir()
+    directory.chmod(0o2770)
+    with pytest.raises(PermissionError, match="writable by group"):
+        PublishedExposition(directory)
+    config = tmp_path / "serve.toml"
+    config.write_text(f'[web]\npublish_dir = "{directory}"\n')
+    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "serve", "--config",
+                             str(config), "--listen", "127.0.0.1:0"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    assert f"{directory} is writable by group" in result.stderr

@@ -40,10 +40,13 @@ def serve(config: ConfigFile = None, listen: Listen = None) -> None:
         address = parse_listen_address(listen or loaded.web.listen_address)
     except ValueError as error:
         raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    try:
+        published = PublishedExposition(directory)
+    except OSError as error:
+        raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
     try:
-        server = ExporterServer(address, PublishedExposition(directory).body,
-                                web_security(_credentials(loaded)))
+        server = ExporterServer(address, published.body, web_security(_credentials(loaded)))
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
     except OSError as error:

@@ -10,7 +10,9 @@ when it stops.
 
 Serving side, :class:`PublishedExposition`: the bytes of those files, read again only when
 they change; None (the endpoint answers 503) when they are missing or older than
-``MAX_AGE_S``.
+``MAX_AGE_S``. Like ``run``, it trusts only what the directory's owner wrote: the directory
+must be no one else's to write, and a file is opened without following a symbolic link and
+used only when it is a regular file of the directory's owner.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Protocol
 from smartarray_agent.configfile import trust_problem
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
+from smartarray_agent.trust import distrust
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +144,17 @@ class PublishedExposition:
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
                  clock: Callable[[], float] = time.time) -> None:
+        """PermissionError when ``directory`` is not a directory that only its owner may
+        write (a symbolic link, or group or others may write it)."""
+        info = os.lstat(directory)
+        found = distrust(info, kind="directory", owners=(info.st_uid,))
+        if found is not None:
+            what = ("is a symbolic link" if found.what == "link" else "is not a directory"
+                    if found.what == "type" else f"is writable by {found.writers} (mode "
+                    f"{found.mode:04o}): only its owner may write what serve answers with")
+            raise PermissionError(0, f"refused: {directory} {what}", str(directory))
         self.directory = directory
+        self.owner = info.st_uid
         self.max_age_s = max_age_s
         self._clock = clock
         self._cache: dict[str, tuple[tuple[int, int], bytes]] = {}
@@ -149,18 +162,23 @@ class PublishedExposition:
     def body(self, compressed: bool = False) -> bytes | None:
         name = GZIPPED if compressed else PLAIN
         try:
-            info = os.stat(self.directory / name)
-        except OSError:
+            fd = os.open(self.directory / name,
+                         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:  # missing, or a symbolic link (ELOOP)
             return None
-        if self._clock() - info.st_mtime > self.max_age_s:
-            return None
-        key = (info.st_ino, info.st_mtime_ns)
-        cached = self._cache.get(name)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        try:
-            data = (self.directory / name).read_bytes()
-        except OSError:
-            return None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner:
+                return None
+            if self._clock() - info.st_mtime > self.max_age_s:
+                return None
+            key = (info.st_ino, info.st_mtime_ns)
+            cached = self._cache.get(name)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            try:
+                data = handle.read()
+            except OSError:
+                return None
         self._cache[name] = (key, data)
         return data
