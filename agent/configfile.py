@@ -28,7 +28,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from smartarray_agent.trust import distrust
+from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
@@ -153,6 +153,31 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
             if problem is not None:
                 return problem
     return None
+
+
+def secret_problem(path: Path) -> str | None:
+    """Why ``path`` may not hold a secret (a TLS private key, a web config with password
+    hashes), or None: like the iLO credentials file, it must belong to root (or to the
+    user reading it) and give its group and others no access at all. A file in systemd's
+    credentials directory (``LoadCredential=``) is private by construction."""
+    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+    if credentials and Path(os.path.abspath(path)).parent == Path(credentials):
+        return None
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None  # reading it says so
+    except OSError as error:
+        return f"cannot check {path}: {error.strerror or error}"
+    found = distrust(info, kind="file", owners=(0, os.geteuid()), forbidden=ANY_ACCESS_BY_OTHERS)
+    if found is None:
+        return None
+    if found.what == "owner":
+        return f"{path} holds a secret and belongs to uid {found.uid} (chown root: {path})"
+    if found.what == "mode":
+        return (f"{path} holds a secret and its group or others may read it (mode "
+                f"{found.mode:04o}; chmod 600 {path})")
+    return f"{path} is not a regular file"
 
 
 def refuse_untrusted(document: Document,

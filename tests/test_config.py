@@ -19,13 +19,12 @@ from smartarray_agent.config import (
 )
 from smartarray_agent.exporter.webconfig import BasicAuth, load_web_config
 
-TLS = Path(__file__).with_name("tls")
+from .secret_files import tls_files, write_secret
 
 
 def write(directory: Path, name: str, text: str) -> Path:
-    path = directory / name
-    path.write_text(text)
-    return path
+    """``text`` in ``directory/name``, mode 0600 (web configs and keys are secrets)."""
+    return write_secret(directory / name, text)
 
 
 def problems(path: Path) -> list[str]:
@@ -184,10 +183,11 @@ def test_bad_listen_addresses(text):
 
 def test_web_config_in_exporter_toolkit_yaml(tmp_path):
     hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode().replace("$2b$", "$2y$")
+    cert, key = tls_files(tmp_path)
     path = write(tmp_path, "web.yml", f"""\
 tls_server_config:
-  cert_file: {TLS}/server.crt
-  key_file: {TLS}/server.key
+  cert_file: {cert}
+  key_file: {key}
   min_version: TLS13
 basic_auth_users:
   prometheus: {hashed}
@@ -197,8 +197,7 @@ basic_auth_users:
 
 
 def test_web_config_in_toml_with_the_same_keys(tmp_path):
-    write(tmp_path, "server.crt", (TLS / "server.crt").read_text())
-    write(tmp_path, "server.key", (TLS / "server.key").read_text())
+    tls_files(tmp_path)
     path = write(tmp_path, "web.toml", '[tls_server_config]\ncert_file = "server.crt"\n'
                                        'key_file = "server.key"\n')
     assert load_web_config(path).tls is not None

@@ -13,6 +13,7 @@ import bcrypt
 import pytest
 
 from .agent_process import AgentProcess, simulated, value
+from .secret_files import tls_files, write_secret
 
 TLS = Path(__file__).with_name("tls")
 
@@ -25,10 +26,11 @@ def basic(user: str, password: str) -> dict[str, str]:
 @pytest.fixture
 def secured_agent(tmp_path):
     hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()
-    (tmp_path / "web.yml").write_text(f"""\
+    cert, key = tls_files(tmp_path)
+    write_secret(tmp_path / "web.yml", f"""\
 tls_server_config:
-  cert_file: {TLS}/server.crt
-  key_file: {TLS}/server.key
+  cert_file: {cert}
+  key_file: {key}
 basic_auth_users:
   prometheus: {hashed}
 """)

@@ -21,8 +21,8 @@ from smartarray_agent.exporter.webconfig import load_web_config
 
 from .agent_process import AgentProcess, simulated
 from .redfish_ilo import credentials_file
+from .secret_files import tls_files, write_secret
 
-TLS = Path(__file__).with_name("tls")
 NOBODY = 65534
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the trust rules apply to root")
 
@@ -95,16 +95,36 @@ def test_files_the_config_names_must_be_root_s_too(private):
 
 @as_root
 def test_the_web_config_and_the_key_it_names_must_be_root_s(private):
-    for name in ("server.crt", "server.key"):
-        (private / name).write_bytes((TLS / name).read_bytes())
-    web = private / "web.yml"
-    web.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    tls_files(private)
+    web = write_secret(private / "web.yml",
+                       "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
     assert load_web_config(web).tls is not None
     os.chown(private / "server.key", NOBODY, 0)
     with pytest.raises(ConfigError) as caught:
         load_web_config(web)
     assert caught.value.problems[0].startswith(
         f"{web}:3: tls_server_config.key_file: refused: {private}/server.key belongs to uid")
+
+
+@as_root
+@pytest.mark.parametrize("secret", ["web.yml", "server.key"])
+def test_a_key_or_web_config_others_may_read_is_refused_like_the_ilo_credentials(private,
+                                                                                 secret):
+    # issue #31, finding 5: a 0644 key and web.yml were accepted, and a local user read them.
+    tls_files(private)
+    web = write_secret(private / "web.yml",
+                       "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    (private / secret).chmod(0o644)
+    with pytest.raises(ConfigError) as caught:
+        load_web_config(web)
+    [problem] = caught.value.problems
+    assert f"{private / secret} holds a secret and its group or others may read it (mode " \
+        f"0644; chmod 600 {private / secret})" in problem
+    (private / secret).chmod(0o640)
+    with pytest.raises(ConfigError):
+        load_web_config(web)
+    (private / secret).chmod(0o400)
+    assert load_web_config(web).tls is not None
 
 
 # -- bounds -------------------------------------------------------------------------------
@@ -184,8 +204,7 @@ def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
                               "integer of 401 digits)"]
     for text, problem in ((f"a: {digits}\n", "Exceeds the limit (4300 digits)"),
                           ("a: 2023-02-30\n", "day is out of range for month")):
-        web = private / "web.yml"
-        web.write_text(text)
+        web = write_secret(private / "web.yml", text)
         with pytest.raises(ConfigError) as caught:
             load_web_config(web)
         assert caught.value.problems[0].startswith(f"{web}: not valid YAML: {problem}")
@@ -199,15 +218,13 @@ def test_deep_nesting_is_a_config_error_not_a_crash(private):
     tables.write_text("[collect]\ninterval_s = 30\n\n[" + ".".join("abcdefghijk") + "]\n")
     assert problems(tables) == [f"{tables}:4: a.b.c.d.e.f.g.h.i: nested more than "
                                 f"{MAX_DEPTH} levels deep"]
-    yaml_deep = private / "web.yml"
-    yaml_deep.write_text("a: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    yaml_deep = write_secret(private / "web.yml", "a: " + "[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(ConfigError, match="nested more than"):
         load_web_config(yaml_deep)
 
 
 def test_yaml_aliases_are_refused(private):
-    web = private / "web.yml"
-    web.write_text('a: &a ["x", "x"]\nb: &b [*a, *a]\nc: [*b, *b]\n')
+    web = write_secret(private / "web.yml", 'a: &a ["x", "x"]\nb: &b [*a, *a]\nc: [*b, *b]\n')
     with pytest.raises(ConfigError) as caught:
         load_web_config(web)
     assert caught.value.problems == [f"{web}:2: YAML aliases (*name) are not accepted: "

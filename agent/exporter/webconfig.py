@@ -34,6 +34,7 @@ from smartarray_agent.configfile import (
     Settings,
     read_document,
     refuse_untrusted,
+    secret_problem,
     validate,
 )
 from smartarray_agent.exporter.auth import BasicAuth
@@ -86,11 +87,18 @@ class WebSecurity:
 
 def load_web_config(path: Path) -> WebSecurity:
     """TLS context and basic auth from ``path``; ConfigError names the file, line and key."""
+    problem = secret_problem(path)  # it holds the password hashes
+    if problem is not None:
+        raise ConfigError([f"{path}: refused: {problem}"])
     document = read_document(path)
     config = validate(document, WebConfig)
     tls = None
     if config.tls_server_config is not None:
         _refuse_untrusted(document, config.tls_server_config, path.parent)
+        key = path.parent / config.tls_server_config.key_file
+        if (problem := secret_problem(key)) is not None:
+            raise ConfigError([document.problem(("tls_server_config", "key_file"),
+                                                f"refused: {problem}")])
         try:
             tls = _tls_context(config.tls_server_config, path.parent)
         except (OSError, ssl.SSLError, ValueError) as error:
