@@ -19,7 +19,7 @@ from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.model import Snapshot
 
-from .agent_process import AgentProcess, scenario_file, value
+from .agent_process import AgentProcess, processes_running, scenario_file, value
 
 CONFLICT = "Error: Another instance of ACU is already running"
 
@@ -140,3 +140,32 @@ def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
         runner.close()
     assert len(snapshot.controllers) == 8
     assert taken_while_parsing == [True]
+
+
+def test_a_cli_left_running_by_a_killed_daemon_is_ended_by_the_next_holder(tmp_path):
+    """Outside systemd, SIGKILL of the daemon leaves its vendor CLI running (its own
+    session), holding the vendor's single-instance lock (issue #31, finding 4). The next
+    holder of the host lock finds it by the pid and start time the daemon recorded, ends it
+    and says so; the command then runs."""
+    scenario = scenario_file(tmp_path, "gen9-battery")
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=False),
+                         env={"SMARTARRAY_SIM_FAULTS": json.dumps(
+                             {"hang": ["ctrl all show config detail"]})}).start()
+    state = tmp_path / "sim-state"
+    try:
+        wait_for_log(state, lambda invs: any("ctrl all show config detail" in i.commands
+                                             for i in invs))
+    finally:
+        agent.kill()
+    left = processes_running(str(scenario))
+    assert left, "the hung CLI should outlive the killed daemon"
+    status = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "status", "--simulate", str(scenario),
+         "--lock-file", str(tmp_path / "cli.lock")],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in agent.env.items() if k != "SMARTARRAY_SIM_FAULTS"})
+    assert status.returncode == 0, status.stderr
+    assert f"ending the vendor CLI (pid {left[0][0]})" in status.stderr
+    assert "left running when it was killed" in status.stderr
+    assert "P440ar" in status.stdout
+    assert processes_running(str(scenario)) == []

@@ -11,8 +11,11 @@ write to their directory without its sticky bit. ``flock`` needs only an open fi
 user who cannot open the files can neither take the lock nor make its holder yield.
 
 The holder writes who it is into the lock file (one JSON line: pid, what it is doing, since
-when), so a waiter can say whom it waits for: on stderr after :data:`NOTICE_AFTER_S`, and in
-:class:`LockTimeout`.
+when, and the vendor CLI process it runs), so a waiter can say whom it waits for: on stderr
+after :data:`NOTICE_AFTER_S`, and in :class:`LockTimeout`. A holder that lets go empties the
+file; one that was killed (SIGKILL, outside systemd's cgroup) leaves its line, and with it
+the vendor CLI it had started, which outlives it and keeps the vendor's single-instance
+lock. The next holder finds that CLI by its pid and start time and ends it, and says so.
 
 Waiting is fair: a waiter announces itself with a shared lock on ``<lock>.wait``. A process
 that held the lock before does not take it again while someone waits, so an operator's
@@ -34,6 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.trust import distrust
 
 POLL_S = 0.05
@@ -49,6 +53,8 @@ class Holder:
     pid: int
     doing: str
     since: float  # epoch seconds
+    cli_pid: int | None = None  # the vendor CLI process it runs now
+    cli_started: int | None = None  # that process's start time (/proc stat), against reuse
 
     def describe(self) -> str:
         held = max(0.0, time.time() - self.since)
@@ -122,16 +128,33 @@ class HostLock:
             os.close(fd)
             raise
         self._fd, self._held_before, self._since = fd, True, time.time()
+        self._end_leftover(_read_holder(os.pread(fd, _RECORD_MAX, 0)))
         self.note("")
 
-    def note(self, doing: str) -> None:
-        """Record what the holder is doing now (``doing``: a vendor command, or nothing)."""
+    def note(self, doing: str, cli_pid: int | None = None) -> None:
+        """Record what the holder is doing now (``doing``: a vendor command, or nothing) and
+        the vendor CLI process that does it (``cli_pid``), if one runs."""
         if self._fd is None:
             return
         what = f"{_this_process()}: {doing}" if doing else _this_process()
-        record = json.dumps({"pid": os.getpid(), "doing": what, "since": self._since})
+        entry: dict[str, object] = {"pid": os.getpid(), "doing": what, "since": self._since}
+        if cli_pid is not None:
+            entry |= {"cli_pid": cli_pid, "cli_started": process_start(cli_pid)}
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, (record + "\n").encode(), 0)
+        os.pwrite(self._fd, (json.dumps(entry) + "\n").encode(), 0)
+
+    def _end_leftover(self, previous: Holder | None) -> None:
+        """End the vendor CLI a killed holder left running (its line is still in the file:
+        a holder that lets go empties it)."""
+        if previous is None or previous.cli_pid is None or previous.pid == os.getpid():
+            return
+        started = process_start(previous.cli_pid)
+        if started is None or started != previous.cli_started:
+            return  # ended since, or its pid now names another process
+        self._notice(f"ending the vendor CLI (pid {previous.cli_pid}) that pid {previous.pid} "
+                     f"left running when it was killed ({previous.doing}): it would hold "
+                     "the vendor's single-instance lock")
+        end_groups([previous.cli_pid])
 
     def release(self) -> None:
         if self._fd is None:
@@ -254,6 +277,20 @@ def _open_owned(path: Path) -> int:
 def _read_holder(data: bytes) -> Holder | None:
     try:
         record = json.loads(data)
-        return Holder(int(record["pid"]), str(record["doing"]), float(record["since"]))
-    except (ValueError, TypeError, KeyError):
+        cli_pid, cli_started = record.get("cli_pid"), record.get("cli_started")
+        return Holder(int(record["pid"]), str(record["doing"]), float(record["since"]),
+                      int(cli_pid) if cli_pid is not None else None,
+                      int(cli_started) if cli_started is not None else None)
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22), or
+    None when there is no such process (or it is a zombie, already ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            fields = stat_file.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == b"Z" else int(fields[19])

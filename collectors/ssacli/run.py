@@ -9,6 +9,7 @@ import os
 import selectors
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
@@ -62,7 +63,10 @@ def vendor_env() -> dict[str, str]:
     return env
 
 
-def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> CliResult:
+def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
+             started: Callable[[int], None] | None = None) -> CliResult:
+    """Run ``command``; ``started`` is told the CLI's pid as soon as it runs (the host lock
+    records it, so that a CLI left behind by a killed caller can be found)."""
     argv = [*cli.argv, *command]
     process = subprocess.Popen(
         argv,
@@ -73,6 +77,8 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0) -> Cli
         start_new_session=True,  # its own process group, so a timeout ends all of it
     )
     try:
+        if started is not None:
+            started(process.pid)
         output = _read_capped(process, timeout_s, MAX_OUTPUT_BYTES)
     except subprocess.TimeoutExpired:
         end_groups([process.pid])

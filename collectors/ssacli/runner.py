@@ -91,7 +91,8 @@ class VendorRunner:
         text = shlex.join(command)
         deadline = time.monotonic() + self.lock.wait_s
         with self.hold():
-            self.lock.note(text)
+            console = self._session.pid if self._session and self._session.alive else None
+            self.lock.note(text, console)
             restarted = False
             for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
                 output = self._run_held(command, confirm=confirm)
@@ -186,6 +187,7 @@ class VendorRunner:
                 except SessionError:
                     self._close_session()
                     raise
+                self.lock.note("console", self._session.pid)
             try:
                 output = self._session.run(text, confirm=confirm)
             except SessionDied:
@@ -200,7 +202,8 @@ class VendorRunner:
     def _run_one_shot(self, command: list[str], *, confirm: bool) -> str:
         argv = [*command, "forced"] if confirm and "forced" not in command else command
         self.stats.process_starts += 1
-        result = run_once(self.cli, argv, timeout_s=self.timeout_s)
+        result = run_once(self.cli, argv, timeout_s=self.timeout_s,
+                          started=lambda pid: self.lock.note(shlex.join(command), pid))
         self.stats.commands += 1
         if result.returncode != 0 and find_error(result.output) is None:
             raise CliFailed(result.argv, result.returncode, result.output)
