@@ -62,6 +62,7 @@ app.add_typer(config, name="config")
 simulator = typer.Typer(help="The bundled Smart Array CLI simulator.", no_args_is_help=True)
 simulator.command("list")(simulate.list_scenarios)
 simulator.command("run")(simulate.run)
+simulator.command("reset")(simulate.reset)
 app.add_typer(simulator, name="simulate")
 
 

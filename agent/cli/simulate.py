@@ -1,4 +1,9 @@
-"""``smartarray-agent simulate list|run``: the bundled simulator from the agent's command."""
+"""``smartarray-agent simulate list|run|reset``: the bundled simulator from the agent's
+command.
+
+A simulated host keeps what changes did to it between commands, in its state directory:
+``$SMARTARRAY_SIM_STATE_DIR`` when set, else ``$XDG_RUNTIME_DIR/smartarray-sim/SCENARIO``,
+else ``/tmp/smartarray-sim-UID/SCENARIO``. ``simulate reset`` forgets it."""
 
 from __future__ import annotations
 
@@ -7,8 +12,11 @@ from typing import Annotated
 
 import typer
 
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.context import fail
 from smartarray_agent.collectors import simulator
 from smartarray_agent.collectors.simulator import cli as simulator_cli
+from smartarray_agent.collectors.simulator import state
 
 
 def list_scenarios() -> None:
@@ -33,3 +41,29 @@ def run(
     if state_dir is not None:
         argv += ["--state-dir", str(state_dir)]
     raise SystemExit(simulator_cli.main([*argv, *(words or [])]))
+
+
+def reset(scenario: Annotated[str | None, typer.Argument(
+        metavar="SCENARIO", help="A bundled scenario name or a scenario file (default: "
+                                 "every simulated host of yours).")] = None) -> None:
+    """Forget what changes did to a simulated host: its next command starts again from
+    the scenario file. A simulated host keeps its state between commands in
+    $SMARTARRAY_SIM_STATE_DIR, else $XDG_RUNTIME_DIR/smartarray-sim/SCENARIO, else
+    /tmp/smartarray-sim-UID/SCENARIO."""
+    if scenario is None:
+        directories = state.state_dirs()
+    else:
+        try:
+            directories = [state.default_state_dir(simulator.resolve_scenario(scenario).stem)]
+        except simulator.ScenarioError as error:
+            raise fail(str(error), exitcodes.BAD_INPUT) from None
+    done = False
+    for directory in directories:
+        try:
+            if state.reset(directory):
+                print(f"reset {directory}")
+                done = True
+        except state.SimulatorBusy as error:
+            raise fail(str(error), exitcodes.VENDOR_ERROR) from None
+    if not done:
+        print("nothing to reset")

@@ -1,8 +1,9 @@
 """Per-instance simulator state on disk, the single-instance lock, and the invocation log.
 
 A state directory holds ``state.json`` (the scenario as modified so far, created from the
-scenario file on first use and again when that file changes), ``state.lock`` (flock around
-every create and modify), ``instance.lock`` (held while a simulator process runs) and
+scenario file on first use and again when that file changes, and after a :func:`reset`),
+``state.lock`` (flock around every create, modify and reset), ``instance.lock`` (held while
+a simulator process runs) and
 ``invocations.jsonl``: one JSON object a line, ``event`` being ``start`` (id, pid, argv, mode),
 ``command`` (id, command) or ``end`` (id, pid, exit_code); every event also has ``monotonic``
 (CLOCK_MONOTONIC, comparable between processes) and ``wall`` (epoch seconds).
@@ -16,7 +17,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,51 @@ def private_directory(directory: Path) -> Path:
     return directory
 
 
+@contextmanager
+def _state_lock(directory: Path) -> Iterator[None]:
+    """The state lock: around every create, modify and reset of ``state.json``."""
+    with open(directory / "state.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class SimulatorBusy(RuntimeError):
+    """A simulator process of that host runs: its state is not reset under it."""
+
+
+def reset(directory: Path) -> bool:
+    """Forget what changes did to the simulated host in ``directory``: its next command
+    starts again from the scenario file. False when there was nothing to forget; raises
+    SimulatorBusy while one of its simulator processes runs (its instance lock is held)."""
+    state_file = directory / "state.json"
+    if not state_file.exists():
+        return False
+    instance = os.open(directory / "instance.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(instance, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SimulatorBusy(f"a simulator process of {directory} runs: not reset under "
+                                "it (let it finish, or end it)") from None
+        with _state_lock(directory):
+            state_file.unlink(missing_ok=True)
+    finally:
+        os.close(instance)  # and with it the instance lock
+    return True
+
+
+def state_dirs() -> list[Path]:
+    """Every simulated host's state directory of this user: ``$SMARTARRAY_SIM_STATE_DIR``
+    alone when it is set, else each scenario's under the runtime directory."""
+    if os.environ.get(STATE_DIR_ENV):
+        return [Path(os.environ[STATE_DIR_ENV])]
+    base = default_state_dir("x").parent
+    return sorted(entry for entry in base.iterdir() if entry.is_dir()) if base.is_dir() else []
+
+
 class StateStore:
     """The state directory of one simulated host."""
 
@@ -69,14 +115,8 @@ class StateStore:
     def log_file(self) -> Path:
         return self.directory / "invocations.jsonl"
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        with open(self.directory / "state.lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+    def _locked(self) -> AbstractContextManager[None]:
+        return _state_lock(self.directory)
 
     def load(self) -> tuple[Scenario, float]:
         """The current scenario state and the wall time it was created."""
