@@ -203,6 +203,25 @@ def test_web_config_in_toml_with_the_same_keys(tmp_path):
     assert load_web_config(path).tls is not None
 
 
+def test_a_web_config_handed_over_by_load_credential_finds_its_files_there(tmp_path,
+                                                                           monkeypatch):
+    """serve's user cannot read root's key: the unit hands it web.yml, the certificate and
+    the key with LoadCredential= under their own names, and web.yml still names the paths
+    under /etc that the root daemon reads."""
+    etc, credentials = tmp_path / "etc", tmp_path / "credentials"
+    etc.mkdir()
+    credentials.mkdir()
+    tls_files(credentials)
+    text = f"tls_server_config:\n  cert_file: {etc}/server.crt\n  key_file: {etc}/server.key\n"
+    handed = write_secret(credentials / "web.yml", text)
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    assert load_web_config(handed).tls is not None
+    # Outside the credentials directory the names mean what they say.
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY")
+    [problem] = web_problems(handed)
+    assert problem.startswith(f"{handed}:2: tls_server_config.cert_file: cannot use it: ")
+
+
 def test_web_config_problems(tmp_path):
     path = write(tmp_path, "web.yml", """\
 tls_server_config:

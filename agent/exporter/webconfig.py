@@ -94,13 +94,13 @@ def load_web_config(path: Path) -> WebSecurity:
     config = validate(document, WebConfig)
     tls = None
     if config.tls_server_config is not None:
-        _refuse_untrusted(document, config.tls_server_config, path.parent)
-        key = path.parent / config.tls_server_config.key_file
-        if (problem := secret_problem(key)) is not None:
+        files = _named_files(config.tls_server_config, path.parent)
+        _refuse_untrusted(document, files)
+        if (problem := secret_problem(files["key_file"])) is not None:
             raise ConfigError([document.problem(("tls_server_config", "key_file"),
                                                 f"refused: {problem}")])
         try:
-            tls = _tls_context(config.tls_server_config, path.parent)
+            tls = _tls_context(config.tls_server_config, files)
         except (OSError, ssl.SSLError, ValueError) as error:
             location = ("tls_server_config", "cert_file")
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
@@ -108,23 +108,33 @@ def load_web_config(path: Path) -> WebSecurity:
     return WebSecurity(tls=tls, auth=auth)
 
 
-def _refuse_untrusted(document: Document, tls: TlsServerConfig, base: Path) -> None:
+def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
+    """The files the TLS settings name, relative to the web config's directory ``base``. A web
+    config handed over by systemd (``LoadCredential=``) finds each one among the credentials
+    under its own name: the unprivileged ``serve`` cannot read root's key where it lies."""
+    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+    handed = credentials is not None and base == Path(credentials)
+    named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
+             "client_ca_file": tls.client_ca_file}
+    return {key: base / name.name if handed and (base / name.name).is_file() else base / name
+            for key, name in named.items() if name is not None}
+
+
+def _refuse_untrusted(document: Document, files: dict[str, Path]) -> None:
     """As root, the key and certificates must be out of other users' reach too."""
     if os.geteuid() != 0:
         return
-    named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
-             "client_ca_file": tls.client_ca_file}
-    refuse_untrusted(document, [(("tls_server_config", key), None if file is None else base / file)
-                                for key, file in named.items()])
+    refuse_untrusted(document, [(("tls_server_config", key), file)
+                                for key, file in files.items()])
 
 
-def _tls_context(tls: TlsServerConfig, base: Path) -> ssl.SSLContext:
+def _tls_context(tls: TlsServerConfig, files: dict[str, Path]) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = _VERSIONS[tls.min_version]
     context.maximum_version = _VERSIONS[tls.max_version]
-    context.load_cert_chain(base / tls.cert_file, base / tls.key_file)
-    if tls.client_ca_file is not None:
-        context.load_verify_locations(cafile=base / tls.client_ca_file)
+    context.load_cert_chain(files["cert_file"], files["key_file"])
+    if "client_ca_file" in files:
+        context.load_verify_locations(cafile=files["client_ca_file"])
     elif tls.client_auth_type != "NoClientCert":
         raise ValueError(f"client_auth_type {tls.client_auth_type} needs client_ca_file")
     context.verify_mode = _CLIENT_AUTH[tls.client_auth_type]
