@@ -337,5 +337,5 @@ def test_the_collection_builds(tmp_path):
     assert info["license"] == ["Apache-2.0"]
     for name in ("plugins/modules/cache.py", "plugins/modules/facts.py",
                  "plugins/module_utils/agent.py", "meta/runtime.yml", "LICENSE", "README.md",
-                 "roles/agent/tasks/main.yml"):
+                 "roles/smartarray_agent/tasks/main.yml"):
         assert name in names

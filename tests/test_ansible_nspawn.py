@@ -1,7 +1,9 @@
-"""The role smartarray.agent.agent applied twice to a booted Debian 12 container: the .deb
-built from this checkout installed by apt, config.toml and the web config written, the
-daemon enabled and running, /metrics answering with basic auth, a file_sd target on the
-controller; the second run changes nothing.
+"""The role smartarray.agent.smartarray_agent applied twice to a booted Debian 12 container:
+the .deb built from this checkout installed by apt, config.toml and the web config written, the
+daemon enabled and running and publishing its page as the package sets it up, the
+unprivileged smartarray-agent-serve answering /metrics over TLS with basic auth (root's key
+handed to it by LoadCredential=), a file_sd target on the controller; the second run
+changes nothing.
 
 Ansible reaches the container through its interpreter: a wrapper that runs the container's
 python3.11 in the container's namespaces (nsenter), with pipelining, and a temporary
@@ -43,16 +45,19 @@ PLAY = """\
 - hosts: debian12
   gather_facts: false
   roles:
-    - smartarray.agent.agent
+    - smartarray.agent.smartarray_agent
 """
 
-# /metrics from inside the container (its network is private), with basic auth.
+# /metrics from inside the container (its network is private), over TLS with basic auth.
 FETCH = """\
-import sys, urllib.request
-request = urllib.request.Request("http://127.0.0.1:9712/metrics",
+import ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[2])
+request = urllib.request.Request("https://127.0.0.1:9712/metrics",
                                  headers={"Authorization": "Basic " + sys.argv[1]})
-print(urllib.request.urlopen(request, timeout=5).read().decode())
+print(urllib.request.urlopen(request, timeout=5, context=context).read().decode())
 """
+TLS = REPO / "tests" / "tls"
+CERT, KEY = "/etc/ssl/certs/smartarray-test.crt", "/etc/ssl/private/smartarray-test.key"
 
 
 def wait_for(condition, timeout: float, what: str):
@@ -198,28 +203,46 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
     hashed = bcrypt.hashpw(b"scrape-secret", bcrypt.gensalt(rounds=4)).decode()
     file_sd = tmp_path / "file_sd"
     file_sd.mkdir()
+    # The certificate and root's key, already on the host as the role expects them.
+    for source, target, mode in ((TLS / "server.crt", CERT, "0644"),
+                                 (TLS / "server.key", KEY, "0600")):
+        shutil.copyfile(source, container.shared / source.name)
+        placed = container.run("install", "-D", "-m", mode, "-o", "root", "-g", "root",
+                               str(container.shared / source.name), target)
+        assert placed.returncode == 0, placed.stderr
     apply_twice(role_runner(tmp_path, container, {
         "smartarray_agent_package_path": str(deb),
         "smartarray_agent_simulate": "gen9-battery",
+        "smartarray_agent_tls_cert_file": CERT,
+        "smartarray_agent_tls_key_file": KEY,
         "smartarray_agent_basic_auth_users": {"prometheus": hashed},
         "smartarray_agent_file_sd_dir": str(file_sd),
     }))
 
     assert unit_state(container, "smartarray-agent.service") == ("active", "enabled")
+    assert unit_state(container, "smartarray-agent-serve.service") == ("active", "enabled")
     assert unit_state(container, "smartarray-agent-textfile.timer")[1] != "enabled"
+    # The root daemon listens on nothing: the one listener is serve's dynamic user.
+    listener = container.run("python3.11", "-c", "import socket; socket.create_server("
+                             "('127.0.0.1', 9712)).close()")
+    assert "Address already in use" in listener.stderr
+    serving = container.run("systemctl", "show", "-p", "MainPID", "--value",
+                            "smartarray-agent-serve.service").stdout.strip()
+    owner = container.run("stat", "-c", "%u", f"/proc/{serving}").stdout.strip()
+    assert owner not in ("", "0"), (serving, owner)
     checked = container.run("/opt/smartarray-agent/bin/smartarray-agent", "config", "check",
                             "/etc/smartarray-agent/config.toml")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     auth = base64.b64encode(b"prometheus:scrape-secret").decode()
 
     def metrics() -> str:
-        answer = container.run("/usr/bin/python3.11", "-c", FETCH, auth)
+        answer = container.run("/usr/bin/python3.11", "-c", FETCH, auth, CERT)
         return answer.stdout if "smartarray_controller_info{" in answer.stdout else ""
 
     body = wait_for(metrics, 60, "/metrics with the simulated controller")
     assert 'model="Smart Array P440ar"' in body
     refused = container.run("/usr/bin/python3.11", "-c", FETCH,
-                            base64.b64encode(b"prometheus:wrong").decode())
+                            base64.b64encode(b"prometheus:wrong").decode(), CERT)
     assert refused.returncode != 0 and "401" in refused.stderr
     targets = json.loads((file_sd / "debian12.json").read_text())
     assert targets == [{"targets": ["debian12:9712"], "labels": {}}]
@@ -236,6 +259,7 @@ def test_the_role_in_textfile_mode_on_a_booted_debian_12(tmp_path, container, de
     }))
 
     assert unit_state(container, "smartarray-agent.service") == ("inactive", "disabled")
+    assert unit_state(container, "smartarray-agent-serve.service") == ("inactive", "disabled")
     assert unit_state(container, "smartarray-agent-textfile.timer") == ("active", "enabled")
     assert not (tmp_path / "debian12.json").exists()  # no listener, no scrape target
     # One run of the service the timer starts writes the metrics where the role said.

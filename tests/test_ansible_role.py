@@ -1,4 +1,4 @@
-"""The role smartarray.agent.agent applied to localhost with its files under a temporary
+"""The role smartarray.agent.smartarray_agent applied to localhost with its files under a temporary
 root: check mode writes nothing, the first run writes every file, the second changes
 nothing. Packages and units are left out here (smartarray_agent_install and
 smartarray_agent_manage_services false); a booted container would be needed for them."""
@@ -31,7 +31,7 @@ PLAY = """\
   connection: local
   gather_facts: false
   roles:
-    - smartarray.agent.agent
+    - smartarray.agent.smartarray_agent
 """
 
 
@@ -82,7 +82,8 @@ def test_the_role_writes_a_checked_config_then_changes_nothing(tmp_path):
     etc = root / "etc"
     config = tomllib.loads((etc / "config.toml").read_text())
     assert config["web"] == {"listen_address": "0.0.0.0:9712",
-                             "config_file": str(etc / "web.yml")}
+                             "config_file": str(etc / "web.yml"),
+                             "publish_dir": "/run/smartarray-agent-metrics"}
     assert config["policy"]["battery_threshold_percent"] == 85.0
     assert config["redfish"]["credentials_file"] == str(etc / "ilo-credentials.toml")
     checked = subprocess.run([str(BIN / "smartarray-agent"), "config", "check",

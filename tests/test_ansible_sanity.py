@@ -67,9 +67,9 @@ def test_ansible_doc_reads_the_module_documentation(tmp_path, module):
 
 def test_ansible_doc_reads_the_role_argument_spec(tmp_path):
     result = subprocess.run(
-        [str(BIN / "ansible-doc"), "--json", "-t", "role", "smartarray.agent.agent"],
+        [str(BIN / "ansible-doc"), "--json", "-t", "role", "smartarray.agent.smartarray_agent"],
         capture_output=True, text=True, env=ansible_env(tmp_path), timeout=120)
     assert result.returncode == 0, result.stderr
-    options = json.loads(result.stdout)["smartarray.agent.agent"]["entry_points"]["main"][
-        "options"]
+    role = json.loads(result.stdout)["smartarray.agent.smartarray_agent"]
+    options = role["entry_points"]["main"]["options"]
     assert options["smartarray_agent_mode"]["choices"] == ["service", "textfile"]

@@ -54,7 +54,8 @@ def find_executable(module: AnsibleModule) -> str:
     if os.access(PACKAGED_EXECUTABLE, os.X_OK):
         return PACKAGED_EXECUTABLE
     module.fail_json(msg="smartarray-agent is neither on PATH nor at "
-                         f"{PACKAGED_EXECUTABLE}: install it (role smartarray.agent.agent) "
+                         f"{PACKAGED_EXECUTABLE}: install it (role "
+                         "smartarray.agent.smartarray_agent) "
                          "or set executable")
     raise AssertionError("fail_json exits")  # for type checkers
 

@@ -27,7 +27,8 @@ description:
 author:
   - smartarray-agent contributors (@smartarray-agent)
 requirements:
-  - smartarray-agent on the managed host (the role P(smartarray.agent.agent#role) installs it)
+  - smartarray-agent on the managed host (the role
+    P(smartarray.agent.smartarray_agent#role) installs it)
 options:
   slot:
     description:
