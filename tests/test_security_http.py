@@ -16,7 +16,13 @@ from collections.abc import Iterator
 import bcrypt
 import pytest
 
-from smartarray_agent.exporter.auth import FAILURE_FLOOR_S, AttemptLimiter, BasicAuth
+from smartarray_agent.exporter.auth import (
+    FAILURE_FLOOR_S,
+    AttemptLimiter,
+    BasicAuth,
+    client_key,
+    credentials,
+)
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
@@ -166,6 +172,11 @@ def test_every_failed_login_takes_the_same_time_whatever_the_user(secured):
 
 
 def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured):
+    burst = AttemptLimiter().burst
+    assert [get(secured, basic("cheap", "wrong"), "127.0.3.1")[0] for _ in range(burst)] \
+        == [401] * burst
+    status, took, headers = get(secured, basic("cheap", "wrong"), "127.0.3.1")
+    assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
     good = basic("costly", "s3cret")
     assert get(secured, good)[0] == 200  # verified once, then remembered
     quiet = []
@@ -201,24 +212,96 @@ def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured
     baseline = statistics.median(quiet)
     assert statistics.median(scrapes) < max(3 * baseline, baseline + 0.05), (quiet, scrapes)
     assert max(scrapes) < 0.5, scrapes
-    # each client gets a few checks, then one per 5 s at most; beyond 8 queued checks in
-    # all, everyone gets 429 at once
+    # each client gets a few checks, then one per 5 s at most; all of them together get a
+    # shared budget, then 429
     assert all(set(seen) <= {401, 429} for seen in statuses.values())
     assert any(429 in seen for seen in statuses.values())
     assert all(seen.count(401) <= AttemptLimiter().burst + 2 for seen in statuses.values())
     assert sum(seen.count(401) for seen in statuses.values()) >= 8
-    burst = AttemptLimiter().burst
-    assert [get(secured, basic("cheap", "wrong"), "127.0.3.1")[0] for _ in range(burst)] \
-        == [401] * burst
+    # the attackers, never logged in, have spent the budget they share: a new one is refused
     status, took, headers = get(secured, basic("cheap", "wrong"), "127.0.3.1")
     assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
 
 
 def test_the_attempt_limiter_refills_and_gives_back_on_success():
-    limiter = AttemptLimiter(burst=2, every_s=10)
+    limiter = AttemptLimiter(burst=2, every_s=10, total_burst=100)
     assert limiter.take("a", 0) is None and limiter.take("a", 0) is None
     assert limiter.take("a", 1) == pytest.approx(9)
     assert limiter.take("b", 1) is None  # another client has its own bucket
     assert limiter.take("a", 10) is None  # one token back after 10 s
     limiter.give_back("a", 10)
     assert limiter.take("a", 10) is None
+
+
+def test_a_reload_keeps_the_logins_it_had_verified(secured, users):
+    good = basic("costly", "s3cret")
+    assert get(secured, good)[0] == 200
+    secured.security = WebSecurity(auth=BasicAuth(users))  # what a reload does
+    given = credentials(good["Authorization"])
+    assert given is not None and secured.security.auth is not None
+    assert secured.security.auth.remembered(given)
+    # A hash changed by the reload: the old password is no longer remembered.
+    changed = dict(users, costly=bcrypt.hashpw(b"n3w", bcrypt.gensalt(4)).decode())
+    secured.security = WebSecurity(auth=BasicAuth(changed))
+    assert not secured.security.auth.remembered(given)
+    assert get(secured, good)[0] == 401
+
+
+def test_attackers_rotating_addresses_cost_themselves_not_the_scraper(secured, users):
+    """Issue 31 finding 3: one attempt per source address got 13.7 bcrypt checks a second
+    past the per-address limit, and the queue cap then refused the real scraper too."""
+    good = basic("costly", "s3cret")
+    assert get(secured, good)[0] == 200
+    secured.security = WebSecurity(auth=BasicAuth(users))  # a reload during the attack
+    addresses = (f"127.{4 + n // 250}.{n % 250}.{1 + n // 62500}" for n in range(10**6))
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def attacker(stop: threading.Event) -> None:
+        while not stop.is_set():
+            with lock:
+                source = next(addresses)
+            status = get(secured, basic("costly", "wrong"), source)[0]
+            statuses.append(status)
+            if status == 429:
+                stop.wait(0.05)
+
+    stop = threading.Event()
+    attackers = [threading.Thread(target=attacker, args=(stop,)) for _ in range(20)]
+    started = time.monotonic()
+    for thread in attackers:
+        thread.start()
+    try:
+        scrapes = []
+        for _ in range(20):
+            scrapes.append(get(secured, good)[0])
+            time.sleep(0.1)
+        # A scraper whose login is not remembered yet, from an address that logged in
+        # before (a password rotated on the scraper and here), is not refused either.
+        rotated = dict(users, costly=bcrypt.hashpw(b"rotated", bcrypt.gensalt(4)).decode())
+        secured.security = WebSecurity(auth=BasicAuth(rotated))
+        scrapes.append(get(secured, basic("costly", "rotated"))[0])
+    finally:
+        stop.set()
+        for thread in attackers:
+            thread.join(30)
+    took = time.monotonic() - started
+    assert scrapes == [200] * len(scrapes)
+    checked = statuses.count(401)  # each 401 was one bcrypt check
+    limiter = AttemptLimiter()
+    assert checked <= limiter.total_burst + took / limiter.total_every_s + 2, (checked, took)
+    assert statuses.count(429) > checked
+
+
+def test_clients_that_never_logged_in_share_one_budget_and_a_known_client_keeps_its_own():
+    limiter = AttemptLimiter(burst=5, every_s=5, total_burst=3, total_every_s=1)
+    assert [limiter.take(f"10.0.0.{n}", 0) for n in range(4)] == [None, None, None, 1.0]
+    limiter.give_back("10.0.0.1", 0)  # a success: known, and its shared token back
+    assert limiter.known("10.0.0.1")
+    assert limiter.take("10.0.0.9", 0) is None  # the token given back
+    assert limiter.take("10.0.0.8", 0.5) == pytest.approx(0.5)
+    assert [limiter.take("10.0.0.1", 0.5) for _ in range(6)] == [None] * 5 + [pytest.approx(5)]
+    # IPv6 clients count by /64; an IPv4-mapped address as the IPv4 address.
+    assert client_key("2001:db8:1:2::7") == client_key("2001:db8:1:2:ffff::1") \
+        == "2001:db8:1:2::/64"
+    assert client_key("::ffff:10.0.0.1") == "10.0.0.1"

@@ -9,7 +9,10 @@
   answered no sooner than :attr:`BasicAuth.failure_floor_s` after it arrived: a wrong user
   and a wrong password of any user take the same time, so names cannot be told apart.
 - :class:`AttemptLimiter` gives each client a few unverified attempts, then one every few
-  seconds; beyond that the endpoint answers 429 without running bcrypt.
+  seconds, and all clients that never logged in a shared budget on top: rotating source
+  addresses buys an attacker nothing. Beyond that the endpoint answers 429 without running
+  bcrypt. A client that logged in before is held only to its own bucket.
+- A reload keeps the verified logins whose user and hash it keeps (:meth:`BasicAuth.adopt`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import ipaddress
 import threading
 import time
 from dataclasses import dataclass
@@ -66,6 +70,15 @@ class BasicAuth:
         seen when a configured cost takes longer."""
         return max(FAILURE_FLOOR_S, self._slowest_s)
 
+    def adopt(self, previous: BasicAuth) -> None:
+        """Keep the logins ``previous`` verified (on reload). Safe whatever changed: a
+        remembered digest covers the user's hash, so a changed or removed user's old
+        password matches nothing here."""
+        with previous._lock:
+            verified = set(previous._verified)
+        with self._lock:
+            self._verified |= verified
+
     def remembered(self, given: Credentials) -> bool:
         """True when these credentials were verified before: no bcrypt needed."""
         with self._lock:
@@ -97,35 +110,96 @@ class BasicAuth:
         return hashlib.sha256(b"\0".join((given.user.encode(), given.password, hashed))).digest()
 
 
-class AttemptLimiter:
-    """Per client, a bucket of ``burst`` unverified attempts refilled one every ``every_s``
-    seconds. An attempt takes a token before bcrypt runs and a success gives it back, so a
-    client that keeps failing is held to one check per ``every_s`` while good credentials
-    never run out. At most ``clients`` addresses are tracked (the oldest entries go first)."""
+def client_key(address: str) -> str:
+    """Whom the limiter counts: the address, or its /64 for IPv6 (one host's share)."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
 
-    def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096) -> None:
+
+class _Bucket:
+    """``burst`` tokens, refilled one every ``every_s`` seconds."""
+
+    def __init__(self, burst: int, every_s: float, now: float) -> None:
+        self.burst, self.every_s = burst, every_s
+        self.tokens, self.at = float(burst), now
+
+    def level(self, now: float) -> float:
+        return min(self.burst, self.tokens + (now - self.at) / self.every_s)
+
+    def take(self, now: float) -> float | None:
+        """None when a token was taken, else the seconds until the next."""
+        tokens = self.level(now)
+        if tokens < 1:
+            return (1 - tokens) * self.every_s
+        self.tokens, self.at = tokens - 1, now
+        return None
+
+    def give_back(self, now: float) -> None:
+        self.tokens, self.at = min(self.burst, self.level(now) + 1), now
+
+
+class AttemptLimiter:
+    """Per client (:func:`client_key`), a bucket of ``burst`` unverified attempts refilled one
+    every ``every_s`` seconds; and for all clients that never logged in, one shared bucket of
+    ``total_burst`` refilled one every ``total_every_s``. An attempt takes its tokens before
+    bcrypt runs and a success gives them back and marks the client as known, so an attacker
+    gets at most one check per ``total_every_s`` however many addresses it has, while a known
+    client (the scraper) is held only to its own bucket. At most ``clients`` buckets and as
+    many known clients are kept (the oldest go first)."""
+
+    def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096,
+                 total_burst: int = 8, total_every_s: float = 1.0) -> None:
         self.burst = burst
         self.every_s = every_s
         self.clients = clients
-        self._buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, at)
+        self.total_burst = total_burst
+        self.total_every_s = total_every_s
+        self._buckets: dict[str, _Bucket] = {}
+        self._known: dict[str, None] = {}
+        self._total: _Bucket | None = None
+
+    def known(self, client: str) -> bool:
+        """Whether ``client`` logged in before."""
+        return client_key(client) in self._known
 
     def take(self, client: str, now: float) -> float | None:
         """Take a token: None when there was one, else the seconds until the next."""
-        tokens = self._tokens(client, now)
-        if tokens < 1:
-            return (1 - tokens) * self.every_s
-        if client not in self._buckets and len(self._buckets) >= self.clients:
+        key = client_key(client)
+        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s, now)
+        if bucket.level(now) < 1:
+            return bucket.take(now)
+        if key not in self._known:
+            shared = self._shared(now)
+            if (wait := shared.take(now)) is not None:
+                return wait
+        bucket.take(now)
+        if key not in self._buckets and len(self._buckets) >= self.clients:
             self._buckets.pop(next(iter(self._buckets)))
-        self._buckets[client] = (tokens - 1, now)
+        self._buckets[key] = bucket
         return None
 
     def give_back(self, client: str, now: float) -> None:
-        tokens = self._tokens(client, now) + 1
-        if tokens >= self.burst:
-            self._buckets.pop(client, None)
-        else:
-            self._buckets[client] = (tokens, now)
+        """A success: the client's token back, and the client known from now on."""
+        key = client_key(client)
+        if (bucket := self._buckets.get(key)) is not None:
+            bucket.give_back(now)
+            if bucket.level(now) >= self.burst:
+                del self._buckets[key]
+        if key not in self._known:
+            self._shared(now).give_back(now)
+            if len(self._known) >= self.clients:
+                self._known.pop(next(iter(self._known)))
+        self._known.pop(key, None)
+        self._known[key] = None
 
-    def _tokens(self, client: str, now: float) -> float:
-        tokens, at = self._buckets.get(client, (self.burst, now))
-        return min(self.burst, tokens + (now - at) / self.every_s)
+    def _shared(self, now: float) -> _Bucket:
+        if self._total is None:
+            self._total = _Bucket(self.total_burst, self.total_every_s, now)
+        return self._total

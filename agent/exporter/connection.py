@@ -249,7 +249,8 @@ class HttpConnection:
         auth = server.security.auth
         assert auth is not None
         wait = server.limiter.take(self.peer, time.monotonic())
-        if wait is None and server.pending_checks >= MAX_PENDING_CHECKS:
+        if (wait is None and server.pending_checks >= MAX_PENDING_CHECKS
+                and not server.limiter.known(self.peer)):
             server.limiter.give_back(self.peer, time.monotonic())
             wait = 1.0
         if wait is not None:

@@ -73,7 +73,7 @@ class ExporterServer:
         ``body(compressed)`` is the exposition, or None for a 503 (``serve`` with nothing
         recent published)."""
         self.body = body
-        self.security = security  # replaced on reload; read for every new request
+        self._security = security
         self.max_connections = max_connections or connection_cap()
         self.page = _PAGE.format(version=version("smartarray-agent")).encode()
         family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
@@ -121,6 +121,19 @@ class ExporterServer:
     @property
     def connections(self) -> int:
         return len(self._fresh) + len(self._kept)
+
+    @property
+    def security(self) -> WebSecurity:
+        """TLS and basic auth, read for every new connection and request."""
+        return self._security
+
+    @security.setter
+    def security(self, security: WebSecurity) -> None:
+        """A reload's: the logins verified so far stay remembered where the user's hash did
+        not change."""
+        if security.auth is not None and self._security.auth is not None:
+            security.auth.adopt(self._security.auth)
+        self._security = security
 
     def start(self) -> None:
         self._listen(True)
