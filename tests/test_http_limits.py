@@ -226,3 +226,22 @@ def test_a_reload_that_turns_tls_off_applies_to_a_connection_that_sent_nothing_y
             assert read_answer(sock).endswith(BODY)
     finally:
         running.stop()
+
+
+@pytest.mark.parametrize("unit", ["smartarray-agent.service", "smartarray-agent-serve.service"])
+def test_the_units_file_limit_leaves_the_whole_connection_cap_and_the_docs_say_so(unit,
+                                                                                 monkeypatch):
+    """Issue 31 finding 7: 2,000 concurrent scrapes got 512 answers and 1,488 closes; the cap,
+    the unit's LimitNOFILE and docs/privileges.md must tell the same story."""
+    from smartarray_agent.exporter.http import FD_RESERVE, MAX_CONNECTIONS, connection_cap
+
+    text = (Path(__file__).parents[1] / "systemd" / unit).read_text()
+    [limit] = [int(line.split("=", 1)[1]) for line in text.splitlines()
+               if line.startswith("LimitNOFILE=")]
+    monkeypatch.setattr("resource.getrlimit", lambda which: (limit, limit))
+    assert connection_cap() == MAX_CONNECTIONS
+    assert limit >= MAX_CONNECTIONS + FD_RESERVE
+    docs = " ".join((Path(__file__).parents[1] / "docs" / "privileges.md").read_text().split())
+    for figure in (f"LimitNOFILE={limit}", f"{MAX_CONNECTIONS} connections",
+                   f"{FD_RESERVE} descriptors", f"{limit - FD_RESERVE}"):
+        assert figure in docs, figure
