@@ -1,8 +1,9 @@
 """packaging/nspawn/privileges.sh under pytest: the .deb booted under a real systemd with the
 root daemon publishing and smartarray-agent-serve.service answering; from inside each unit
 (the root textfile run's included) systemd-run is refused and /etc/shadow and the SSH host
-keys cannot be read (see the script's header). Shares test.sh's cached Debian root. Marked
-``nspawn``: ``-m "not nspawn"`` leaves it out."""
+keys cannot be read, and what the agent runs in the root units cannot signal PID 1, which
+their sandbox alone allows (issue 31 finding 2; see the script's header). Shares test.sh's
+cached Debian root. Marked ``nspawn``: ``-m "not nspawn"`` leaves it out."""
 
 from __future__ import annotations
 
@@ -20,5 +21,8 @@ def test_privilege_separation_under_a_real_systemd():
                   "3 ok: inside smartarray-agent.service systemd-run is refused",
                   "3 ok: inside smartarray-agent-serve.service systemd-run is refused",
                   "3 ok: inside smartarray-agent-textfile.service systemd-run is refused",
+                  "4 ok: inside smartarray-agent.service the agent's child may not signal PID 1",
+                  "4 ok: inside smartarray-agent-textfile.service the agent's child may not "
+                  "signal PID 1",
                   "PASS in"):
         assert check in output, check

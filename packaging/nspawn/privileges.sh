@@ -10,6 +10,9 @@
 #      refused and /etc/shadow and /etc/ssh cannot be read, while the same probe outside any
 #      sandbox can do all three (so the probe can tell); the root textfile unit is started
 #      once for its probe too,
+#   4. PID 1 is out of reach of what the agent runs: root may signal PID 1 (SIGRTMIN+4 powers
+#      the host off), and the units' sandbox alone does not stop it (the ExecStartPre probe
+#      may); a vendor CLI stand-in started by the agent in each root unit may not,
 # and print the live `systemd-analyze security` exposure of the three units.
 #
 #   sudo packaging/nspawn/privileges.sh [DEB]
@@ -60,8 +63,20 @@ if head -c 1 /etc/shadow >/dev/null 2>&1; then r=READABLE; else r=unreadable; fi
 echo "PROBE /etc/shadow: $r"
 if head -c 1 /etc/ssh/ssh_host_ed25519_key >/dev/null 2>&1; then r=READABLE; else r=unreadable; fi
 echo "PROBE /etc/ssh: $r"
+if kill -0 1 2>/dev/null; then r=ALLOWED; else r=refused; fi
+echo "PROBE kill PID 1: $r"
 SH
 chmod 0755 "$root/usr/local/sbin/smartarray-probe"
+# A vendor CLI stand-in: code the agent runs, as a parser bug's payload would be. Signal 0
+# asks the kernel the same permission question as SIGRTMIN+4, without the power-off.
+cat > "$root/usr/local/sbin/ssacli-init-probe" <<'SH'
+#!/bin/sh
+if kill -0 1 2>/dev/null; then r=ALLOWED; else r=refused; fi
+logger -t smartarray-init-probe "PROBE kill PID 1 from the agent's child: $r"
+echo "Error: this probe is not a controller."
+exit 1
+SH
+chmod 0755 "$root/usr/local/sbin/ssacli-init-probe"
 # The textfile unit runs only where node_exporter's directory is.
 install -d -m 0755 "$root/var/lib/prometheus/node-exporter"
 probed="smartarray-agent.service smartarray-agent-serve.service smartarray-agent-textfile.service"
@@ -116,7 +131,7 @@ say "2 ok: serve runs as uid $uid with no capability; the root daemon listens on
 in_ct systemctl start smartarray-agent-textfile.service \
     || { journal smartarray-agent-textfile.service | tail -n 30; fail "the textfile run failed"; }
 control=$(in_ct systemd-run --wait --pipe --quiet /usr/local/sbin/smartarray-probe)
-for line in "systemd-run: ALLOWED" "/etc/shadow: READABLE" "/etc/ssh: READABLE"; do
+for line in "systemd-run: ALLOWED" "/etc/shadow: READABLE" "/etc/ssh: READABLE" "kill PID 1: ALLOWED"; do
     grep -q "PROBE $line" <<<"$control" || fail "the unconfined probe did not get '$line': $control"
 done
 for unit in $probed; do
@@ -125,6 +140,29 @@ for unit in $probed; do
         grep -q "PROBE $line" <<<"$probes" || fail "inside $unit: expected '$line', got: $probes"
     done
     say "3 ok: inside $unit systemd-run is refused, /etc/shadow and /etc/ssh unreadable (unconfined: all three allowed)"
+done
+
+# 4. the same units, each running the agent with the stand-in as its vendor CLI
+for unit in smartarray-agent.service smartarray-agent-textfile.service; do
+    journal "$unit" | grep -q '^PROBE kill PID 1: ALLOWED' \
+        || fail "inside $unit the sandbox alone refused kill -0 1: the probe cannot tell"
+    start=$(in_ct systemctl show -p ExecStart --value "$unit" | sed -n 's/.*argv\[\]=\([^;]*\) ;.*/\1/p')
+    printf '[Service]\nExecStart=\nExecStart=%s --cli /usr/local/sbin/ssacli-init-probe\n' "$start" \
+        > "$root/etc/systemd/system/$unit.d/cli-probe.conf"
+done
+in_ct systemctl daemon-reload
+in_ct systemctl restart smartarray-agent.service
+in_ct systemctl start smartarray-agent-textfile.service || true  # the stand-in fails the run
+for unit in smartarray-agent.service smartarray-agent-textfile.service; do
+    probe=""
+    for _ in $(seq 60); do
+        probe=$(journal "$unit" | grep "^PROBE kill PID 1 from the agent's child" || true)
+        [ -n "$probe" ] && break
+        sleep 0.5
+    done
+    grep -q "refused" <<<"$probe" \
+        || { journal "$unit" | tail -n 20; fail "inside $unit the agent's child may signal PID 1: $probe"; }
+    say "4 ok: inside $unit the agent's child may not signal PID 1 (the unit's sandbox alone may)"
 done
 
 for unit in $probed; do

@@ -1,0 +1,42 @@
+"""Keep PID 1 out of reach of this process and of everything it starts.
+
+The units run the agent as root because the vendor CLI insists on it, and root may signal
+PID 1 (SIGRTMIN+4 powers the host off, SIGRTMIN+5 reboots it). systemd's
+``SystemCallFilter=`` cannot look at a call's arguments, and the agent must signal its own
+CLI processes, so the agent itself installs a seccomp filter (libseccomp, through pyseccomp)
+when it starts as root. These then fail with EPERM:
+
+- ``kill``, ``tkill``, ``tgkill``, ``rt_sigqueueinfo``, ``rt_tgsigqueueinfo`` aimed at PID 1;
+- ``kill(-1, ...)``: every process at once, which is also ``killpg(1, ...)``, PID 1's group;
+- ``pidfd_open(1)``, and ``pidfd_send_signal`` altogether: a ``/proc/1`` directory opened
+  with ``open()`` is a pidfd too, and the agent never uses one.
+
+A filter cannot be removed, and every child inherits it: the vendor CLI runs under it too.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+
+log = logging.getLogger(__name__)
+
+_LOW_32_BITS = 0xFFFFFFFF  # pid_t is 32 bits; the register's upper half is not defined
+_AIMED_AT_PID_1 = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                   "pidfd_open")
+
+
+def keep_away_from_init() -> None:
+    """Install the filter for this process and its future children (all threads).
+    OSError or RuntimeError (libseccomp missing) when it cannot be installed."""
+    import pyseccomp  # loads libseccomp: only the processes that confine themselves pay it
+
+    refuse = pyseccomp.ERRNO(errno.EPERM)
+    rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    rules.set_attr(pyseccomp.Attr.CTL_TSYNC, 1)
+    for call in _AIMED_AT_PID_1:
+        rules.add_rule(refuse, call, pyseccomp.Arg(0, pyseccomp.MASKED_EQ, _LOW_32_BITS, 1))
+    rules.add_rule(refuse, "kill",
+                   pyseccomp.Arg(0, pyseccomp.MASKED_EQ, _LOW_32_BITS, _LOW_32_BITS))
+    rules.add_rule(refuse, "pidfd_send_signal")
+    rules.load()

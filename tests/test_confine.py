@@ -1,0 +1,67 @@
+"""As root, the agent and what it starts cannot signal PID 1 (issue 31 finding 2): a vendor
+CLI stand-in run by `status` is refused what the same script run directly may do. Needs
+root, where the question arises at all (as another user the kernel refuses anyway)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root may "
+                                "signal PID 1 in the first place")
+
+AGENT = Path(sys.executable).with_name("smartarray-agent")
+# What a payload would try; signal 0 asks the kernel the same question as SIGRTMIN+4.
+PROBE = """\
+#!/bin/sh
+for target in 1 -1; do
+    if kill -0 "$target" 2>/dev/null; then echo "$target ALLOWED"; else echo "$target refused"; fi
+done > "$(dirname "$0")/verdict"
+echo "Error: this probe is not a controller."
+exit 1
+"""
+
+
+def probe(tmp_path: Path) -> Path:
+    script = tmp_path / "ssacli"
+    script.write_text(PROBE)
+    script.chmod(0o755)
+    return script
+
+
+def test_a_cli_started_by_the_agent_as_root_cannot_signal_pid_1(tmp_path):
+    script = probe(tmp_path)
+    subprocess.run([str(script)], check=False, timeout=30)
+    assert (tmp_path / "verdict").read_text() == "1 ALLOWED\n-1 ALLOWED\n"  # it can tell
+
+    (tmp_path / "verdict").unlink()
+    ran = subprocess.run([str(AGENT), "status", "--cli", str(script), "--lock-file",
+                          str(tmp_path / "cli.lock")], capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode != 0 and "not a controller" in ran.stderr, ran.stderr
+    assert (tmp_path / "verdict").read_text() == "1 refused\n-1 refused\n"
+
+
+def test_the_filtered_process_still_ends_its_own_children():
+    code = """
+import os, signal, subprocess
+from smartarray_agent.confine import keep_away_from_init
+keep_away_from_init()
+for call in (lambda: os.kill(1, 0), lambda: os.pidfd_open(1),
+             lambda: signal.pidfd_send_signal(os.open("/proc/1", os.O_RDONLY), 0)):
+    try:
+        call()
+        print("allowed")
+    except PermissionError:
+        print("refused")
+child = subprocess.Popen(["sleep", "60"], start_new_session=True)
+os.killpg(child.pid, signal.SIGTERM)
+print(child.wait())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == ["refused", "refused", "refused", "-15"], done.stderr
