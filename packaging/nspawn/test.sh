@@ -54,8 +54,7 @@ grep -q '^publish_dir = "/run/smartarray-agent-metrics"' "$root/etc/smartarray-a
 # This test drives the daemon answering HTTP itself (privileges.sh drives the packaged
 # publish-and-serve layout): its config below has no publish_dir, so the serve unit goes, as
 # the packaged config.toml tells an operator to do (and stays off across a reinstall).
-systemd-nspawn -q -D "$root" --register=no --keep-unit --private-network --pipe \
-    deb-systemd-helper disable smartarray-agent-serve.service
+systemctl --root="$root" --quiet disable smartarray-agent-serve.service
 [ ! -e "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service" ] \
     || fail "smartarray-agent-serve.service still enabled after disable"
 
