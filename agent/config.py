@@ -51,6 +51,16 @@ def _listen_address(value: str) -> str:
     return value
 
 
+def check_telemetry_path(value: str) -> str:
+    """``value`` if it can be where the metrics are served: an absolute path without spaces
+    or a query, other than ``/`` and ``/-/healthy``; ValueError says why not."""
+    if not value.startswith("/") or any(char.isspace() or char in "?#" for char in value):
+        raise ValueError(f"{value!r} is not a path such as /metrics")
+    if value in ("/", "/-/healthy"):
+        raise ValueError(f"{value} is the endpoint's own page")
+    return value
+
+
 Percent = Annotated[float, Field(ge=0, le=100)]
 Timeout = Annotated[float, Field(gt=0, le=HOUR_S)]
 
@@ -99,6 +109,7 @@ class WebSection(Settings):
 
     listen_address: Annotated[str, AfterValidator(_listen_address)] = DEFAULT_LISTEN_ADDRESS
     config_file: FilePath | None = None  # exporter-toolkit web config: TLS, basic auth
+    telemetry_path: Annotated[str, AfterValidator(check_telemetry_path)] = "/metrics"
     # Privilege separation: ``run`` writes the exposition here instead of listening, and
     # ``smartarray-agent serve`` (unprivileged) answers HTTP from it.
     publish_dir: FilePath | None = None
@@ -173,6 +184,8 @@ class Overrides:
     simulate: str | None = None
     cli_path: Path | None = None
     listen_address: str | None = None
+    web_config_file: Path | None = None
+    telemetry_path: str | None = None
     timeout_s: float | None = None
     lock_file: Path | None = None
 
@@ -190,6 +203,11 @@ class Overrides:
         if self.listen_address is not None:
             parse_listen_address(self.listen_address)
             web = web.model_copy(update={"listen_address": self.listen_address})
+        if self.web_config_file is not None:
+            web = web.model_copy(update={"config_file": self.web_config_file.absolute()})
+        if self.telemetry_path is not None:
+            checked = check_telemetry_path(self.telemetry_path)
+            web = web.model_copy(update={"telemetry_path": checked})
         return config.model_copy(update={"ssacli": ssacli, "web": web})
 
 

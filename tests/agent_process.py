@@ -82,10 +82,12 @@ class AgentProcess:
         self.host = ""
         self.scheme = "http"
 
-    def start(self, timeout_s: float = 30.0) -> AgentProcess:
+    def start(self, timeout_s: float = 30.0, *,
+              options: tuple[str, ...] = ("--listen", "127.0.0.1:0")) -> AgentProcess:
+        """``options``: the listen address, and more of ``run``'s options."""
         self.process = subprocess.Popen(
             [*self.prefix, sys.executable, "-m", "smartarray_agent", "run",
-             "--config", str(self.config_path), "--listen", "127.0.0.1:0", "--log-level", "debug"],
+             "--config", str(self.config_path), *options, "--log-level", "debug"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True, env=self.env, cwd=self.directory,
         )

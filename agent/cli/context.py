@@ -21,7 +21,13 @@ from smartarray_agent.collectors.ssacli.errors import ParseError
 from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.config import Config, Overrides, load_or_default
+from smartarray_agent.config import (
+    Config,
+    Overrides,
+    check_telemetry_path,
+    load_or_default,
+    parse_listen_address,
+)
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.model import Controller, Snapshot
 from smartarray_agent.vendor import CliUnavailable, open_runner
@@ -58,6 +64,22 @@ def fail(message: str, code: int) -> SystemExit:
     return SystemExit(code)
 
 
+def web_overrides(listen: str | None, config_file: Path | None,
+                  path: str | None) -> Overrides:
+    """``run``'s and ``serve``'s ``[web]`` options, checked; exit 2 naming a bad one."""
+    try:
+        if listen is not None:
+            parse_listen_address(listen)
+    except ValueError as error:
+        raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    try:
+        if path is not None:
+            check_telemetry_path(path)
+    except ValueError as error:
+        raise fail(f"--web.telemetry-path: {error}", exitcodes.BAD_INPUT) from None
+    return Overrides(listen_address=listen, web_config_file=config_file, telemetry_path=path)
+
+
 @dataclass
 class CommandContext:
     """The options every vendor-CLI command shares (cli/options.py), and the configuration
@@ -69,10 +91,14 @@ class CommandContext:
     timeout_s: float | None = None  # --timeout
     lock_file: Path | None = None  # --lock-file
 
-    def overrides(self, listen_address: str | None = None) -> Overrides:
-        """The options that win over the configuration file (``run`` adds --listen)."""
+    def overrides(self, web: Overrides | None = None) -> Overrides:
+        """The options that win over the configuration file; ``run`` adds its ``[web]``
+        ones (``web``: listen address, web config, telemetry path)."""
+        web = web or Overrides()
         return Overrides(simulate=self.simulate, cli_path=self.cli_path,
-                         listen_address=listen_address, timeout_s=self.timeout_s,
+                         listen_address=web.listen_address,
+                         web_config_file=web.web_config_file,
+                         telemetry_path=web.telemetry_path, timeout_s=self.timeout_s,
                          lock_file=self.lock_file)
 
     @functools.cached_property

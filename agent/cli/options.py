@@ -68,8 +68,14 @@ LockFile = Annotated[Path | None, typer.Option(
     "--lock-file", metavar="FILE",
     help="The host-wide vendor CLI lock (default: [ssacli] lock_file).")]
 Listen = Annotated[str | None, typer.Option(
-    "--listen", metavar="HOST:PORT",
+    "--listen", "--web.listen-address", metavar="HOST:PORT",
     help="Listen address (overrides [web] listen_address; port 0: any).")]
+WebConfigFile = Annotated[Path | None, typer.Option(
+    "--web.config.file", metavar="FILE", dir_okay=False,
+    help="Web config with TLS and basic auth (overrides [web] config_file).")]
+TelemetryPath = Annotated[str | None, typer.Option(
+    "--web.telemetry-path", metavar="PATH",
+    help="Where the metrics are served (overrides [web] telemetry_path, /metrics).")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 InputFile = Annotated[str | None, typer.Option(
     "-i", "--input", metavar="FILE",

@@ -10,16 +10,17 @@ from typing import Annotated, Literal
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, fail
+from smartarray_agent.cli.context import CommandContext, fail, web_overrides
 from smartarray_agent.cli.options import (
     CliPath,
     ConfigFile,
     Listen,
     LockFile,
     Simulate,
+    TelemetryPath,
     Timeout,
+    WebConfigFile,
 )
-from smartarray_agent.config import parse_listen_address
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon.agent import Agent, StartError
 from smartarray_agent.daemon.logs import setup_logging
@@ -27,7 +28,8 @@ from smartarray_agent.daemon.notify import Notifier
 
 
 def run(
-    listen: Listen = None,
+    listen: Listen = None, web_config_file: WebConfigFile = None,
+    telemetry_path: TelemetryPath = None,
     log_level: Annotated[Literal["debug", "info", "warning", "error"], typer.Option(
         "--log-level", case_sensitive=False, help="What to log.")] = "info",
     config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
@@ -35,15 +37,11 @@ def run(
 ) -> None:
     """Collect in the background and serve Prometheus metrics until SIGTERM."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
-    if listen is not None:
-        try:
-            parse_listen_address(listen)
-        except ValueError as error:
-            raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    web = web_overrides(listen, web_config_file, telemetry_path)
     setup_logging(logging.getLevelNamesMapping()[log_level.upper()])
     faulthandler.enable()  # WatchdogSignal=SIGABRT prints every thread's stack
     try:
-        agent = Agent(context.config_path, context.overrides(listen), Notifier.from_environment())
+        agent = Agent(context.config_path, context.overrides(web), Notifier.from_environment())
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
     try:

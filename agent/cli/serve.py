@@ -14,9 +14,9 @@ import signal
 from pathlib import Path
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import fail
-from smartarray_agent.cli.options import ConfigFile, Listen
-from smartarray_agent.config import Config, load_or_default, parse_listen_address
+from smartarray_agent.cli.context import fail, web_overrides
+from smartarray_agent.cli.options import ConfigFile, Listen, TelemetryPath, WebConfigFile
+from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.logs import setup_logging
@@ -28,25 +28,25 @@ _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 log = logging.getLogger("smartarray_agent.serve")
 
 
-def serve(config: ConfigFile = None, listen: Listen = None) -> None:
+def serve(config: ConfigFile = None, listen: Listen = None,
+          web_config_file: WebConfigFile = None, telemetry_path: TelemetryPath = None) -> None:
     """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
     setup_logging(logging.INFO)
-    loaded = _load(config)
+    web = web_overrides(listen, web_config_file, telemetry_path)
+    loaded = _load(config, web)
     directory = loaded.web.publish_dir
     if directory is None:
         raise fail("[web] publish_dir is not set: 'run' serves HTTP itself",
                    exitcodes.BAD_INPUT)
-    try:
-        address = parse_listen_address(listen or loaded.web.listen_address)
-    except ValueError as error:
-        raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
+    address = loaded.web.address
     try:
         published = PublishedExposition(directory)
     except OSError as error:
         raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
     try:
-        server = ExporterServer(address, published.body, web_security(_credentials(loaded)))
+        server = ExporterServer(address, published.body, web_security(_credentials(loaded)),
+                                telemetry_path=loaded.web.telemetry_path)
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
     except OSError as error:
@@ -60,7 +60,7 @@ def serve(config: ConfigFile = None, listen: Listen = None) -> None:
         while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
             notifier.reloading()
             try:
-                server.security = web_security(_credentials(_load(config)))
+                server.security = web_security(_credentials(_load(config, web)))
                 notifier.ready("web config reloaded")
             except (ConfigError, SystemExit):  # _load's message is printed
                 notifier.ready("reload failed, running web config kept")
@@ -82,8 +82,8 @@ def _credentials(config: Config) -> Config:
     return config.model_copy(update={"web": web})
 
 
-def _load(path: Path | None) -> Config:
+def _load(path: Path | None, web: Overrides) -> Config:
     try:
-        return load_or_default(path)
+        return web.apply(load_or_default(path))
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

@@ -87,7 +87,8 @@ class Agent:
         self._previous_wakeup_fd = signal.set_wakeup_fd(self._wakeup_w)
         address, publish_dir = self.config.web.address, self.config.web.publish_dir
         try:
-            self.server = open_endpoint(publish_dir, address, self.view.body, self.security)
+            self.server = open_endpoint(publish_dir, address, self.view.body, self.security,
+                                        self.config.web.telemetry_path)
         except OSError as error:
             where = (f"publish to {publish_dir}" if publish_dir is not None
                      else f"listen on {self.config.web.listen_address}")

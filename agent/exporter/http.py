@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import heapq
+import html
 import itertools
 import logging
 import os
@@ -48,7 +49,7 @@ _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
 <body><h1>smartarray-agent</h1>
 <p>HP/HPE Smart Array write cache and backup power, for Prometheus. Version {version}.</p>
-<ul><li><a href="metrics">/metrics</a>: the metrics</li>
+<ul><li><a href="{link}">{path}</a>: the metrics</li>
 <li><a href="-/healthy">/-/healthy</a>: health check</li></ul>
 </body></html>
 """
@@ -68,14 +69,18 @@ class ExporterServer:
     def __init__(
         self, address: tuple[str, int], body: Callable[[bool], bytes | None],
         security: WebSecurity, *, max_connections: int | None = None,
+        telemetry_path: str = "/metrics",
     ) -> None:
         """Listen on ``address`` (OSError when it cannot); serve after :meth:`start`.
-        ``body(compressed)`` is the exposition, or None for a 503 (``serve`` with nothing
-        recent published)."""
+        ``body(compressed)`` is the exposition at ``telemetry_path``, or None for a 503
+        (``serve`` with nothing recent published)."""
         self.body = body
+        self.telemetry_path = telemetry_path
         self._security = security
         self.max_connections = max_connections or connection_cap()
-        self.page = _PAGE.format(version=version("smartarray-agent")).encode()
+        self.page = _PAGE.format(version=version("smartarray-agent"),
+                                 path=html.escape(telemetry_path),
+                                 link=html.escape(telemetry_path[1:])).encode()
         family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self._socket = socket.socket(family, socket.SOCK_STREAM)
         try:
@@ -232,7 +237,7 @@ class ExporterServer:
         send_body = request.method != "HEAD"
         keep_alive = request.keep_alive
         path = request.path
-        if path == "/metrics":
+        if path == self.telemetry_path:
             compressed = "gzip" in request.headers.get("accept-encoding", "")
             body = self.body(compressed)
             if body is None:

@@ -56,12 +56,13 @@ class Endpoint(Protocol):
 
 
 def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
-                  body: Callable[[bool], bytes], security: WebSecurity) -> Endpoint:
+                  body: Callable[[bool], bytes], security: WebSecurity,
+                  telemetry_path: str) -> Endpoint:
     """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
-    ``address``; OSError when neither can start."""
+    ``address`` serving the metrics at ``telemetry_path``; OSError when neither can start."""
     if publish_dir is not None:
         return Publisher(publish_dir, body, security)
-    return ExporterServer(address, body, security)
+    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
 
 
 class Publisher:
