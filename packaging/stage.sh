@@ -80,6 +80,9 @@ find "$venv" -name '__pycache__' -prune -exec rm -rf {} +
 # unit's ProtectSystem=strict would stop Python from rewriting them anyway.
 "$target_python" -m compileall -q -j 0 --invalidation-mode unchecked-hash \
     -s "$stage" -p / "$site" >/dev/null
+# pip's RECORD files list files removed above and give the old hash of those changed above (a
+# console script's covered the staging directory in its #! line): list the files as packaged.
+"$target_python" -I "$repo/packaging/record.py" "$site"
 if grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >/dev/null; then
     echo "stage.sh: the staging path is still named in:" >&2
     grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >&2
