@@ -3,9 +3,11 @@
 #   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/)
 # Needs (Debian 12): python3-venv, binutils, dpkg-dev; network access to PyPI.
 # The version and maintainer come from packaging/deb/changelog, whose upstream version must be
-# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON).
+# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH). Two builds of
+# one checkout give the same bytes (reproducible.sh).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/packaging/reproducible.sh"
 out=${1:-$repo/dist}
 for tool in dpkg-deb dpkg-parsechangelog dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "build-deb.sh: $tool not found (apt-get install dpkg-dev)" >&2; exit 1; }
@@ -48,8 +50,10 @@ printf '%s\n' /etc/smartarray-agent/config.toml /etc/logrotate.d/smartarray-agen
 for script in postinst prerm postrm; do
     install -m 0755 "$repo/packaging/deb/$script" "$root/DEBIAN/$script"
 done
-(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \
     > "$root/DEBIAN/md5sums"
+# Every file dated SOURCE_DATE_EPOCH, which dpkg-deb also gives the archive's members.
+dates_to_epoch "$root"
 
 deb="$out/smartarray-agent_${full_version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null

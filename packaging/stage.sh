@@ -12,11 +12,13 @@
 # Environment:
 #   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target
 #                  (default /usr/bin/python3.11: Debian 12's python3.11; RHEL 8/9's python3.11)
+#   SOURCE_DATE_EPOCH  the date of every file (default: the last commit's; reproducible.sh)
 set -euo pipefail
 
 stage=${1:?usage: stage.sh STAGE_DIR UNIT_DIR}
 unit_dir=${2:?usage: stage.sh STAGE_DIR UNIT_DIR}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/packaging/reproducible.sh"
 target_python=${TARGET_PYTHON:-/usr/bin/python3.11}
 prefix=/opt/smartarray-agent
 
@@ -125,4 +127,5 @@ install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafan
 # 6. The audit log's rotation: rename, never copy and truncate (see the file).
 install -D -m 0644 "$repo/packaging/logrotate" "$stage/etc/logrotate.d/smartarray-agent"
 
+dates_to_epoch "$stage"
 echo "$stage"
