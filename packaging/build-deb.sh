@@ -41,7 +41,10 @@ shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "${objects[@]}" 2>"$work/shlibde
 [ -n "$shlibs" ] || { cat "$work/shlibdeps.log" >&2; echo "build-deb.sh: dpkg-shlibdeps found no library dependency" >&2; exit 1; }
 
 install -d -m 0755 "$root/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+# Installed-Size in KiB as dpkg-gencontrol counts it: each file's (or link's) size rounded up,
+# 1 for each directory. du would count the blocks of the build machine's file system.
+size=$(find "$root" -path "$root/DEBIAN" -prune -o -printf '%y %s\n' |
+    awk '{ n += ($1 == "f" || $1 == "l") ? int(($2 + 1023) / 1024) : 1 } END { print n }')
 sed -e "s/@VERSION@/$full_version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
     -e "s/@MAINTAINER@/$maintainer/" -e "s/@SHLIBS@/$shlibs/" \
     "$repo/packaging/deb/control.in" > "$root/DEBIAN/control"
