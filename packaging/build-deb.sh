@@ -3,9 +3,11 @@
 #   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/)
 # Needs (Debian 12): python3-venv, binutils, dpkg-dev; network access to PyPI.
 # The version and maintainer come from packaging/deb/changelog, whose upstream version must be
-# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON).
+# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH). Two builds of
+# one checkout give the same bytes (reproducible.sh).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/packaging/reproducible.sh"
 out=${1:-$repo/dist}
 for tool in dpkg-deb dpkg-parsechangelog dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "build-deb.sh: $tool not found (apt-get install dpkg-dev)" >&2; exit 1; }
@@ -39,7 +41,10 @@ shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "${objects[@]}" 2>"$work/shlibde
 [ -n "$shlibs" ] || { cat "$work/shlibdeps.log" >&2; echo "build-deb.sh: dpkg-shlibdeps found no library dependency" >&2; exit 1; }
 
 install -d -m 0755 "$root/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+# Installed-Size in KiB as dpkg-gencontrol counts it: each file's (or link's) size rounded up,
+# 1 for each directory. du would count the blocks of the build machine's file system.
+size=$(find "$root" -path "$root/DEBIAN" -prune -o -printf '%y %s\n' |
+    awk '{ n += ($1 == "f" || $1 == "l") ? int(($2 + 1023) / 1024) : 1 } END { print n }')
 sed -e "s/@VERSION@/$full_version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
     -e "s/@MAINTAINER@/$maintainer/" -e "s/@SHLIBS@/$shlibs/" \
     "$repo/packaging/deb/control.in" > "$root/DEBIAN/control"
@@ -48,8 +53,10 @@ printf '%s\n' /etc/smartarray-agent/config.toml /etc/logrotate.d/smartarray-agen
 for script in postinst prerm postrm; do
     install -m 0755 "$repo/packaging/deb/$script" "$root/DEBIAN/$script"
 done
-(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \
     > "$root/DEBIAN/md5sums"
+# Every file dated SOURCE_DATE_EPOCH, which dpkg-deb also gives the archive's members.
+dates_to_epoch "$root"
 
 deb="$out/smartarray-agent_${full_version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null

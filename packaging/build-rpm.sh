@@ -5,9 +5,11 @@
 # The package runs on RHEL/Rocky/Alma 8 and 9 with their python3.11 package installed. The
 # packager is the maintainer of packaging/deb/changelog. Lint it with its filters:
 #   rpmlint -r packaging/rpm/smartarray-agent.rpmlintrc dist/smartarray-agent-*.rpm
-# Environment: see stage.sh (TARGET_PYTHON); RPM_RELEASE (default 1).
+# Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH); RPM_RELEASE (default 1). Two
+# builds of one checkout give the same bytes (reproducible.sh).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/packaging/reproducible.sh"
 out=${1:-$repo/dist}
 command -v rpmbuild >/dev/null || { echo "build-rpm.sh: rpmbuild not found (apt-get install rpm)" >&2; exit 1; }
 mkdir -p "$out"
@@ -28,9 +30,11 @@ install -d -m 0750 "$stage/var/lib/smartarray-agent"
 # AutoReqProv is off (the bundled libraries provide nothing to the system); the C library the
 # bundled shared objects need is required by hand, as rpm's own elfdeps names it.
 find "$stage" -type f -name '*.so*' -print0 | xargs -0 /usr/lib/rpm/elfdeps --requires \
-    | sort -u | sed 's/^/Requires:       /' > "$work/requires"
+    | LC_ALL=C sort -u | sed 's/^/Requires:       /' > "$work/requires"
 grep -q 'libc.so.6' "$work/requires" || { echo "build-rpm.sh: elfdeps found no libc requirement" >&2; exit 1; }
 
+# Every file dated SOURCE_DATE_EPOCH (%install copies the tree with its dates).
+dates_to_epoch "$stage"
 sed -e "s|@VERSION@|$version|" -e "s|@RELEASE@|$release|" -e "s|@STAGE@|$stage|" \
     -e "s|@PACKAGER@|$packager|" -e "/^Requires:       systemd$/r $work/requires" \
     "$repo/packaging/rpm/smartarray-agent.spec.in" > "$work/smartarray-agent.spec"

@@ -12,11 +12,13 @@
 # Environment:
 #   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target
 #                  (default /usr/bin/python3.11: Debian 12's python3.11; RHEL 8/9's python3.11)
+#   SOURCE_DATE_EPOCH  the date of every file (default: the last commit's; reproducible.sh)
 set -euo pipefail
 
 stage=${1:?usage: stage.sh STAGE_DIR UNIT_DIR}
 unit_dir=${2:?usage: stage.sh STAGE_DIR UNIT_DIR}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/packaging/reproducible.sh"
 target_python=${TARGET_PYTHON:-/usr/bin/python3.11}
 prefix=/opt/smartarray-agent
 
@@ -80,6 +82,9 @@ find "$venv" -name '__pycache__' -prune -exec rm -rf {} +
 # unit's ProtectSystem=strict would stop Python from rewriting them anyway.
 "$target_python" -m compileall -q -j 0 --invalidation-mode unchecked-hash \
     -s "$stage" -p / "$site" >/dev/null
+# pip's RECORD files list files removed above and give the old hash of those changed above (a
+# console script's covered the staging directory in its #! line): list the files as packaged.
+"$target_python" -I "$repo/packaging/record.py" "$site"
 if grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >/dev/null; then
     echo "stage.sh: the staging path is still named in:" >&2
     grep -rIl --exclude='*.pyc' -- "$stage" "$venv" >&2
@@ -122,4 +127,5 @@ install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafan
 # 6. The audit log's rotation: rename, never copy and truncate (see the file).
 install -D -m 0644 "$repo/packaging/logrotate" "$stage/etc/logrotate.d/smartarray-agent"
 
+dates_to_epoch "$stage"
 echo "$stage"

@@ -7,7 +7,10 @@ installs the dependencies from PyPI."""
 
 from __future__ import annotations
 
+import base64
+import csv
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -222,6 +225,28 @@ def test_the_venv_names_only_its_final_path(installed):
     assert leaks.stdout == "", leaks.stdout
     compiled = list((installed / PREFIX).rglob("smartarray_agent/__pycache__/*.pyc"))
     assert compiled, "byte-compiled at build time: the unit's file system is read-only"
+
+
+@needs_deb_tools
+def test_every_record_lists_the_files_as_packaged(installed):
+    """Each RECORD names files that are there, with their hash and size as packaged (stage.sh
+    rewrites console scripts, strips objects and removes files after pip wrote RECORD), and
+    the byte-compiled modules; pip's own check finds nothing to complain of."""
+    site = installed / SITE
+    records = sorted(site.glob("*.dist-info/RECORD"))
+    assert len(records) > 10
+    for record in records:
+        with record.open(newline="") as f:
+            rows = list(csv.reader(f))
+        assert rows[-1] == [record.relative_to(site).as_posix(), "", ""], record
+        for name, digest, size in rows[:-1]:
+            data = (site / name).read_bytes()
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            assert (digest, size) == (f"sha256={expected.decode()}", str(len(data))), name
+    agent = (site / f"smartarray_agent-{VERSION}.dist-info/RECORD").read_text()
+    assert "../../../bin/smartarray-agent," in agent
+    assert "direct_url.json" not in agent
+    assert "smartarray_agent/__pycache__/__init__.cpython-311.pyc,sha256=" in agent
 
 
 @needs_deb_tools
