@@ -23,6 +23,10 @@ packager=$(sed -n '/^ -- .*>  /{s/^ -- \(.*>\)  .*/\1/p;q}' "$repo/packaging/deb
 stage="$work/stage"
 "$repo/packaging/stage.sh" "$stage" /usr/lib/systemd/system >/dev/null
 install -m 0644 "$repo/packaging/rpm/smartarray-agent.rpmlintrc" "$stage/usr/share/doc/smartarray-agent/"
+# node_exporter's RPM (golang-github-prometheus-node-exporter) reads its textfiles from
+# another directory than Debian's: the textfile unit writes there.
+sed -i 's|/var/lib/prometheus/node-exporter|/var/lib/node_exporter/textfile_collector|g' \
+    "$stage/usr/lib/systemd/system/smartarray-agent-textfile.service"
 # The audit log's directory, which the logrotate entry names (systemd's StateDirectory= makes it
 # on Debian too; rpm wants the package to own it). Kept on erase while it holds the log.
 install -d -m 0750 "$stage/var/lib/smartarray-agent"

@@ -343,6 +343,26 @@ def test_rpm(rpm):
     assert "modprobe sg" in scripts
 
 
+# Where node_exporter's RPM (golang-github-prometheus-node-exporter: Fedora, EPEL) reads
+# textfiles; Debian's prometheus-node-exporter reads /var/lib/prometheus/node-exporter.
+RPM_TEXTFILE_DIR = "/var/lib/node_exporter/textfile_collector"
+
+
+@needs_rpmbuild
+def test_the_rpm_textfile_unit_writes_where_rpm_node_exporter_reads(rpm, tmp_path):
+    """Issue 29 finding 5: the .rpm's textfile unit pointed at Debian's directory."""
+    subprocess.run(f"rpm2cpio {rpm} | cpio -idm --quiet", shell=True, cwd=tmp_path, check=True)
+    unit = (tmp_path / "usr/lib/systemd/system/smartarray-agent-textfile.service").read_text()
+    settings = [line for line in unit.splitlines() if line and not line.startswith("#")]
+    assert f"ConditionPathIsDirectory={RPM_TEXTFILE_DIR}" in settings
+    assert f"Environment=TEXTFILE_DIR={RPM_TEXTFILE_DIR}" in settings
+    assert f"ReadWritePaths=-{RPM_TEXTFILE_DIR}" in settings
+    assert "node-exporter" not in "\n".join(settings)
+    scripts = "\n".join(rpm_query(rpm, "--scripts"))
+    assert f"{RPM_TEXTFILE_DIR}/smartarray.prom" in scripts  # removed with the package
+    assert "/var/lib/prometheus/node-exporter" not in scripts
+
+
 @needs_rpmbuild
 @pytest.mark.skipif(shutil.which("rpmlint") is None, reason="needs rpmlint")
 def test_rpmlint_finds_no_error(rpm):
