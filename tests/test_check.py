@@ -54,7 +54,7 @@ def ctrl(**fields) -> Controller:
     return Controller(**{**base, **fields})
 
 
-LIMITS = check.Thresholds(charge_warning=90, charge_critical=80)
+LIMITS = check.Thresholds(check.Range(90), check.Range(80), protected_percent=80)
 
 
 @pytest.mark.parametrize(

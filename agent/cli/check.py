@@ -3,14 +3,16 @@
 Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error, an unreadable input, a
 CLI that cannot run or times out); one status line on standard output,
 ``SMARTARRAY STATE - reason | perfdata``; ``-w``/``--warning`` and ``-c``/``--critical`` for
-the charge thresholds, ``-t``/``--timeout``, ``-h``/``--help`` and ``-V``/``--version`` as
-plugins use them. The judgement is cli/plugin.py's.
+the charge thresholds (ranges, :class:`~smartarray_agent.cli.plugin.Range`),
+``-t``/``--timeout``, ``-h``/``--help`` and ``-V``/``--version`` as plugins use them. The
+judgement is cli/plugin.py's.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, NoReturn
 
+import typer
 from typer import TyperException
 from typer.core import TyperCommand
 
@@ -24,7 +26,6 @@ from smartarray_agent.cli.options import (
     LockFile,
     Simulate,
     Timeout,
-    percent,
     version_option,
 )
 
@@ -39,30 +40,50 @@ class PluginCommand(TyperCommand):
             _unknown(f"usage: {error.format_message()} (see '{PROG} check -h')")
 
 
+def _range(text: str) -> plugin.Range:
+    try:
+        return plugin.Range.parse(text)
+    except plugin.RangeError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+def _threshold(*names: str, help: str) -> Any:
+    """A charge threshold option: a range of the plugin guidelines (cli/plugin.py)."""
+    return typer.Option(*names, parser=_range, metavar="RANGE", help=help)
+
+
 def check(
-    warning: Annotated[float | None, percent(
+    warning: Annotated[plugin.Range | None, _threshold(
         "-w", "--warning", "--charge-warning",
-        help="WARNING below this backup power charge (%), where known (default: [check] "
-             "charge_warning_percent, 90).")] = None,
-    critical: Annotated[float | None, percent(
+        help="WARNING when the known backup power charge (%) is outside this range; a bare N "
+             "is N:, WARNING below N (default: [check] charge_warning_percent, 90).")] = None,
+    critical: Annotated[plugin.Range | None, _threshold(
         "-c", "--critical", "--charge-critical",
-        help="CRITICAL below this charge (%); also what counts as protected write cache "
-             "(default: the interlock's threshold, 80).")] = None,
+        help="CRITICAL when the known charge (%) is outside this range; a bare N is N:, "
+             "CRITICAL below N, and N is then also what counts as protected write cache "
+             "(default: [check] charge_critical_percent, else the interlock's threshold, "
+             "80).")] = None,
     input_file: InputFile = None,
     _version: Annotated[bool, version_option(f"{PROG} check", "-V", "--version")] = False,
     config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
     timeout: Timeout = None, lock_file: LockFile = None,
 ) -> None:
     """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and
-    timeouts too), one status line with the reason and perfdata."""
+    timeouts too), one status line with the reason and perfdata.
+
+    -w and -c are ranges of the monitoring plugins' guidelines: 10: (alert below 10), ~:90
+    (above 90), 10:90 (outside 10 to 90), @10:20 (inside 10 to 20, both included). A bare
+    number N is N: for this plugin, an alert below N, since a charge is good when high (the
+    guidelines read a bare N as 0:N)."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     settings = context.config
-    thresholds = plugin.Thresholds(
-        warning if warning is not None else settings.check.charge_warning_percent,
-        critical if critical is not None
-        else settings.check.charge_critical_percent
-        if settings.check.charge_critical_percent is not None
-        else settings.policy.battery_threshold_percent,
+    interlock = (settings.check.charge_critical_percent
+                 if settings.check.charge_critical_percent is not None
+                 else settings.policy.battery_threshold_percent)
+    thresholds = plugin.thresholds(
+        warning if warning is not None else plugin.Range(settings.check.charge_warning_percent),
+        critical if critical is not None else plugin.Range(interlock),
+        interlock,
     )
     try:
         snapshot = context.read_snapshot(input_file)
