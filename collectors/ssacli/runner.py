@@ -78,6 +78,7 @@ class VendorRunner:
         self.console = console
         self.start_timeout_s = start_timeout_s or timeout_s
         self.versions = versions  # the CLI's version as earlier processes found it
+        self.running: str | None = None  # the vendor command running now (for a timeout)
         self.stats = RunnerStats()
         self._serial = threading.RLock()  # one vendor call at a time in this process
         self._session: ConsoleSession | None = None
@@ -171,20 +172,24 @@ class VendorRunner:
             return "", True
 
     def _run_held(self, command: list[str], *, confirm: bool) -> str:
-        if self.console and self._cooldown == 0:
-            try:
-                return self._run_console(command, confirm=confirm)
-            except SessionTimeout as error:
-                raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
-            except SessionOutputTooLarge as error:  # the next call starts a new console
-                self._close_session()
-                raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
-            except (SessionError, OSError):
-                self._cooldown = CONSOLE_COOLDOWN_CALLS
-                self.stats.console_fallbacks += 1
-        elif self._cooldown:
-            self._cooldown -= 1
-        return self._run_one_shot(command, confirm=confirm)
+        self.running = shlex.join(command)
+        try:
+            if self.console and self._cooldown == 0:
+                try:
+                    return self._run_console(command, confirm=confirm)
+                except SessionTimeout as error:
+                    raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
+                except SessionOutputTooLarge as error:  # the next call starts a new console
+                    self._close_session()
+                    raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
+                except (SessionError, OSError):
+                    self._cooldown = CONSOLE_COOLDOWN_CALLS
+                    self.stats.console_fallbacks += 1
+            elif self._cooldown:
+                self._cooldown -= 1
+            return self._run_one_shot(command, confirm=confirm)
+        finally:
+            self.running = None
 
     def _run_console(self, command: list[str], *, confirm: bool) -> str:
         text = shlex.join(command)
