@@ -31,6 +31,9 @@ root="$work/root"
 
 doc="$root/usr/share/doc/smartarray-agent"
 gzip -9n < "$changelog" > "$doc/changelog.Debian.gz"
+# The Nagios/Icinga plugin: run by this name, the program is `smartarray-agent check`.
+install -d "$root/usr/lib/nagios/plugins"
+ln -s /opt/smartarray-agent/bin/smartarray-agent "$root/usr/lib/nagios/plugins/check_smartarray"
 install -D -m 0644 "$repo/packaging/deb/lintian-overrides" "$root/usr/share/lintian/overrides/smartarray-agent"
 
 # The libraries the bundled shared objects link to (libc, libgcc_s), as dpkg-shlibdeps finds them.

@@ -30,6 +30,9 @@ sed -i 's|/var/lib/prometheus/node-exporter|/var/lib/node_exporter/textfile_coll
 # The audit log's directory, which the logrotate entry names (systemd's StateDirectory= makes it
 # on Debian too; rpm wants the package to own it). Kept on erase while it holds the log.
 install -d -m 0750 "$stage/var/lib/smartarray-agent"
+# The Nagios/Icinga plugin: run by this name, the program is `smartarray-agent check`.
+install -d "$stage/usr/lib64/nagios/plugins"
+ln -s /opt/smartarray-agent/bin/smartarray-agent "$stage/usr/lib64/nagios/plugins/check_smartarray"
 
 # AutoReqProv is off (the bundled libraries provide nothing to the system); the C library the
 # bundled shared objects need is required by hand, as rpm's own elfdeps names it.

@@ -122,6 +122,10 @@ install -m 0644 "$repo/README.md" "$doc/"
 for f in "$repo"/docs/*.md; do install -m 0644 "$f" "$doc/"; done
 install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$doc/prometheus/"
 install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$doc/grafana/"
+# Nagios/Icinga: a sudoers drop-in, an NRPE command and an Icinga 2 CheckCommand, examples only
+# (docs/nagios.md); the plugin's link is the build scripts' (its directory differs).
+install -d "$doc/examples"
+install -m 0644 "$repo/packaging/nagios/sudoers" "$repo/packaging/nagios/nrpe.cfg" "$repo/packaging/nagios/icinga2.conf" "$doc/examples/"
 "$venv/bin/python" -I "$repo/packaging/copyright.py" "$site" "${site#"$stage"}" > "$doc/copyright"
 
 # 6. The audit log's rotation: rename, never copy and truncate (see the file).

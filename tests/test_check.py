@@ -54,7 +54,7 @@ def ctrl(**fields) -> Controller:
     return Controller(**{**base, **fields})
 
 
-LIMITS = check.Thresholds(charge_warning=90, charge_critical=80)
+LIMITS = check.Thresholds(check.Range(90), check.Range(80), protected_percent=80)
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ def test_short_options_as_plugins_use_them(tmp_path):
     assert plugin_run(tmp_path, "-h").stdout.startswith("Usage: smartarray-agent check ")
     version = plugin_run(tmp_path, "-V")
     assert version.returncode == 0 and version.stdout.startswith("smartarray-agent check ")
-    # -w/-c are the charge thresholds; -t the CLI timeout
+    # -w/-c are the charge thresholds; -t the check's timeout
     result = plugin_run(tmp_path, "-w", "95", "-c", "85", "-t", "30", "--simulate",
                         "gen9-battery")
     assert result.returncode == check.OK, result.stdout
@@ -127,7 +127,7 @@ def test_a_timeout_is_unknown(tmp_path):
                         + '\n[faults]\nhang = ["*"]\n')
     result = plugin_run(tmp_path, "-t", "1", "--simulate", str(scenario))
     assert result.returncode == check.UNKNOWN
-    assert "did not finish in 1 s" in result.stdout
+    assert "timed out after 1 s" in result.stdout
 
 
 @pytest.mark.parametrize("scenario", ["gen9-battery", "recharging", "failed-battery",

@@ -206,6 +206,13 @@ def test_deb_files(installed):
     missing = [path for path in expected if not (installed / path).exists()]
     assert not missing
     assert os.readlink(installed / "usr/bin/smartarray-agent") == f"/{PREFIX}/bin/smartarray-agent"
+    # The Nagios/Icinga plugin, and its examples (tests/test_nagios_bundle.py checks them)
+    assert os.readlink(installed / "usr/lib/nagios/plugins/check_smartarray") == (
+        f"/{PREFIX}/bin/smartarray-agent")
+    for example in ("sudoers", "nrpe.cfg", "icinga2.conf"):
+        assert (installed / "usr/share/doc/smartarray-agent/examples" / example).read_bytes() == (
+            ROOT / "packaging/nagios" / example).read_bytes()
+    assert not (installed / "etc/sudoers.d").exists(), "the sudoers rule is an example only"
     assert os.readlink(installed / PREFIX / "bin/python3.11") == str(TARGET_PYTHON)
     assert (installed / "etc/smartarray-agent/config.toml").read_bytes() == (
         ROOT / "packaging/config.toml").read_bytes()
@@ -336,8 +343,15 @@ def test_rpm(rpm):
                  "/usr/lib/systemd/system/smartarray-agent-textfile.timer",
                  "/usr/lib/modules-load.d/smartarray-agent.conf",
                  "/usr/share/man/man8/smartarray-agent.8.gz",
-                 "/usr/bin/smartarray-agent", f"/{PREFIX}/bin/smartarray-agent"):
+                 "/usr/bin/smartarray-agent", f"/{PREFIX}/bin/smartarray-agent",
+                 "/usr/lib64/nagios/plugins/check_smartarray",
+                 "/usr/share/doc/smartarray-agent/examples/sudoers",
+                 "/usr/share/doc/smartarray-agent/examples/nrpe.cfg",
+                 "/usr/share/doc/smartarray-agent/examples/icinga2.conf"):
         assert path in files, path
+    links = dict(line.split(" ", 1) for line in query("--qf", "[%{FILENAMES} %{FILELINKTOS}\n]"))
+    assert links["/usr/lib64/nagios/plugins/check_smartarray"] == f"/{PREFIX}/bin/smartarray-agent"
+    assert not any(path.startswith("/etc/sudoers") for path in files)
     scripts = "\n".join(query("--scripts"))
     assert "systemctl --no-reload preset smartarray-agent.service" in scripts
     assert "modprobe sg" in scripts

@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
@@ -31,6 +32,9 @@ from smartarray_agent.cli.options import PROG, version_option
 from smartarray_agent.confine import keep_away_from_init
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+# The name of the link to this program in the Nagios plugin directory: run by it, the
+# program is `smartarray-agent check` (docs/nagios.md).
+PLUGIN_NAME = "check_smartarray"
 
 app = typer.Typer(name=PROG, no_args_is_help=True, context_settings=SETTINGS,
                   rich_markup_mode=None, pretty_exceptions_enable=False)
@@ -74,7 +78,8 @@ def main() -> None:
     command as Ctrl-C does (typer exits 130 on SIGINT): with exit 128 + the signal's number,
     after the vendor CLI it started is stopped (collectors/ssacli/run.py). ``run`` and
     ``serve`` set their own handlers; a change being sent holds them off (write/signals.py).
-    A signal the caller ignores (nohup) stays ignored."""
+    A signal the caller ignores (nohup) stays ignored. Run as ``check_smartarray``
+    (:data:`PLUGIN_NAME`), it is the ``check`` command."""
     if os.geteuid() == 0:
         try:
             keep_away_from_init()
@@ -84,7 +89,10 @@ def main() -> None:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _exit_on_signal)
-    app(prog_name=PROG)
+    if Path(sys.argv[0]).name == PLUGIN_NAME:
+        app(prog_name=PROG, args=["check", *sys.argv[1:]])
+    else:
+        app(prog_name=PROG)
 
 
 def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
@@ -90,6 +90,8 @@ class CommandContext:
     cli_path: Path | None = None  # --cli
     timeout_s: float | None = None  # --timeout
     lock_file: Path | None = None  # --lock-file
+    # The runner last opened, for what reports on it while it runs (check's timeout).
+    opened: VendorRunner | None = field(default=None, init=False, repr=False)
 
     def overrides(self, web: Overrides | None = None) -> Overrides:
         """The options that win over the configuration file; ``run`` adds its ``[web]``
@@ -114,9 +116,10 @@ class CommandContext:
         """One-shot runs of the configured CLI under the host lock; raises CommandError
         when there is no CLI to run."""
         try:
-            return open_runner(self.config.ssacli, console=False)
+            self.opened = open_runner(self.config.ssacli, console=False)
         except CliUnavailable as error:
             raise CommandError(str(error), _UNAVAILABLE_CODE[error.reason]) from None
+        return self.opened
 
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is

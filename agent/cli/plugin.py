@@ -1,8 +1,9 @@
 """The Nagios/Icinga plugin's judgement: a snapshot in, one status line and perfdata out.
 
 Critical: failed (or otherwise not ok) backup power, unprotected write cache, a controller
-not ok, a failed drive, a known charge below ``charge_critical``. Warning: backup power
-recharging, a cache disabled or not ok, a known charge below ``charge_warning``, a drive
+not ok, a failed drive, a known charge the ``charge_critical`` range alerts on. Warning: backup
+power recharging, a cache disabled or not ok, a known charge the ``charge_warning`` range
+alerts on, a drive
 degraded, rebuilding or in a state word this version does not know. A drive whose work is
 in progress (expanding, erasing, being rebuilt onto) is fine. The drive classes are those of
 :data:`smartarray_agent.model.LOGICAL_DRIVE_STATES` / ``PHYSICAL_DRIVE_STATES``, which the
@@ -11,6 +12,7 @@ alert rules and dashboards use too.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from smartarray_agent.model import (
@@ -37,10 +39,91 @@ DRIVE_CODES = {"failed": CRITICAL, "degraded": WARNING, "rebuilding": WARNING,
                "unknown": WARNING}
 
 
+class RangeError(ValueError):
+    """A threshold that is not a range (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """A threshold range of the monitoring plugins' guidelines, ``[@]start:end``: a value
+    outside ``start`` to ``end`` (both included) alerts; with ``@``, a value inside does. An
+    empty start is 0, ``~`` none (minus infinity), an empty end none (infinity). One
+    difference, since a charge is good when high: a bare ``N`` is ``N:`` (alert below N),
+    where the guidelines read ``0:N``. The values compared are charge percentages, so every
+    number is one from 0 to 100."""
+
+    start: float | None  # None: ~, no lower end
+    end: float | None = None  # None: no upper end
+    inside: bool = False  # "@": alert inside the range rather than outside
+
+    @classmethod
+    def parse(cls, text: str) -> Range:
+        """The range ``text`` writes; RangeError saying what is wrong with it."""
+        body = text.strip()
+        inside = body.startswith("@")
+        body = body.removeprefix("@")
+        if not body:
+            raise RangeError(f"{text!r} is empty: give a range such as 90, 90:, ~:90, 10:90 "
+                             "or @10:20")
+        start_text, colon, end_text = body.partition(":")
+        if start_text in ("", "~") and not end_text:  # ":", "~", "~:"
+            raise RangeError(f"{text!r} has no number: give a range such as 90, 90:, ~:90, "
+                             "10:90 or @10:20")
+        if colon and not start_text:
+            start_text = "0"  # the guidelines' ":N" is "0:N"
+        start = None if start_text == "~" else _percent(text, start_text)
+        end = _percent(text, end_text) if end_text else None
+        if start is not None and end is not None and start > end:
+            raise RangeError(f"{text!r}: its start {start:g} is above its end {end:g}")
+        return cls(start, end, inside)
+
+    def alerts(self, value: float) -> bool:
+        """Whether ``value`` raises this range's alert."""
+        within = ((self.start is None or value >= self.start)
+                  and (self.end is None or value <= self.end))
+        return within is self.inside
+
+    @property
+    def floor(self) -> float | None:
+        """N, when this range alerts below N and nowhere else (``N``, ``N:``)."""
+        return self.start if self.end is None and not self.inside else None
+
+    def __str__(self) -> str:
+        """The guidelines' text, as perfdata carries it: never a bare number, which readers
+        of perfdata take for ``0:N``."""
+        start = "~" if self.start is None else f"{self.start:g}"
+        end = "" if self.end is None else f"{self.end:g}"
+        return f"{'@' if self.inside else ''}{start}:{end}"
+
+
+def _percent(text: str, number: str) -> float:
+    """``number``, one of the numbers of the range ``text``, as a charge percentage."""
+    where = "" if number == text else f"{text!r}: "
+    try:
+        value = float(number)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise RangeError(f"{where}{number!r} is not a number")
+    if not 0 <= value <= 100:
+        raise RangeError(f"{where}{value:g} is not a charge percentage (0 to 100)")
+    return value
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    charge_warning: float = 90.0
-    charge_critical: float = 80.0  # also the interlock's threshold for "protected"
+    charge_warning: Range = Range(90.0)
+    charge_critical: Range = Range(80.0)
+    # Write cache on backup power below this charge is unprotected, as the interlock has it.
+    protected_percent: float = 80.0
+
+
+def thresholds(warning: Range, critical: Range, interlock_percent: float) -> Thresholds:
+    """The check's thresholds. What counts as protected write cache is the critical range's
+    N when that range is "below N" (``N``, ``N:``), as ``-c`` always meant; any other range
+    leaves it at ``interlock_percent``."""
+    floor = critical.floor
+    return Thresholds(warning, critical, interlock_percent if floor is None else floor)
 
 
 @dataclass
@@ -93,15 +176,15 @@ def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> No
     elif power.status not in (None, "ok"):
         result.raise_to(CRITICAL, f"{name} backup power {power.status}")
     if power.charge_percent is not None:
-        if power.charge_percent < limits.charge_critical:
+        if limits.charge_critical.alerts(power.charge_percent):
             result.raise_to(CRITICAL, f"{name} backup power charge {power.charge_percent:g}%")
-        elif power.charge_percent < limits.charge_warning:
+        elif limits.charge_warning.alerts(power.charge_percent):
             result.raise_to(WARNING, f"{name} backup power charge {power.charge_percent:g}%")
     if cache.status not in _HEALTHY_CACHE:
         result.raise_to(WARNING, f"{name} cache {cache.status}")
-    if unprotected_write_cache(ctrl, limits.charge_critical):
+    if unprotected_write_cache(ctrl, limits.protected_percent):
         result.raise_to(CRITICAL, f"{name} write cache unprotected: "
-                                  f"{_why_unprotected(ctrl, limits.charge_critical)}")
+                                  f"{_why_unprotected(ctrl, limits.protected_percent)}")
     for ld in ctrl.logical_drives:
         _drive(result, f"{name} logical drive", ld, LOGICAL_DRIVE_STATES)
     for pd in ctrl.physical_drives:
@@ -149,9 +232,8 @@ def _perfdata(ctrl: Controller, name: str, limits: Thresholds, result: CheckResu
     label = name.replace(" ", "")
     power, cache = ctrl.backup_power, ctrl.cache
     if power.charge_percent is not None:
-        # Range "N:" alerts below N (the plugin guidelines' threshold syntax).
         result.perfdata.append(f"'{label}_charge'={power.charge_percent:g}%;"
-                               f"{limits.charge_warning:g}:;{limits.charge_critical:g}:;0;100")
+                               f"{limits.charge_warning};{limits.charge_critical};0;100")
     if cache.write_percent is not None:
         result.perfdata.append(f"'{label}_cache_write'={cache.write_percent}%;;;0;100")
     active = write_cache_active(ctrl)

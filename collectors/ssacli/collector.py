@@ -1,7 +1,8 @@
 """The ssacli collector: one ``ctrl all show config detail`` per collection, whatever the
 number of controllers, plus ``ctrl all show detail`` only when a controller's block came
 back without its own fields (some firmware prints a short config section). The CLI's
-version comes from the console banner, or from one ``version`` call in the runner's life.
+version comes from the console banner, or from one ``version`` call, remembered between
+processes (collectors/ssacli/versions.py).
 
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the

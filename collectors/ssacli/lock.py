@@ -107,6 +107,7 @@ class HostLock:
         self._fd: int | None = None
         self._held_before = False
         self._since = 0.0
+        self.waiting = False  # in acquire(), waiting for the lock (what a timeout reports)
 
     @property
     def held(self) -> bool:
@@ -119,6 +120,7 @@ class HostLock:
         deadline = time.monotonic() + self.wait_s
         self._check_directory()
         fd = _open_owned(self.path)
+        self.waiting = True
         try:
             if self._held_before:
                 self._yield_to_waiters(deadline)
@@ -127,6 +129,8 @@ class HostLock:
         except BaseException:
             os.close(fd)
             raise
+        finally:
+            self.waiting = False
         self._fd, self._held_before, self._since = fd, True, time.time()
         self._end_leftover(_read_holder(os.pread(fd, _RECORD_MAX, 0)))
         self.note("")

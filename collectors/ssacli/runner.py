@@ -45,6 +45,7 @@ from smartarray_agent.collectors.ssacli.session import (
     SessionOutputTooLarge,
     SessionTimeout,
 )
+from smartarray_agent.collectors.ssacli.versions import VersionCache
 
 log = logging.getLogger(__name__)
 
@@ -69,12 +70,15 @@ class VendorRunner:
         timeout_s: float,
         console: bool,
         start_timeout_s: float | None = None,
+        versions: VersionCache | None = None,
     ) -> None:
         self.cli = cli
         self.lock = lock
         self.timeout_s = timeout_s
         self.console = console
         self.start_timeout_s = start_timeout_s or timeout_s
+        self.versions = versions  # the CLI's version as earlier processes found it
+        self.running: str | None = None  # the vendor command running now (for a timeout)
         self.stats = RunnerStats()
         self._serial = threading.RLock()  # one vendor call at a time in this process
         self._session: ConsoleSession | None = None
@@ -129,18 +133,17 @@ class VendorRunner:
                     self._ensure_watcher()
 
     def version(self) -> str | None:
-        """The CLI's version, read once: from the console's banner, else from its
-        ``version`` command. None when the CLI cannot tell; raises LockError only when the
-        host lock is not held already and cannot be taken."""
+        """The CLI's version, read once: remembered by an earlier process (``versions``),
+        else from the console's banner or the CLI's ``version`` command, and then remembered.
+        None when the CLI cannot tell; raises LockError only when the host lock is not held
+        already and cannot be taken."""
+        if self._version is None and self.versions is not None:
+            self._version = self.versions.get(self.cli.argv)
         if self._version is None:
             with self.hold():
-                session = self._session
-                banner = session.banner if session is not None and session.alive else ""
-                try:
-                    text = banner or self._run_held(["version"], confirm=False)
-                    self._version = parse(text).cli_version or ""
-                except (ParseError, CliTimeout, CliFailed, SessionError, OSError):
-                    self._version = ""
+                self._version, lasting = self._ask_version()
+            if lasting and self.versions is not None:
+                self.versions.put(self.cli.argv, self._version)
         return self._version or None
 
     def close(self) -> None:
@@ -152,21 +155,41 @@ class VendorRunner:
             self._watcher.join(timeout=2)
 
     # -- inside the lock -----------------------------------------------------------
+    def _ask_version(self) -> tuple[str, bool]:
+        """The version ("" when the CLI does not tell), and whether that answer lasts as
+        long as the CLI's files do: a timeout, a crash or an ``Error:`` may not recur."""
+        session = self._session
+        banner = session.banner if session is not None and session.alive else ""
+        try:
+            text = banner or self._run_held(["version"], confirm=False)
+        except (CliTimeout, CliFailed, SessionError, OSError):
+            return "", False
+        if find_error(text) is not None:
+            return "", False
+        try:
+            return parse(text).cli_version or "", True
+        except ParseError:
+            return "", True
+
     def _run_held(self, command: list[str], *, confirm: bool) -> str:
-        if self.console and self._cooldown == 0:
-            try:
-                return self._run_console(command, confirm=confirm)
-            except SessionTimeout as error:
-                raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
-            except SessionOutputTooLarge as error:  # the next call starts a new console
-                self._close_session()
-                raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
-            except (SessionError, OSError):
-                self._cooldown = CONSOLE_COOLDOWN_CALLS
-                self.stats.console_fallbacks += 1
-        elif self._cooldown:
-            self._cooldown -= 1
-        return self._run_one_shot(command, confirm=confirm)
+        self.running = shlex.join(command)
+        try:
+            if self.console and self._cooldown == 0:
+                try:
+                    return self._run_console(command, confirm=confirm)
+                except SessionTimeout as error:
+                    raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
+                except SessionOutputTooLarge as error:  # the next call starts a new console
+                    self._close_session()
+                    raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
+                except (SessionError, OSError):
+                    self._cooldown = CONSOLE_COOLDOWN_CALLS
+                    self.stats.console_fallbacks += 1
+            elif self._cooldown:
+                self._cooldown -= 1
+            return self._run_one_shot(command, confirm=confirm)
+        finally:
+            self.running = None
 
     def _run_console(self, command: list[str], *, confirm: bool) -> str:
         text = shlex.join(command)

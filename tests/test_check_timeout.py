@@ -1,0 +1,104 @@
+"""``check -t`` bounds the whole plugin, as the monitoring plugins' guidelines mean it (issue
+#29, finding 6): when the time is up, whatever runs (the wait for the host lock, the vendor
+CLI, the parse), the check says what timed out, exits UNKNOWN (3) and leaves no vendor CLI
+behind. It used to bound each vendor CLI run alone, so a lock wait or a second run overran."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from smartarray_agent.cli.deadline import TimeUp, deadline
+from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.collectors.ssacli.lock import HostLock, process_start
+
+UNKNOWN = 3
+
+
+def check(tmp_path: Path, *args: str, faults: dict | None = None,
+          ) -> tuple[subprocess.CompletedProcess, float]:
+    """Run the check on the simulator (its host in ``tmp_path/sim``, the lock in
+    ``tmp_path/cli.lock``, a lock wait of 60 s); the result, and how long it took."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
+    env.update(SMARTARRAY_SIM_STATE_DIR=str(tmp_path / "sim"),
+               SMARTARRAY_SIM_FAULTS=json.dumps(faults or {}))
+    config = tmp_path / "config.toml"
+    config.write_text("[ssacli]\nlock_wait_s = 60\n")
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "check", "--config", str(config),
+         "--lock-file", str(tmp_path / "cli.lock"), "--simulate", "gen9-battery", *args],
+        capture_output=True, text=True, env=env, timeout=45)
+    return result, time.monotonic() - started
+
+
+def assert_no_vendor_cli_left(state: Path) -> None:
+    invocations = read_invocations(state)
+    assert invocations, "the simulator never ran"
+    running = [i.pid for i in invocations if process_start(i.pid) is not None]
+    assert running == [], "the vendor CLI outlived the check"
+
+
+def test_a_hung_vendor_cli_is_ended_at_the_plugin_timeout(tmp_path):
+    result, took = check(tmp_path, "-t", "2",
+                         faults={"hang": ["ctrl all show config detail"]})
+    assert result.returncode == UNKNOWN, result.stdout + result.stderr
+    assert result.stdout == ("SMARTARRAY UNKNOWN - simulator ctrl all show config detail timed "
+                             "out after 2 s\n")
+    assert took < 2 + 10  # the interpreter's start and the CLI's end, on a busy machine
+    assert_no_vendor_cli_left(tmp_path / "sim")
+
+
+def test_the_timeout_holds_across_several_vendor_cli_runs(tmp_path):
+    """The read answers at once and the version (the second run, the first time) hangs: each
+    run stayed under a per-run ``-t``, the check did not, and said OK late."""
+    result, _took = check(tmp_path, "-t", "2", faults={"hang": ["version"]})
+    assert result.returncode == UNKNOWN, result.stdout + result.stderr
+    assert result.stdout == "SMARTARRAY UNKNOWN - simulator version timed out after 2 s\n"
+    assert_no_vendor_cli_left(tmp_path / "sim")
+
+
+def test_a_wait_for_the_host_lock_ends_at_the_plugin_timeout(tmp_path):
+    holder = HostLock(tmp_path / "cli.lock", 0)
+    holder.acquire()  # another process's command, which runs on
+    try:
+        result, took = check(tmp_path, "-t", "2")
+    finally:
+        holder.release()
+    assert result.returncode == UNKNOWN, result.stdout + result.stderr
+    assert result.stdout.startswith(
+        f"SMARTARRAY UNKNOWN - the wait for the host lock {tmp_path / 'cli.lock'}, held by "
+        f"pid {os.getpid()} (")
+    assert result.stdout.endswith(", timed out after 2 s\n")
+    assert took < 2 + 10  # not the 60 s lock wait of the configuration
+    assert read_invocations(tmp_path / "sim") == []  # the CLI never started
+
+
+@pytest.mark.parametrize("args", [["-t", "0.5"], ["-t", "0"], ["-t", "nan"], ["-t", "x"]])
+def test_a_timeout_below_one_second_or_not_a_number_is_a_usage_error(tmp_path, args):
+    result, _took = check(tmp_path, *args)
+    assert result.returncode == UNKNOWN
+    assert result.stdout.startswith("SMARTARRAY UNKNOWN - usage: ")
+
+
+def test_the_deadline_interrupts_work_in_python_too():
+    """The parse, or anything else between the vendor CLI's runs."""
+    with pytest.raises(TimeUp) as caught, deadline(0.2, lambda: "the parse"):
+        while True:
+            pass
+    assert str(caught.value) == "the parse timed out after 0.2 s"
+
+
+def test_the_deadline_is_gone_after_its_block():
+    before = signal.getsignal(signal.SIGALRM)
+    with deadline(0.2, lambda: "nothing"):
+        pass
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
