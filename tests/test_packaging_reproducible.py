@@ -17,7 +17,6 @@ import difflib
 import hashlib
 import io
 import os
-import shutil
 import socket
 import subprocess
 import tarfile
@@ -26,20 +25,12 @@ from xml.etree import ElementTree
 
 import pytest
 
+from .test_packaging_build import needs_deb_tools, needs_rpmbuild
+
 ROOT = Path(__file__).resolve().parent.parent
-TARGET_PYTHON = Path("/usr/bin/python3.11")
 MAX_DIFF_LINES = 60
 
 pytestmark = pytest.mark.packages
-
-needs_deb_tools = pytest.mark.skipif(
-    not (shutil.which("dpkg-deb") and TARGET_PYTHON.exists()),
-    reason="needs dpkg-deb and /usr/bin/python3.11 (Debian 12)",
-)
-needs_rpmbuild = pytest.mark.skipif(
-    not (shutil.which("rpmbuild") and shutil.which("rpm") and TARGET_PYTHON.exists()),
-    reason="needs rpmbuild (apt-get install rpm) and /usr/bin/python3.11",
-)
 
 
 def commit_time() -> int:
