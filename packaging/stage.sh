@@ -117,11 +117,16 @@ grep -q 'complete .*smartarray-agent' "$stage/usr/share/bash-completion/completi
 install -d "$stage/usr/share/man/man8"
 "$venv/bin/python" "$repo/packaging/manpage.py" | gzip -9n > "$stage/usr/share/man/man8/smartarray-agent.8.gz"
 doc="$stage/usr/share/doc/smartarray-agent"
-install -d "$doc/prometheus" "$doc/grafana"
+install -d "$doc"
 install -m 0644 "$repo/README.md" "$doc/"
 for f in "$repo"/docs/*.md; do install -m 0644 "$f" "$doc/"; done
-install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$doc/prometheus/"
-install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$doc/grafana/"
+# What Prometheus, Alertmanager and Grafana load, and the runbooks the alerts link to: not in
+# /usr/share/doc, which nothing may depend on (Debian Policy 12.3) and minimal images strip.
+share="$stage/usr/share/smartarray-agent"
+install -d "$share/prometheus" "$share/grafana"
+install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$share/prometheus/"
+install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$share/grafana/"
+install -m 0644 "$repo/docs/runbooks.md" "$share/"
 # Nagios/Icinga: a sudoers drop-in, an NRPE command and an Icinga 2 CheckCommand, examples only
 # (docs/nagios.md); the plugin's link is the build scripts' (its directory differs).
 install -d "$doc/examples"

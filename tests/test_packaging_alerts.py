@@ -35,7 +35,7 @@ ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
 TESTS = sorted((ROOT / "packaging" / "prometheus" / "tests").glob("*.yml"))
 ALERTMANAGER_CONFIG = ROOT / "packaging" / "prometheus" / "alertmanager.yml"
 RUNBOOKS = ROOT / "docs" / "runbooks.md"
-RUNBOOK_PREFIX = "file:///usr/share/doc/smartarray-agent/runbooks.md#"
+RUNBOOK_PREFIX = "file:///usr/share/smartarray-agent/runbooks.md#"
 AMTOOL = shutil.which("amtool")
 ALERTMANAGER = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
 # Alerts on the whole scrape job, not on one host: their summary cannot name an instance.

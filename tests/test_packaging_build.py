@@ -198,13 +198,20 @@ def test_deb_files(installed):
         "usr/lib/modules-load.d/smartarray-agent.conf",
         "usr/share/bash-completion/completions/smartarray-agent",
         "usr/share/man/man8/smartarray-agent.8.gz",
-        "usr/share/doc/smartarray-agent/prometheus/alerts.yml",
-        "usr/share/doc/smartarray-agent/grafana/dashboard.json",
+        # What runs (rules, dashboards, runbooks) lives outside /usr/share/doc, which Debian
+        # Policy 12.3 lets minimal images strip (issue 29 finding 2).
+        "usr/share/smartarray-agent/prometheus/alerts.yml",
+        "usr/share/smartarray-agent/prometheus/alertmanager.yml",
+        "usr/share/smartarray-agent/grafana/dashboard.json",
+        "usr/share/smartarray-agent/grafana/fleet.json",
+        "usr/share/smartarray-agent/runbooks.md",
         f"{PREFIX}/bin/smartarray-agent",
         f"{PREFIX}/pyvenv.cfg",
     ]
     missing = [path for path in expected if not (installed / path).exists()]
     assert not missing
+    doc = installed / "usr/share/doc/smartarray-agent"
+    assert not any(doc.rglob("*.yml")) and not any(doc.rglob("*.json"))
     assert os.readlink(installed / "usr/bin/smartarray-agent") == f"/{PREFIX}/bin/smartarray-agent"
     # The Nagios/Icinga plugin, and its examples (tests/test_nagios_bundle.py checks them)
     assert os.readlink(installed / "usr/lib/nagios/plugins/check_smartarray") == (
