@@ -23,6 +23,8 @@ packager=$(sed -n '/^ -- .*>  /{s/^ -- \(.*>\)  .*/\1/p;q}' "$repo/packaging/deb
 stage="$work/stage"
 "$repo/packaging/stage.sh" "$stage" /usr/lib/systemd/system >/dev/null
 install -m 0644 "$repo/packaging/rpm/smartarray-agent.rpmlintrc" "$stage/usr/share/doc/smartarray-agent/"
+# Fedora's and RHEL's zsh reads packages' completions from site-functions.
+mv "$stage/usr/share/zsh/vendor-completions" "$stage/usr/share/zsh/site-functions"
 # node_exporter's RPM (golang-github-prometheus-node-exporter) reads its textfiles from
 # another directory than Debian's: the textfile unit writes there.
 sed -i 's|/var/lib/prometheus/node-exporter|/var/lib/node_exporter/textfile_collector|g' \

@@ -2,7 +2,7 @@
 # Lay out the installed tree of smartarray-agent under a staging directory, for build-deb.sh
 # and build-rpm.sh: a self-contained virtual environment in /opt/smartarray-agent built from
 # the project's wheel, the systemd units, the sg modules-load.d entry, the default config,
-# logrotate for the audit log, bash completion, the man page and the copyright file.
+# logrotate for the audit log, bash, zsh and fish completion, the man page and the copyright file.
 #
 #   packaging/stage.sh STAGE_DIR UNIT_DIR
 #
@@ -114,6 +114,13 @@ install -d "$stage/usr/share/bash-completion/completions"
 _SMARTARRAY_AGENT_COMPLETE=source_bash "$venv/bin/python" -m smartarray_agent \
     > "$stage/usr/share/bash-completion/completions/smartarray-agent"
 grep -q 'complete .*smartarray-agent' "$stage/usr/share/bash-completion/completions/smartarray-agent"
+# zsh's and fish's, where their packages look for other packages' completions (the .rpm moves
+# zsh's to site-functions).
+install -d "$stage/usr/share/zsh/vendor-completions" "$stage/usr/share/fish/vendor_completions.d"
+_SMARTARRAY_AGENT_COMPLETE=source_zsh "$venv/bin/python" -m smartarray_agent \
+    > "$stage/usr/share/zsh/vendor-completions/_smartarray-agent"
+_SMARTARRAY_AGENT_COMPLETE=source_fish "$venv/bin/python" -m smartarray_agent \
+    > "$stage/usr/share/fish/vendor_completions.d/smartarray-agent.fish"
 install -d "$stage/usr/share/man/man8"
 "$venv/bin/python" "$repo/packaging/manpage.py" | gzip -9n > "$stage/usr/share/man/man8/smartarray-agent.8.gz"
 doc="$stage/usr/share/doc/smartarray-agent"

@@ -297,6 +297,26 @@ def test_bash_completion_completes_commands(installed):
 
 
 @needs_deb_tools
+@pytest.mark.parametrize(("shell", "path"), [
+    ("zsh", "usr/share/zsh/vendor-completions/_smartarray-agent"),
+    ("fish", "usr/share/fish/vendor_completions.d/smartarray-agent.fish"),
+])
+def test_zsh_and_fish_completion_are_installed_too(installed, shell, path):
+    """Issue 29 finding 9: only the bash completion was installed."""
+    printed = subprocess.run([sys.executable, "-m", "smartarray_agent"], capture_output=True,
+                             text=True, timeout=60, check=True,
+                             env={**os.environ, "_SMARTARRAY_AGENT_COMPLETE": f"source_{shell}"})
+    assert (installed / path).read_text() == printed.stdout
+    if shell == "fish" and shutil.which("fish"):
+        bin_dir = Path(sys.executable).parent
+        done = subprocess.run(["fish", "-c", f"source {installed / path}; "
+                               "complete -C 'smartarray-agent sta'"], capture_output=True,
+                              text=True, timeout=60,
+                              env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+        assert [line.split("\t")[0] for line in done.stdout.split("\n") if line] == ["status"]
+
+
+@needs_deb_tools
 def test_the_man_page_documents_every_command_and_option(installed):
     page = gzip.decompress((installed / "usr/share/man/man8/smartarray-agent.8.gz").read_bytes())
     source = page.decode()
