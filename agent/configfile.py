@@ -155,13 +155,18 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
     return None
 
 
+def credentials_directory() -> Path | None:
+    """systemd's credentials directory of this service (``LoadCredential=``), or None."""
+    directory = os.environ.get("CREDENTIALS_DIRECTORY")
+    return Path(directory) if directory else None
+
+
 def secret_problem(path: Path) -> str | None:
     """Why ``path`` may not hold a secret (a TLS private key, a web config with password
     hashes), or None: like the iLO credentials file, it must belong to root (or to the
     user reading it) and give its group and others no access at all. A file in systemd's
     credentials directory (``LoadCredential=``) is private by construction."""
-    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
-    if credentials and Path(os.path.abspath(path)).parent == Path(credentials):
+    if Path(os.path.abspath(path)).parent == credentials_directory():
         return None
     try:
         info = os.stat(path)

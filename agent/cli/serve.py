@@ -9,7 +9,6 @@ privilege. SIGHUP reloads the web config; SIGTERM or SIGINT stop it.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import fail, web_overrides
 from smartarray_agent.cli.options import ConfigFile, Listen, TelemetryPath, WebConfigFile
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError
+from smartarray_agent.configfile import ConfigError, credentials_directory
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
@@ -74,11 +73,11 @@ def _credentials(config: Config) -> Config:
     """The web config from systemd's credentials directory when the unit loads it there
     (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
     it names, under the same names): the unprivileged user cannot read root's key."""
-    directory = os.environ.get("CREDENTIALS_DIRECTORY")
+    directory = credentials_directory()
     named = config.web.config_file
-    if not directory or named is None or not (Path(directory) / named.name).is_file():
+    if directory is None or named is None or not (directory / named.name).is_file():
         return config
-    web = config.web.model_copy(update={"config_file": Path(directory) / named.name})
+    web = config.web.model_copy(update={"config_file": directory / named.name})
     return config.model_copy(update={"web": web})
 
 

@@ -32,6 +32,7 @@ from smartarray_agent.configfile import (
     Document,
     FilePath,
     Settings,
+    credentials_directory,
     read_document,
     refuse_untrusted,
     secret_problem,
@@ -112,8 +113,7 @@ def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
     """The files the TLS settings name, relative to the web config's directory ``base``. A web
     config handed over by systemd (``LoadCredential=``) finds each one among the credentials
     under its own name: the unprivileged ``serve`` cannot read root's key where it lies."""
-    credentials = os.environ.get("CREDENTIALS_DIRECTORY")
-    handed = credentials is not None and base == Path(credentials)
+    handed = base == credentials_directory()
     named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
              "client_ca_file": tls.client_ca_file}
     return {key: base / name.name if handed and (base / name.name).is_file() else base / name
