@@ -2,9 +2,9 @@
 the ``controller`` label scheme. Pure: no I/O, no clock.
 
 Conventions (docs/metrics.md): prefix ``smartarray_``, units in names, ratios 0-1, identity in
-``_info`` metrics, states as a gauge with a ``state`` label that emits every known state
-(0/1) plus ``other`` (a word outside the list) and ``absent`` (no status given), and no raw
-status text in any label. A value that is not known has no series (never a 0).
+``_info`` metrics, states as a gauge with a ``state`` label (a kind: ``mode``, ``source``) that
+emits every known value (0/1) plus ``other`` (a word outside the list) and ``absent`` (none
+given), and no raw status text in any label. A value that is not known has no series (never a 0).
 """
 
 from __future__ import annotations
@@ -36,12 +36,14 @@ class Families:
         self.gauge(name, labels, None if value is None else float(value))
 
     def state(
-        self, name: str, labels: Mapping[str, str], known: Sequence[str], value: str | None
+        self, name: str, labels: Mapping[str, str], known: Sequence[str], value: str | None,
+        label: str = "state",
     ) -> None:
-        """One series per known state, plus ``other`` and ``absent``; the current one is 1."""
+        """One series per known state, plus ``other`` and ``absent``; the current one is 1.
+        ``label`` names the label that tells them apart (``mode``, ``source`` for a kind)."""
         current = ABSENT if value is None else value if value in known else OTHER
         for state in (*known, OTHER, ABSENT):
-            self.gauge(name, {**labels, "state": state}, float(state == current))
+            self.gauge(name, {**labels, label: state}, float(state == current))
 
     def unknown_word(
         self, name: str, labels: Mapping[str, str], known: Sequence[str], word: str | None

@@ -41,6 +41,12 @@ pip=("$build/venv/bin/python" -m pip --disable-pip-version-check --quiet)
 mkdir "$build/src" "$build/wheels"
 cp -a "$repo/pyproject.toml" "$repo/README.md" "$repo/agent" "$repo/collectors" "$build/src/"
 find "$build/src" -name '__pycache__' -prune -exec rm -rf {} +
+# The commit the package comes from, for smartarray_build_info{revision} (agent/revision.py);
+# outside a git checkout of its own the agent says "unknown".
+if [ "$(git -C "$repo" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$repo" && pwd -P)" ]; then
+    printf '"""Written by packaging/stage.sh: the commit this package was built from."""\n\nREVISION = "%s"\n' \
+        "$(git -C "$repo" rev-parse --verify HEAD)" > "$build/src/agent/_revision.py"
+fi
 "${pip[@]}" wheel --no-deps --wheel-dir "$build/wheels" "$build/src"
 wheel=$(find "$build/wheels" -maxdepth 1 -name 'smartarray_agent-*.whl')
 

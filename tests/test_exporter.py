@@ -54,7 +54,7 @@ def test_tls_and_basic_auth(secured_agent):
         lambda s: value(s, "smartarray_collector_success", collector="ssacli") == 1,
         context=trusted, headers=good)
     assert value(samples, "smartarray_backup_power_source", controller="0",
-                 state="capacitors") == 1
+                 source="capacitors") == 1
 
     with pytest.raises(ssl.SSLCertVerificationError):
         agent.request("/metrics", context=ssl.create_default_context())

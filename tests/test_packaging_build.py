@@ -275,6 +275,9 @@ def test_the_installed_program_runs_from_its_own_venv(installed):
     assert controller["backup_power"]["status"] == "ok"
     metrics = run_installed(installed, "metrics", "--once", "--simulate", "gen9-battery")
     assert 'smartarray_collector_success{collector="ssacli"} 1.0' in metrics.stdout, metrics.stderr
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert f'revision="{head}"' in metrics.stdout  # stamped by stage.sh (issue #29)
     config = installed / "etc/smartarray-agent/config.toml"
     check = run_installed(installed, "config", "check", str(config))
     assert check.returncode == 0, check.stdout + check.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.exporter.publish import GZIPPED, PLAIN, PublishedExposition
+from smartarray_agent.exporter.publish import PLAIN, PublishedExposition
 
 from .agent_process import AgentProcess, parse_samples, simulated, value
 
@@ -110,9 +110,9 @@ def test_run_publishes_and_an_unprivileged_serve_answers(tmp_path, shared_dir):
     serve = None
     try:
         wait_until(lambda: b'collector="ssacli"} 1' in _read(shared_dir / PLAIN))
-        for name in (PLAIN, GZIPPED):
-            info = (shared_dir / name).stat()
-            assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 0, NOBODY)
+        info = (shared_dir / PLAIN).stat()
+        assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 0, NOBODY)
+        assert sorted(p.name for p in shared_dir.iterdir()) == [PLAIN, "serve.toml"]  # no .gz
         assert not any(":" in line.split()[1] and line.split()[3] == "0A"
                        for line in _tcp_sockets(agent.process.pid)), "run listens on TCP"
 
@@ -130,7 +130,7 @@ def test_run_publishes_and_an_unprivileged_serve_answers(tmp_path, shared_dir):
 
         agent.process.terminate()
         assert agent.process.wait(10) == 0
-        assert not (shared_dir / PLAIN).exists() and not (shared_dir / GZIPPED).exists()
+        assert not (shared_dir / PLAIN).exists()
         status, headers, body = agent.request()
         assert (status, headers["Retry-After"]) == (503, "5")
         assert b"smartarray-agent.service" in body
@@ -175,7 +175,6 @@ def test_a_stale_or_missing_publication_is_none(tmp_path):
     assert published.body() is None  # the agent stopped touching it: dead or stuck
     os.utime(tmp_path / PLAIN, (1090, 1090))
     assert published.body() == b"a 1\n"
-    assert published.body(compressed=True) is None
 
 
 def test_serve_under_journald_logs_without_repeating_the_program_name(tmp_path, shared_dir):

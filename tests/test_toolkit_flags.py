@@ -15,7 +15,7 @@ from pathlib import Path
 
 import bcrypt
 
-from smartarray_agent.exporter.publish import GZIPPED, PLAIN
+from smartarray_agent.exporter.publish import PLAIN
 
 from .agent_process import AgentProcess, simulated
 from .secret_files import write_secret
@@ -50,7 +50,6 @@ def test_serve_takes_the_toolkit_flags(tmp_path):
     published = tmp_path / "published"
     published.mkdir(mode=0o750)
     (published / PLAIN).write_bytes(b"smartarray_up 1\n")
-    (published / GZIPPED).write_bytes(b"")
     config = tmp_path / "agent.toml"
     config.write_text(f'[web]\npublish_dir = "{published}"\n')
     process = subprocess.Popen(

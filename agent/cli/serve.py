@@ -3,7 +3,8 @@ exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
 
 It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
 basic auth, publish_dir) and nothing else of it; it never runs the vendor CLI and needs no
-privilege. SIGHUP reloads the web config; SIGTERM or SIGINT stop it.
+privilege. Its own process figures follow the published page (exporter/served.py). SIGHUP
+reloads the web config; SIGTERM or SIGINT stop it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.publish import PublishedExposition
+from smartarray_agent.exporter.served import ServedExposition, own_registry
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 log = logging.getLogger("smartarray_agent.serve")
@@ -42,9 +44,10 @@ def serve(config: ConfigFile = None, listen: Listen = None,
         published = PublishedExposition(directory)
     except OSError as error:
         raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
+    served = ServedExposition(published.body, own_registry())
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
     try:
-        server = ExporterServer(address, published.body, web_security(_credentials(loaded)),
+        server = ExporterServer(address, served.body, web_security(_credentials(loaded)),
                                 telemetry_path=loaded.web.telemetry_path)
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

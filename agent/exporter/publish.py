@@ -2,17 +2,17 @@
 ``smartarray-agent serve`` answers HTTP from them (docs/privileges.md).
 
 Root side, :class:`Publisher`: with ``[web] publish_dir`` set, ``run`` listens on nothing.
-It writes ``metrics.prom`` and ``metrics.prom.gz`` (mode 0640; their group is the
-directory's when it is set-group-ID, as the shipped tmpfiles.d entry makes it) whenever the
-exposition changes, atomically (a new file renamed over the old), and touches them at least
-every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. It removes them
-when it stops.
+It writes ``metrics.prom`` (mode 0640; its group is the directory's when it is set-group-ID,
+as the shipped tmpfiles.d entry makes it) whenever the exposition changes, atomically (a new
+file renamed over the old), and touches it at least every ``REFRESH_S`` so that a reader can
+tell a live agent from a dead one. It removes it when it stops. No gzip form: ``serve`` adds
+its own series to the page (served.py) and compresses the whole.
 
-Serving side, :class:`PublishedExposition`: the bytes of those files, read again only when
-they change; None (the endpoint answers 503) when they are missing or older than
-``MAX_AGE_S``. Like ``run``, it trusts only what the directory's owner wrote: the directory
-must be no one else's to write, and a file is opened without following a symbolic link and
-used only when it is a regular file of the directory's owner.
+Serving side, :class:`PublishedExposition`: the bytes of that file, read again only when it
+changes; None (the endpoint answers 503) when it is missing or older than ``MAX_AGE_S``.
+Like ``run``, it trusts only what the directory's owner wrote: the directory must be no one
+else's to write, and the file is opened without following a symbolic link and used only when
+it is a regular file of the directory's owner.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from smartarray_agent.trust import distrust
 log = logging.getLogger(__name__)
 
 PLAIN = "metrics.prom"
-GZIPPED = "metrics.prom.gz"
 POLL_S = 0.5  # how soon a new exposition is published
 REFRESH_S = 30.0
 MAX_AGE_S = 3 * REFRESH_S
@@ -98,8 +97,7 @@ class Publisher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        for name in (PLAIN, GZIPPED):
-            (self.directory / name).unlink(missing_ok=True)
+        (self.directory / PLAIN).unlink(missing_ok=True)
 
     def publish(self) -> None:
         """Write the exposition if it changed, touch it if it is getting old."""
@@ -107,11 +105,9 @@ class Publisher:
         now = time.monotonic()
         if plain is self._published:
             if now - self._at >= REFRESH_S:
-                for name in (GZIPPED, PLAIN):
-                    os.utime(self.directory / name)
+                os.utime(self.directory / PLAIN)
                 self._at = now
             return
-        _write(self.directory / GZIPPED, self.body(True))
         _write(self.directory / PLAIN, plain)
         self._published, self._at = plain, now
 
@@ -140,7 +136,7 @@ def _write(path: Path, data: bytes) -> None:
 
 
 class PublishedExposition:
-    """What ``serve`` answers: ``body(compressed)`` as the daemon's view gives it, or None
+    """The page ``serve`` answers with: :meth:`body`, as the daemon's view made it, or None
     when the agent has published nothing recent."""
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
@@ -158,12 +154,12 @@ class PublishedExposition:
         self.owner = info.st_uid
         self.max_age_s = max_age_s
         self._clock = clock
-        self._cache: dict[str, tuple[tuple[int, int], bytes]] = {}
+        self._cache: tuple[tuple[int, int], bytes] | None = None
 
-    def body(self, compressed: bool = False) -> bytes | None:
-        name = GZIPPED if compressed else PLAIN
+    def body(self) -> bytes | None:
+        """The published bytes; the same object until the file changes (or is touched)."""
         try:
-            fd = os.open(self.directory / name,
+            fd = os.open(self.directory / PLAIN,
                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:  # missing, or a symbolic link (ELOOP)
             return None
@@ -174,12 +170,11 @@ class PublishedExposition:
             if self._clock() - info.st_mtime > self.max_age_s:
                 return None
             key = (info.st_ino, info.st_mtime_ns)
-            cached = self._cache.get(name)
-            if cached is not None and cached[0] == key:
-                return cached[1]
+            if self._cache is not None and self._cache[0] == key:
+                return self._cache[1]
             try:
                 data = handle.read()
             except OSError:
                 return None
-        self._cache[name] = (key, data)
+        self._cache = (key, data)
         return data

@@ -14,7 +14,7 @@ start time, read when the page is made).
 
 Sample lines::
 
-    smartarray_build_info{python="3.11.2",version="0.1.0"} 1.0
+    smartarray_build_info{python="3.11.2",revision="0123abc...",version="0.1.0"} 1.0
     smartarray_collector_success{collector="ssacli"} 1.0
     smartarray_collector_duration_seconds{collector="ssacli"} 1.23
     smartarray_collector_last_success_timestamp_seconds{collector="ssacli"} 1.7e+09
@@ -34,11 +34,14 @@ from prometheus_client.registry import Collector
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult
 from smartarray_agent.collectors.families import Families
+from smartarray_agent.revision import revision
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 HELP = {
-    "smartarray_build_info": "The agent's version and the Python it runs on; always 1.",
+    "smartarray_build_info":
+        "The agent's version, the git commit it was built from and the Python it runs on; "
+        "always 1.",
     "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
     "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
     "smartarray_collector_last_success_timestamp_seconds":
@@ -125,4 +128,5 @@ def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
     return generate_latest(registry(entries, now=now, settings=settings, extra=extra))
 
 
-_BUILD = {"version": version("smartarray-agent"), "python": platform.python_version()}
+_BUILD = {"version": version("smartarray-agent"), "revision": revision(),
+          "python": platform.python_version()}

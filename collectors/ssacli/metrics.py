@@ -114,7 +114,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
         "firmware": ctrl.firmware or "", "pci_address": ctrl.pci_address or "",
     }, 1.0)
     out.state("smartarray_controller_status", c, CONTROLLER_STATES, ctrl.status)
-    out.state("smartarray_controller_mode", c, MODE_STATES, ctrl.mode)
+    out.state("smartarray_controller_mode", c, MODE_STATES, ctrl.mode, label="mode")
     temps = ctrl.temperatures
     for sensor, value in (("controller", temps.controller_c),
                           ("cache_module", temps.cache_module_c),
@@ -141,7 +141,8 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
              policy.unprotected_write_cache(ctrl, threshold))
 
     power = ctrl.backup_power
-    out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source)
+    out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source,
+              label="source")
     out.gauge("smartarray_backup_power_units", c, power.count)
     out.state("smartarray_backup_power_status", c, BACKUP_STATES, power.status)
     out.unknown_word("smartarray_backup_power_status_info", c, BACKUP_STATES, power.status)
