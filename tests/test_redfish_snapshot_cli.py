@@ -19,11 +19,12 @@ from .redfish_ilo import (
     PASSWORD,
     Ilo,
     battery_ilo5,
+    certificate,
     closed_port,
+    credentials_file,
     serve,
     tree,
 )
-from .test_redfish_cli_status import config
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "status.schema.json")
                     .read_text())
@@ -34,6 +35,16 @@ def agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": str(tmp_path), "SMARTARRAY_SIM_STATE_DIR": str(tmp_path)}
     return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
                           capture_output=True, text=True, timeout=60, env=env)
+
+
+def config(tmp_path: Path, address: str, read_timeout_s: float = 2) -> str:
+    """A configuration whose [redfish] table trusts the fake iLO's certificate."""
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials_file(tmp_path)}"\n'
+        f'ca_file = "{certificate()[0]}"\nconnect_timeout_s = 2\n'
+        f"read_timeout_s = {read_timeout_s}\n")
+    return str(path)
 
 
 def ilo5(**controller: object) -> dict[str, dict]:
@@ -154,3 +165,26 @@ def test_change_commands_do_not_take_ilo(tmp_path):
                     ["set-cache-ratio", "50/50", "--slot", "0"]):
         result = agent(tmp_path, *command, "--ilo", "ilo.example")
         assert result.returncode == 2 and "No such option: --ilo" in result.stderr
+
+
+def test_a_collection_the_ilo_does_not_have_is_said_not_guessed(tmp_path):
+    documents = ilo5()
+    del documents[ILO5_CONTROLLER + "DiskDrives/"]  # the fake iLO answers 404
+    with serve(Ilo(documents)) as ilo:
+        result = agent(tmp_path, "status", "--ilo", ilo.address, "--json",
+                       "--config", config(tmp_path, ilo.address))
+    assert result.returncode == 0, result.stderr
+    (ctrl,) = json.loads(result.stdout)["controllers"]
+    assert ctrl["physical_drives"] == [] and len(ctrl["logical_drives"]) == 1
+    assert ctrl["notices"] == [f"redfish: {ILO5_CONTROLLER}DiskDrives/ was not read: no "
+                               "PhysicalDrives known"]
+
+
+def test_check_ilo_timeout_names_the_ilo(tmp_path):
+    """-t bounds the whole check, the iLO's answers included."""
+    with serve(Ilo(ilo5(), hang={ILO5_CONTROLLER})) as ilo:
+        result = agent(tmp_path, "check", "--ilo", ilo.address, "-t", "1",
+                       "--config", config(tmp_path, ilo.address, read_timeout_s=20))
+    assert result.returncode == 3, result.stdout
+    assert result.stdout == (f"SMARTARRAY UNKNOWN - reading the iLO {ilo.address} timed out "
+                             "after 1 s\n")
