@@ -1,9 +1,10 @@
 """A fake iLO for the Redfish tests: a real HTTPS server on 127.0.0.1 (port 0) in a thread.
 
 It serves iLO 5- or iLO 4-shaped resources (shapes and values from HPE's iLO Redfish
-reference and real answers), or a whole iLO 5 or iLO 6 tree from tests/redfish_data/, has a session service that records every login and logout,
-checks the session token or basic auth on every GET, and injects faults: a delay, a hang,
-a forced status, a body that is not JSON, no session service.
+reference and real answers), or a whole iLO 5 or iLO 6 tree from tests/redfish_data/; it has
+a session service that records every login and logout, checks the session token or basic
+auth on every GET, and injects faults: a delay, a hang, a forced status, a body that is not
+JSON, no session service.
 """
 
 from __future__ import annotations

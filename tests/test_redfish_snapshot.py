@@ -172,6 +172,16 @@ def test_a_failing_battery_is_its_health():
                                                                        12.0)
 
 
+@pytest.mark.parametrize("charge", [None, 255, "50"])
+def test_a_charge_that_is_no_percentage_is_unknown_and_said(charge):
+    documents = ilo5()
+    documents[CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"] = [battery_ilo5(charge=charge)]
+    snapshot = read(documents)
+    assert snapshot.controllers[0].backup_power.charge_percent is None
+    assert snapshot.notices[-1] == (f"redfish: battery 1 reports a charge that is not a number "
+                                    f"0-100: {json.dumps(charge)}: the charge is unknown")
+
+
 def test_two_batteries_leave_the_charge_unknown_and_say_why():
     documents = ilo5()
     documents[CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"] = [battery_ilo5(index=1),

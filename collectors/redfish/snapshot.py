@@ -88,6 +88,9 @@ def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
                        f"{len(batteries)} batteries" + (
                            " and Redfish does not say which controller each one backs"
                            if batteries else ""))
+    notices += [f"{NOTICE}battery {b.index} reports a charge that is not a number 0-100: "
+                f"{b.charge_unreadable}: the charge is unknown"
+                for b in batteries if b.charge_unreadable is not None]
     return [smartstorage.controller(
         path, doc, documents,
         batteries[0] if path in backed else None, entries[0] if path in backed else None)
