@@ -1,9 +1,10 @@
 """A fake iLO for the Redfish tests: a real HTTPS server on 127.0.0.1 (port 0) in a thread.
 
 It serves iLO 5- or iLO 4-shaped resources (shapes and values from HPE's iLO Redfish
-reference and real answers), has a session service that records every login and logout,
-checks the session token or basic auth on every GET, and injects faults: a delay, a hang,
-a forced status, a body that is not JSON, no session service.
+reference and real answers), or a whole iLO 5 or iLO 6 tree from tests/redfish_data/; it has
+a session service that records every login and logout, checks the session token or basic
+auth on every GET, and injects faults: a delay, a hang, a forced status, a body that is not
+JSON, no session service.
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
 # the simulator's gen10 scenario prints this controller
 GEN10_SERIAL = "PSIMXP408IA001"
 GEN10_MODEL = "HPE Smart Array P408i-a SR Gen10"
+
+# Whole resource trees of one iLO each (tests/redfish_data/README.md says where they come from)
+DATA = Path(__file__).resolve().parent / "redfish_data"
+ILO5_TREE = "ilo5-p408i-a-gen10"  # the host of the simulator's gen10 scenario, seen by iLO 5
+ILO6_TREE = "ilo6-mr408i-o-gen11"  # a Gen11 with the DMTF Storage model only
+ILO5_CONTROLLER = CONTROLLERS + "0/"
+
+
+def tree(name: str) -> dict[str, dict]:
+    """A fresh copy of a resource tree: path -> JSON object, as the iLO serves it."""
+    return json.loads((DATA / f"{name}.json").read_text())
 
 
 @functools.cache

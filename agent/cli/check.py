@@ -19,10 +19,12 @@ from typer.core import TyperCommand
 from smartarray_agent.cli import plugin
 from smartarray_agent.cli.context import CommandContext, CommandError
 from smartarray_agent.cli.deadline import TimeUp, deadline
+from smartarray_agent.cli.ilo import EXCLUDES, read_from_ilo
 from smartarray_agent.cli.options import (
     PROG,
     CliPath,
     ConfigFile,
+    Ilo,
     InputFile,
     LockFile,
     Simulate,
@@ -76,7 +78,7 @@ def check(
     input_file: InputFile = None,
     _version: Annotated[bool, version_option(f"{PROG} check", "-V", "--version")] = False,
     config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
-    timeout: PluginTimeout = TIMEOUT_S, lock_file: LockFile = None,
+    timeout: PluginTimeout = TIMEOUT_S, lock_file: LockFile = None, ilo: Ilo = None,
 ) -> None:
     """Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (usage errors and
     timeouts too), one status line with the reason and perfdata.
@@ -86,11 +88,15 @@ def check(
     number N is N: for this plugin, an alert below N, since a charge is good when high (the
     guidelines read a bare N as 0:N).
 
-    -t bounds the whole check: the wait for the host lock, the vendor CLI and the parse."""
+    -t bounds the whole check: the wait for the host lock, the vendor CLI and the parse.
+
+    --ilo HOST[:PORT] judges what that iLO's Redfish service says, without the vendor CLI."""
+    if ilo is not None and (input_file, simulate, cli) != (None, None, None):
+        _unknown(f"usage: {EXCLUDES} (see '{PROG} check -h')")
     context = CommandContext(config, simulate, cli, None, lock_file)  # [ssacli] timeout_s
     try:
-        with deadline(timeout, lambda: _doing(context)):
-            line, code = _check(context, input_file, warning, critical)
+        with deadline(timeout, lambda: f"reading the iLO {ilo}" if ilo else _doing(context)):
+            line, code = _check(context, input_file, warning, critical, ilo)
     except TimeUp as error:
         line, code = _unknown_line(str(error)), plugin.UNKNOWN
     print(line)
@@ -98,7 +104,7 @@ def check(
 
 
 def _check(context: CommandContext, input_file: str | None, warning: plugin.Range | None,
-           critical: plugin.Range | None) -> tuple[str, int]:
+           critical: plugin.Range | None, ilo: str | None = None) -> tuple[str, int]:
     """Read the controllers and judge them: the status line and the exit code."""
     settings = context.config
     interlock = (settings.check.charge_critical_percent
@@ -110,7 +116,8 @@ def _check(context: CommandContext, input_file: str | None, warning: plugin.Rang
         interlock,
     )
     try:
-        snapshot = context.read_snapshot(input_file)
+        snapshot = (read_from_ilo(context, ilo) if ilo is not None
+                    else context.read_snapshot(input_file))
     except CommandError as error:
         return _unknown_line(str(error)), plugin.UNKNOWN
     if snapshot.error is not None:

@@ -80,3 +80,7 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 InputFile = Annotated[str | None, typer.Option(
     "-i", "--input", metavar="FILE",
     help="Read saved CLI output ('-' for standard input) instead of running the CLI.")]
+Ilo = Annotated[str | None, typer.Option(
+    "--ilo", metavar="HOST[:PORT]",
+    help="Read the controllers from this iLO's Redfish service alone, without the vendor CLI "
+         "([redfish] gives the login and TLS settings; read-only).")]

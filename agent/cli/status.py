@@ -6,9 +6,11 @@ import json
 
 from smartarray_agent.cli import exitcodes, table
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
+from smartarray_agent.cli.ilo import EXCLUDES, read_from_ilo
 from smartarray_agent.cli.options import (
     CliPath,
     ConfigFile,
+    Ilo,
     InputFile,
     Json,
     LockFile,
@@ -21,15 +23,18 @@ from smartarray_agent.model import Snapshot, to_json
 
 def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFile = None,
            simulate: Simulate = None, cli: CliPath = None, timeout: Timeout = None,
-           lock_file: LockFile = None) -> None:
+           lock_file: LockFile = None, ilo: Ilo = None) -> None:
     """Show each controller's cache, write-cache switches and backup power (with the iLO's
     battery charge when [redfish] is configured, but not for --input, which may be another
-    host's output)."""
+    host's output). With --ilo, from that iLO alone, without the vendor CLI."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if input_file is not None and simulate is not None:
         raise usage_error("--input and --simulate exclude each other")
+    if ilo is not None and (input_file, simulate, cli) != (None, None, None):
+        raise usage_error(EXCLUDES)
     try:
-        snapshot = context.read_snapshot(input_file)
+        snapshot = (read_from_ilo(context, ilo) if ilo is not None
+                    else context.read_snapshot(input_file))
     except CommandError as error:
         if as_json:  # a consumer of the JSON reads why from the JSON too
             print(json.dumps({"error": {"message": str(error), "exit_code": error.code}},

@@ -114,36 +114,36 @@ def members(collection: dict, where: str) -> list[str]:
 
 
 def array_controller(resource: str, data: dict) -> ArrayController:
-    location = _text(data.get("Location"))
+    location = text(data.get("Location"))
     match = _SLOT.match(location or "")
     slot = match.group(1).lower() if match else None
     return ArrayController(
         resource=resource,
         location=location,
         slot=None if slot == "unknown" else slot,
-        serial=_text(data.get("SerialNumber")),
-        model=_text(data.get("Model")),
+        serial=text(data.get("SerialNumber")),
+        model=text(data.get("Model")),
         backup_power=word(data.get("BackupPowerSourceStatus")),
-        cache_module_health=word(_dict(data.get("CacheModuleStatus")).get("Health")),
-        cache_size_mib=_integer(data.get("CacheMemorySizeMiB")),
-        health=word(_dict(data.get("Status")).get("Health")),
+        cache_module_health=word(as_dict(data.get("CacheModuleStatus")).get("Health")),
+        cache_size_mib=integer(data.get("CacheMemorySizeMiB")),
+        health=word(as_dict(data.get("Status")).get("Health")),
     )
 
 
 def _ilo5_battery(entry: dict) -> Battery:
-    status = _dict(entry.get("Status"))
+    status = as_dict(entry.get("Status"))
     return Battery(
         **_identity(entry),
-        spare_part=_text(entry.get("SparePartNumber")),
-        charge_percent=_number(entry.get("ChargeLevelPercent"), 0, 100),
+        spare_part=text(entry.get("SparePartNumber")),
+        charge_percent=number(entry.get("ChargeLevelPercent"), 0, 100),
         charge_unreadable=_unreadable(entry, "ChargeLevelPercent", 0, 100),
-        wear_percent=_number(entry.get("BatteryWearLevelPercent"), 0, 100),
-        capacity_watts=_number(entry.get("MaximumCapWatts"), 0, math.inf),
-        remaining_charge_time_s=_number(entry.get("RemainingChargeTimeSeconds"), 0, math.inf),
+        wear_percent=number(entry.get("BatteryWearLevelPercent"), 0, 100),
+        capacity_watts=number(entry.get("MaximumCapWatts"), 0, math.inf),
+        remaining_charge_time_s=number(entry.get("RemainingChargeTimeSeconds"), 0, math.inf),
         health=word(status.get("Health")),
         state=word(status.get("State")),
-        error_code=_text(entry.get("ErrorCode")),
-        failure_predicted=_boolean(entry.get("FailurePredicted")),
+        error_code=text(entry.get("ErrorCode")),
+        failure_predicted=boolean(entry.get("FailurePredicted")),
     )
 
 
@@ -151,8 +151,8 @@ def _ilo4_battery(entry: dict) -> Battery:
     present = word(entry.get("Present"))
     return Battery(
         **_identity(entry),
-        spare_part=_text(entry.get("Spare")),
-        capacity_watts=_number(entry.get("MaxCapWatts"), 0, math.inf),
+        spare_part=text(entry.get("Spare")),
+        capacity_watts=number(entry.get("MaxCapWatts"), 0, math.inf),
         health=word(entry.get("Condition")),
         state={"yes": "enabled", "no": "absent"}.get(present or ""),
     )
@@ -160,28 +160,28 @@ def _ilo4_battery(entry: dict) -> Battery:
 
 def _identity(entry: dict) -> dict[str, Any]:
     return {
-        "index": _integer(entry.get("Index")),
-        "model": _text(entry.get("Model")),
-        "product_name": _text(entry.get("ProductName")),
-        "serial": _text(entry.get("SerialNumber")),
-        "firmware": _text(entry.get("FirmwareVersion")),
+        "index": integer(entry.get("Index")),
+        "model": text(entry.get("Model")),
+        "product_name": text(entry.get("ProductName")),
+        "serial": text(entry.get("SerialNumber")),
+        "firmware": text(entry.get("FirmwareVersion")),
     }
 
 
 def _oem(resource: dict) -> dict:
-    oem = _dict(resource.get("Oem"))
-    return _dict(oem.get("Hpe")) or _dict(oem.get("Hp"))
+    oem = as_dict(resource.get("Oem"))
+    return as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp"))
 
 
-def _dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _text(value: Any) -> str | None:
+def text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def _number(value: Any, low: float, high: float) -> float | None:
+def number(value: Any, low: float, high: float) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value) if low <= value <= high else None
@@ -189,14 +189,14 @@ def _number(value: Any, low: float, high: float) -> float | None:
 
 def _unreadable(entry: dict, key: str, low: float, high: float) -> str | None:
     """``entry[key]`` as JSON text when it is there but not a number from low to high."""
-    if key not in entry or _number(entry[key], low, high) is not None:
+    if key not in entry or number(entry[key], low, high) is not None:
         return None
     return json.dumps(entry[key])
 
 
-def _integer(value: Any) -> int | None:
+def integer(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _boolean(value: Any) -> bool | None:
+def boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None

@@ -1,0 +1,45 @@
+"""``--ilo HOST[:PORT]`` of ``status`` and ``check``: the controllers from the iLO's Redfish
+service alone, with no vendor CLI (docs/redfish.md, "Without the vendor CLI"). Read-only:
+no command that changes a controller takes it."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from smartarray_agent.cli import exitcodes
+from smartarray_agent.cli.context import CommandContext, CommandError
+from smartarray_agent.collectors.redfish.crawl import read_ilo
+from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.model import Snapshot
+
+EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI output"
+
+
+def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
+    """The configuration's ``[redfish]`` settings (credentials, TLS, timeouts) with
+    ``address`` for the iLO. Raises CommandError (bad input) without a ``[redfish]`` table
+    or for an address that is not ``host[:port]``."""
+    settings = context.config.redfish
+    if settings is None:
+        raise CommandError(
+            f"--ilo {address}: the configuration file has no [redfish] table: its "
+            "credentials_file (and ca_file or verify_tls) say how to log in to the iLO "
+            "(docs/redfish.md)", exitcodes.BAD_INPUT)
+    try:
+        return RedfishSettings.model_validate({**settings.model_dump(), "address": address})
+    except ValidationError as error:
+        why = "; ".join(problem["msg"].removeprefix("Value error, ")
+                        for problem in error.errors())
+        raise CommandError(f"--ilo {address}: {why}", exitcodes.BAD_INPUT) from None
+
+
+def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
+    """Every controller the iLO at ``address`` knows; raises CommandError (exit 1 when the
+    iLO cannot be read)."""
+    settings = ilo_settings(context, address)
+    try:
+        return read_ilo(settings)
+    except RedfishError as error:
+        raise CommandError(f"the iLO could not be read: {error}",
+                           exitcodes.VENDOR_ERROR) from None

@@ -1,0 +1,97 @@
+"""The status model from the iLO alone, with no vendor CLI: fetched Redfish documents in, a
+:class:`~smartarray_agent.model.Snapshot` out. Pure: no I/O (collectors/redfish/crawl.py
+fetches the documents), so anything that has the documents (``status --ilo``, ``check
+--ilo``, a later ``/probe``) builds the same snapshot from them.
+
+``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 5
+(HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
+controller (collectors/redfish/smartstorage.py); else iLO 6 and later (the DMTF model,
+``Systems/1/Storage``, collectors/redfish/dmtf.py). The battery is ``Chassis/1``
+``Oem.Hpe.SmartStorageBattery[]`` (iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to
+controllers by rule 1 of collectors/redfish/merge.py. A fact the iLO does not give is
+``None``; the snapshot's notices say what is missing and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from smartarray_agent.collectors.redfish import dmtf, smartstorage
+from smartarray_agent.collectors.redfish.merge import backed_controllers
+from smartarray_agent.collectors.redfish.resources import (
+    Battery,
+    Reading,
+    array_controller,
+    as_dict,
+    chassis_batteries,
+    members,
+    system_batteries,
+)
+from smartarray_agent.model import Controller, Snapshot
+
+CHASSIS = "/redfish/v1/Chassis/1/"
+SYSTEM = "/redfish/v1/Systems/1/"
+ARRAY_CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
+STORAGE = "/redfish/v1/Systems/1/Storage/"
+NOTICE = "redfish: "
+
+Documents = Mapping[str, dict]
+
+
+def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
+    """The snapshot of every controller ``documents`` describe; ``ilo`` names the iLO in
+    the notices (``host:port``)."""
+    notices = [f"{NOTICE}read from the iLO at {ilo} alone, no vendor CLI: a fact the iLO "
+               "does not give is null"]
+    if uses_smartstorage(documents):
+        return Snapshot(controllers=_smartstorage(documents, notices), notices=notices)
+    storage = documents.get(STORAGE)
+    if storage is not None:
+        found = [ctrl for path in members(storage, STORAGE) if path in documents
+                 for ctrl in dmtf.controllers(path, documents[path], documents)]
+        return Snapshot(controllers=found, notices=notices)
+    notices.append(f"{NOTICE}the iLO lists no SmartStorage array controller and has no "
+                   "Storage resource")
+    return Snapshot(notices=notices)
+
+
+def uses_smartstorage(documents: Documents) -> bool:
+    """Whether the iLO lists a controller in HPE's OEM model (iLO 5)."""
+    collection = documents.get(ARRAY_CONTROLLERS)
+    return collection is not None and bool(members(collection, ARRAY_CONTROLLERS))
+
+
+def battery_entries(documents: Documents) -> tuple[list[Battery], list[dict]]:
+    """The batteries the iLO lists, parsed and as sent: ``Chassis/1`` (iLO 5), else
+    ``Systems/1`` (iLO 4)."""
+    for path, read, key in ((CHASSIS, chassis_batteries, "SmartStorageBattery"),
+                            (SYSTEM, system_batteries, "Battery")):
+        doc = documents.get(path) or {}
+        parsed = read(doc)
+        if parsed is not None:
+            oem = as_dict(doc.get("Oem"))
+            listed = (as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp")))[key]
+            return parsed, [entry for entry in listed if isinstance(entry, dict)]
+    return [], []
+
+
+def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
+    listed = members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS)
+    read = [(path, documents[path]) for path in listed if path in documents]
+    notices += [f"{NOTICE}{path} was not read" for path in listed if path not in documents]
+    batteries, entries = battery_entries(documents)
+    reading = Reading(taken_at=0, batteries=batteries,
+                      controllers=[array_controller(path, doc) for path, doc in read])
+    backed = {rf.resource for rf in backed_controllers(reading)}
+    if len(batteries) != 1:
+        notices.append(f"{NOTICE}backup power charge unknown: the iLO reports "
+                       f"{len(batteries)} batteries" + (
+                           " and Redfish does not say which controller each one backs"
+                           if batteries else ""))
+    notices += [f"{NOTICE}battery {b.index} reports a charge that is not a number 0-100: "
+                f"{b.charge_unreadable}: the charge is unknown"
+                for b in batteries if b.charge_unreadable is not None]
+    return [smartstorage.controller(
+        path, doc, documents,
+        batteries[0] if path in backed else None, entries[0] if path in backed else None)
+        for path, doc in read]
