@@ -160,18 +160,18 @@ def _refusal(ctrl: Controller, change: Judged, backup: BackupPowerState,
 def write_cache_active(ctrl: Controller) -> bool | None:
     """Whether the controller is caching writes now: a cache that is present and ``ok``, a
     write share above 0, and backup power ``ok`` or no-battery write cache forced on.
-    ``None`` when the output did not say (no cache status printed, or a switch that
-    decides it not printed)."""
+    ``None`` when the output did not say (no cache status printed, no write share printed,
+    or a switch that decides it not printed)."""
     cache = ctrl.cache
     if cache.present is False:
         return False
     if cache.status is None:
         return None
-    if cache.status != "ok" or not cache.write_percent:
+    if cache.status != "ok" or cache.write_percent == 0:
         return False
-    if backup_power_healthy(ctrl.backup_power) or cache.no_battery_write_cache is True:
-        return True
-    return None if cache.no_battery_write_cache is None else False
+    if not (backup_power_healthy(ctrl.backup_power) or cache.no_battery_write_cache is True):
+        return None if cache.no_battery_write_cache is None else False
+    return None if cache.write_percent is None else True
 
 
 def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:

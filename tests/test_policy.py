@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from smartarray_agent.model import BackupPower, Cache, Controller
-from smartarray_agent.policy import backup_power_state, judge
+from smartarray_agent.policy import backup_power_state, judge, write_cache_active
 from smartarray_agent.write.kinds import Change, Kind
 
 THRESHOLD = 80.0
@@ -109,3 +109,16 @@ def test_a_below_threshold_allowance_says_write_cache_stays_inactive():
     ctrl = controller("failed", None, "ok", False, 75)
     verdict = judge(ctrl, Change(Kind.CACHE_RATIO, read_percent=10, write_percent=90), THRESHOLD)
     assert verdict.allowed and "stays inactive" in verdict.message
+
+
+@pytest.mark.parametrize(("status", "nbwc", "write_percent", "active"), [
+    ("ok", False, None, None),  # iLO 6 and `show status`: the write share is not given
+    ("ok", True, None, None),
+    ("failed", True, None, None),
+    ("failed", False, None, False),  # unprotected and not forced on: off whatever the share
+    ("ok", False, 0, False),
+    ("ok", False, 75, True),
+])
+def test_an_unknown_write_share_leaves_write_cache_activity_unknown(status, nbwc,
+                                                                      write_percent, active):
+    assert write_cache_active(controller(status, None, "ok", nbwc, write_percent)) is active
