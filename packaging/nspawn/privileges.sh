@@ -103,7 +103,12 @@ for _ in $(seq 60); do
 done
 grep -q '^smartarray_controller_info{.*model="Smart Array P440ar"' <<<"$metrics" \
     || { journal smartarray-agent-serve.service | tail; fail "/metrics from serve has no simulated controller"; }
-say "1 ok: both units active; /metrics from serve has the simulated controller"
+# each process's own figures, read under its unit's sandbox: the daemon's in the page it
+# published, serve's added by serve
+grep -q '^process_start_time_seconds ' <<<"$metrics" || fail "/metrics has no process_* of the daemon"
+grep -q '^smartarray_serve_process_start_time_seconds ' <<<"$metrics" \
+    || fail "/metrics has no smartarray_serve_process_* of the serve unit"
+say "1 ok: both units active; /metrics from serve has the simulated controller and both processes' figures"
 
 # 2. who holds what
 serve_status=$(in_ct cat "/proc/$(show smartarray-agent-serve.service MainPID)/status")

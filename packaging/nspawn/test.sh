@@ -126,7 +126,10 @@ grep -q '^smartarray_collector_success{collector="ssacli"} 1.0' <<<"$metrics" \
     || fail "the ssacli collector did not succeed under the sandbox"
 grep -q '^smartarray_backup_power_status{controller="0",state="ok"} 1.0' <<<"$metrics" \
     || fail "backup power is not reported OK"
-say "2 ok: /metrics answers ($(grep -c '^smartarray_' <<<"$metrics") series)"
+# the daemon's own process figures, read under its unit's sandbox
+grep -q '^process_start_time_seconds ' <<<"$metrics" \
+    || fail "/metrics has no process_* of the daemon"
+say "2 ok: /metrics answers ($(grep -c '^smartarray_' <<<"$metrics") series, the daemon's process_* among them)"
 
 # 3. reload
 pid_before=$(show MainPID)
