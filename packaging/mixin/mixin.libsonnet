@@ -50,7 +50,7 @@
     dataAgeWarningSeconds: 300,
 
     // The host dashboard's charge gauge: red below the agent's write-cache interlock threshold
-    // ([policy] battery_threshold_percent in config.toml), green from the second.
+    // ([policy] battery_threshold_percent in config.toml), orange below the second, then green.
     batteryThresholdPercent: 80,
     batteryGoodPercent: 95,
   },
