@@ -121,7 +121,7 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
 def test_promtool_accepts_the_rules_of_a_changed_config(tmp_path):
     out = tmp_path / "out"
     generate(out, config="{ agentJob: 'x', jobSelector: 'job=~\"x|y\"', ssdWearLowRatio: 0.2 }")
-    result = subprocess.run([PROMTOOL, "check", "rules", str(out / "alerts.yml")],
+    result = subprocess.run([str(PROMTOOL), "check", "rules", str(out / "alerts.yml")],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -76,7 +76,7 @@ class _Dumper(yaml.SafeDumper):
             super().write_folded(text)
             return
         self.write_indicator(">" + self.determine_block_hints(text), True)
-        for line in _wrap(text, self.best_width - self.indent):
+        for line in _wrap(text, self.best_width - (self.indent or 0)):
             self.write_line_break()
             self.write_indent()
             self.column += len(line)
