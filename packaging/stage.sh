@@ -140,6 +140,12 @@ install -d "$share/prometheus" "$share/grafana"
 install -m 0644 "$repo/packaging/prometheus/alerts.yml" "$repo/packaging/prometheus/alertmanager.yml" "$share/prometheus/"
 install -m 0644 "$repo/packaging/grafana/dashboard.json" "$repo/packaging/grafana/fleet.json" "$share/grafana/"
 install -m 0644 "$repo/docs/runbooks.md" "$share/"
+# The monitoring mixin those rules, the Alertmanager example and the dashboards are generated
+# from: an operator regenerates them with other runbook links, job or thresholds
+# (docs/packaging.md, "The mixin").
+install -d "$share/mixin/dashboards"
+install -m 0644 "$repo"/packaging/mixin/*.libsonnet "$repo/packaging/mixin/generate.py" "$share/mixin/"
+install -m 0644 "$repo"/packaging/mixin/dashboards/*.libsonnet "$share/mixin/dashboards/"
 # Nagios/Icinga: a sudoers drop-in, an NRPE command and an Icinga 2 CheckCommand, examples only
 # (docs/nagios.md); the plugin's link is the build scripts' (its directory differs).
 install -d "$doc/examples"

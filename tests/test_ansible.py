@@ -335,7 +335,10 @@ def test_the_collection_builds(tmp_path):
     info = manifest["collection_info"]
     assert (info["namespace"], info["name"]) == ("smartarray", "agent")
     assert info["license"] == ["Apache-2.0"]
+    # The project's one address (pyproject.toml's [project.urls], the alerts' runbook links).
+    assert info["repository"] == "https://github.com/smartarray-agent/smartarray-agent"
     for name in ("plugins/modules/cache.py", "plugins/modules/facts.py",
                  "plugins/module_utils/agent.py", "meta/runtime.yml", "LICENSE", "README.md",
-                 "roles/smartarray_agent/tasks/main.yml"):
+                 "roles/smartarray_agent/tasks/main.yml",
+                 "roles/smartarray_agent/files/alerts.yml"):
         assert name in names

@@ -26,6 +26,9 @@ pytestmark = [
                        reason="the role makes its files owned by root: run as root"),
 ]
 
+# The rules the packages install; the role's copy is the same file (tests/test_mixin.py).
+SHIPPED_RULES = Path(__file__).resolve().parent.parent / "packaging/prometheus/alerts.yml"
+
 PLAY = """\
 - hosts: localhost
   connection: local
@@ -128,3 +131,42 @@ def test_textfile_mode_writes_no_scrape_target(tmp_path):
     assert list((root / "file_sd").iterdir()) == []
     assert (root / "etc" / "config.toml").exists()
 
+
+
+def test_the_rules_carry_the_operators_runbook_links(tmp_path):
+    """Finding 2 of issue 28: the rules the role writes link each alert's runbook where the
+    operator says, the rest of the shipped rules untouched; unset, the shipped file as is."""
+    root = tmp_path / "root"
+    rules = root / "rules" / "smartarray.yml"
+    rules.parent.mkdir(parents=True)
+    (root / "file_sd").mkdir()
+    pattern = "https://wiki.example.com/storage/smartarray-runbooks#%s"
+    variables = role_vars(root, smartarray_agent_rules_path=str(rules),
+                          smartarray_agent_runbook_url_pattern=pattern)
+    first = recap(apply(tmp_path, variables))
+    assert first["failed"] == 0
+    assert recap(apply(tmp_path, variables))["changed"] == 0
+
+    shipped = yaml.safe_load(SHIPPED_RULES.read_text(encoding="utf-8"))
+    written = yaml.safe_load(rules.read_text(encoding="utf-8"))
+    names = []
+    for group in written["groups"]:
+        for rule in group["rules"]:
+            names.append(rule["alert"])
+            assert rule["annotations"].pop("runbook_url") == pattern % rule["alert"].lower()
+    for group in shipped["groups"]:
+        for rule in group["rules"]:
+            del rule["annotations"]["runbook_url"]
+    assert written == shipped and len(names) == 26
+
+    rules.unlink()
+    recap(apply(tmp_path, role_vars(root, smartarray_agent_rules_path=str(rules))))
+    assert rules.read_bytes() == SHIPPED_RULES.read_bytes()
+
+
+def test_no_rules_are_written_unless_asked(tmp_path):
+    root = tmp_path / "root"
+    (root / "file_sd").mkdir(parents=True)
+    result = apply(tmp_path, role_vars(root))
+    assert recap(result)["failed"] == 0
+    assert "alert rules" in result.stdout and not list(root.rglob("*.yml"))

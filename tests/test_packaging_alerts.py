@@ -35,7 +35,10 @@ ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
 TESTS = sorted((ROOT / "packaging" / "prometheus" / "tests").glob("*.yml"))
 ALERTMANAGER_CONFIG = ROOT / "packaging" / "prometheus" / "alertmanager.yml"
 RUNBOOKS = ROOT / "docs" / "runbooks.md"
-RUNBOOK_PREFIX = "file:///usr/share/smartarray-agent/runbooks.md#"
+# The runbooks in the project's repository: a link that opens on the on-call's phone, not a
+# file:// path on the host (issue 28 finding 2; the address is the mixin's sourceRepository).
+RUNBOOK_PREFIX = ("https://github.com/smartarray-agent/smartarray-agent/blob/main/"
+                  "docs/runbooks.md#")
 AMTOOL = shutil.which("amtool")
 ALERTMANAGER = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
 # Alerts on the whole scrape job, not on one host: their summary cannot name an instance.

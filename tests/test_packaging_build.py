@@ -205,6 +205,11 @@ def test_deb_files(installed):
         "usr/share/smartarray-agent/grafana/dashboard.json",
         "usr/share/smartarray-agent/grafana/fleet.json",
         "usr/share/smartarray-agent/runbooks.md",
+        # ... and the mixin they are generated from (issue 28 item 2)
+        "usr/share/smartarray-agent/mixin/mixin.libsonnet",
+        "usr/share/smartarray-agent/mixin/alerts.libsonnet",
+        "usr/share/smartarray-agent/mixin/dashboards/host.libsonnet",
+        "usr/share/smartarray-agent/mixin/generate.py",
         f"{PREFIX}/bin/smartarray-agent",
         f"{PREFIX}/pyvenv.cfg",
     ]
