@@ -226,17 +226,19 @@ def hold(port: int, count: int, first: bytes) -> list[socket.socket]:
     return held
 
 
-def closed_count(sockets: list[socket.socket]) -> int:
+def closed_count(sockets: list[socket.socket] | list[ssl.SSLSocket]) -> int:
+    """How many of ``sockets`` the server has closed (each then closed here too)."""
     closed = 0
     for sock in sockets:
-        sock.setblocking(False)
+        sock.settimeout(0.01)
         try:
             if sock.recv(65536) == b"":
                 closed += 1
-        except BlockingIOError:
+        except TimeoutError:
             pass
         except OSError:
             closed += 1
+        sock.close()
     return closed
 
 
@@ -247,8 +249,6 @@ def stalled_handshakes(port: int) -> Result:
         held = hold(port, 50, b"\x16\x03\x01")
         time.sleep(15)
     closed = closed_count(held)
-    for sock in held:
-        sock.close()
     return Result(probe.ok, f"{probe}; {closed}/50 stalled connections closed by the server")
 
 
@@ -279,17 +279,7 @@ def slowloris(port: int) -> Result:
                 with contextlib.suppress(OSError):
                     sock.send(get()[second:second + 1])
             time.sleep(1)
-    closed = 0
-    for sock in sockets:
-        sock.settimeout(0.01)
-        try:
-            if sock.recv(65536) == b"":
-                closed += 1
-        except TimeoutError:
-            pass
-        except OSError:
-            closed += 1
-        sock.close()
+    closed = closed_count(sockets)
     return Result(probe.ok and len(sockets) == 200,
                   f"{probe}; {len(sockets)} slow clients connected, {closed} closed by the "
                   "server within 20 s")

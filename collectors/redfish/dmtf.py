@@ -15,13 +15,13 @@ from smartarray_agent.collectors.redfish.resources import (
     as_dict,
     integer,
     members,
+    mib_bytes,
     number,
     text,
     word,
 )
 from smartarray_agent.model import Cache, Controller, LogicalDrive, PhysicalDrive
 
-MIB = 2**20
 _SLOT = re.compile(r"^\s*slot\s*[=:]?\s*(\w+)\s*$", re.I)
 LACKS = ("redfish: the iLO's DMTF Storage model gives no cache ratio, no no-battery write "
          "cache switch, no drive write cache switch and no backup power status or charge of "
@@ -69,7 +69,7 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
         cache=Cache(
             present=None if state is None else state != "absent",
             status=word(as_dict(cache.get("Status")).get("Health")),
-            size_bytes=size * MIB if size is not None and size >= 0 else None,
+            size_bytes=mib_bytes(size),
         ),
         logical_drives=volumes,
         physical_drives=drives,

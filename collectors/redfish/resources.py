@@ -200,3 +200,8 @@ def integer(value: Any) -> int | None:
 
 def boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
+
+
+def mib_bytes(mib: int | None) -> int | None:
+    """Bytes of a size the iLO gives in MiB; None for a missing or negative one."""
+    return mib * 2**20 if mib is not None and mib >= 0 else None

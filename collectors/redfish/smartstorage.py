@@ -21,13 +21,13 @@ from smartarray_agent.collectors.redfish.resources import (
     boolean,
     integer,
     members,
+    mib_bytes,
     number,
     text,
     word,
 )
 from smartarray_agent.model import BackupPower, Cache, Controller, LogicalDrive, PhysicalDrive
 
-MIB = 2**20
 # CurrentOperatingMode -> the model's mode words
 _MODES = {"raid": "raid", "hba": "hba", "mixed": "mixed"}
 _ON_OFF = {"enabled": True, "disabled": False}
@@ -68,7 +68,7 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
         cache=Cache(
             present=_present(as_dict(doc.get("CacheModuleStatus")).get("State")),
             status=rf.cache_module_health,
-            size_bytes=size * MIB if size is not None and size >= 0 else None,
+            size_bytes=mib_bytes(size),
             read_percent=read,
             write_percent=None if read is None else 100 - read,
             no_battery_write_cache=boolean(doc.get("WriteCacheWithoutBackupPowerEnabled")),
@@ -166,7 +166,7 @@ def _logical_drive(path: str, doc: dict) -> LogicalDrive:
     capacity = integer(doc.get("CapacityMiB"))
     return LogicalDrive(
         drive_id=str(ld_number) if ld_number is not None else text(doc.get("Id")) or path,
-        size_bytes=capacity * MIB if capacity is not None and capacity >= 0 else None,
+        size_bytes=mib_bytes(capacity),
         raid=text(doc.get("Raid")),
         status=status,
         status_text=status_text,
@@ -193,7 +193,7 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
         box=parts.group(2) if parts else None,
         bay=parts.group(3) if parts else None,
         interface=text(doc.get("InterfaceType")),
-        size_bytes=capacity * MIB if capacity is not None and capacity >= 0 else None,
+        size_bytes=mib_bytes(capacity),
         status=status,
         status_text=status_text,
         progress_percent=erase,
