@@ -65,12 +65,14 @@ def build_enforce(config: Config, collectors: list[AnyCollector]) -> Enforce:
 
 
 def _reconcile(changer: ChangeRunner) -> None:
-    """Reconcile the unfinished changes; each is logged (write/reconcile.py). A log or lock
-    that fails is a warning: the next round tries again, and the metric counts them."""
+    """Reconcile the unfinished changes and log each one closed. A log or lock that fails
+    is a warning: the next round tries again, and the metric counts them."""
     try:
         changer.reconcile()
     except (AuditError, LockError) as error:
         log.warning("unfinished changes not reconciled: %s", error)
+    for reconciled in changer.reconciled:
+        log.warning("%s", reconciled.message)
 
 
 def metric_help() -> dict[str, str]:

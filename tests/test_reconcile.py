@@ -126,6 +126,8 @@ def test_killed_between_intent_and_send_status_reconciles_it_as_not_in_effect(tm
     status = host.read("status")
     assert status.returncode == 0, status.stderr
     assert "unfinished change reconciled: no-battery write cache off on slot 0" in status.stderr
+    assert status.stderr.count("unfinished change reconciled") == 1  # said once, not twice
+    assert "now shows cache_ratio=10/90 no_battery_write_cache=on" in status.stderr
     assert f"(record {intent['id']})" in status.stderr
     assert "the change is not in effect" in status.stderr
     outcome = _reconciled(host, intent)
@@ -142,6 +144,7 @@ def test_killed_between_send_and_outcome_the_next_change_reconciles_it_as_in_eff
     change = host.run("set-cache-ratio", "50/50", "--slot", "0")
     assert change.returncode == 0, change.stderr
     assert "the change is in effect" in change.stderr
+    assert change.stderr.count("unfinished change reconciled") == 1
     outcome = _reconciled(host, intent)
     assert outcome["in_effect"] is True and outcome["after"]["no_battery_write_cache"] is False
     last = host.records()[-1]

@@ -107,8 +107,9 @@ def reconcile(audit: AuditLog, read: ReadController,
     (an intent is then a change that will never write its outcome). ``read`` reads a
     change's controller as it is now, or raises ControllerUnreadable; ``settings`` is what the
     write path records of a controller. Returns the reconciled changes and those left open
-    (their controller could not be read, or the record could not be written); each is
-    logged, and the audit log's syslog copy puts it in the journal. Raises AuditError when
+    (their controller could not be read, or the record could not be written). The caller
+    says what was reconciled (stderr, or the daemon's log); the audit log's syslog copy of
+    the record puts it in the journal too. Raises AuditError when
     the file cannot be read."""
     done: list[Reconciled] = []
     still_open: list[UnfinishedChange] = []
@@ -125,7 +126,7 @@ def reconcile(audit: AuditLog, read: ReadController,
         after = settings(ctrl)
         state = {True: "in effect", False: "not in effect", None: "not shown"}[shows]
         message = (f"unfinished change reconciled: {change.describe()} never recorded its "
-                   f"outcome; {ctrl.name} now shows {after}: the change is {state}")
+                   f"outcome; {ctrl.name} now shows {_shown(after)}: the change is {state}")
         record = {key: change.record.get(key) for key in (
             "controller", "requested", "before", "command", "backup_power",
             "threshold_percent", "charge_percent", "charge_read_at")}
@@ -139,6 +140,20 @@ def reconcile(audit: AuditLog, read: ReadController,
                       change.describe(), error)
             still_open.append(change)
             continue
-        log.warning("%s", message)
         done.append(Reconciled(change, shows, message))
     return done, still_open
+
+
+def _shown(settings: dict) -> str:
+    """``cache_ratio=10/90 no_battery_write_cache=on ...``: the settings a change records,
+    for a person (switches on/off, per logical drive ``1:on``; what was not shown left out)."""
+    def word(value: object) -> str:
+        return "on" if value is True else "off" if value is False else str(value)
+
+    parts = []
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            value = ",".join(f"{name}:{word(v)}" for name, v in value.items()) or None
+        if value is not None:
+            parts.append(f"{key}={word(value)}")
+    return " ".join(parts) or "none of the settings a change records"
