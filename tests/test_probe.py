@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -226,3 +227,56 @@ def test_without_a_probe_table_there_is_no_probe(tmp_path):
         assert get(server, "target=127.0.0.1")[0] == 404
     finally:
         server.stop()
+
+
+def test_serve_answers_probes_with_the_unit_s_credentials_and_reloads_the_allow_list(tmp_path):
+    """The unprivileged ``serve`` answers /probe; the module's credentials file comes from
+    systemd's credentials directory when the unit loads it there (the named file holds a
+    wrong password here: only the loaded one works); SIGHUP applies a new allow-list."""
+    etc, loaded = tmp_path / "etc", tmp_path / "credentials"
+    etc.mkdir()
+    loaded.mkdir()
+    credentials_file(etc, WRONG_PASSWORD)
+    credentials_file(loaded)
+    published = tmp_path / "published"
+    published.mkdir(mode=0o750)
+    config = etc / "config.toml"
+
+    def write(targets: str) -> None:
+        config.write_text(f'[web]\npublish_dir = "{published}"\n[probe]\ntargets = [{targets}]\n'
+                          '[probe.modules.default]\ncredentials_file = "ilo-credentials.toml"\n'
+                          f'ca_file = "{certificate()[0]}"\n')
+
+    write('"127.0.0.1:*"')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "smartarray_agent", "serve", "--config", str(config),
+         "--listen", "127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CREDENTIALS_DIRECTORY": str(loaded)})
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert "serving" in first, first + process.stderr.read()
+        host, port = first.rsplit("http://", 1)[1].split("/", 1)[0].rsplit(":", 1)
+        with serve(Ilo(tree(ILO5_TREE))) as ilo:
+            def probe() -> tuple[int, str]:
+                connection = http.client.HTTPConnection(host, int(port), timeout=30)
+                connection.request("GET", f"/probe?target={ilo.address}")
+                answer = connection.getresponse()
+                result = answer.status, answer.read().decode()
+                connection.close()
+                return result
+
+            status, page = probe()
+            assert status == 200 and value(page, "smartarray_probe_success") == 1.0
+            assert ("smartarray_cache_status", (("controller", "0"), ("state", "ok"))) in \
+                samples(page)
+            write('"ilo-*.example.net"')
+            process.send_signal(signal.SIGHUP)
+            deadline = time.monotonic() + 30
+            while (refused := probe())[0] != 403:  # the reload is done when it answers so
+                assert time.monotonic() < deadline, refused
+            assert len(ilo.logins) == 1
+    finally:
+        process.terminate()
+        process.wait(30)
