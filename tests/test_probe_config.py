@@ -4,6 +4,7 @@ keys), the bounds, the file:line errors, and root's trust rules for the modules'
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,25 @@ def test_root_refuses_module_files_others_can_change(private, tmp_path):
         f"{path}:5: probe.modules.default.ca_file: refused: {ca} is writable by everyone "
         "(mode 0666; only root may be able to change what root reads and runs)",
     ]
+
+
+def test_the_packaged_probe_example_loads_and_shows_the_defaults(private):
+    """packaging/config.toml's commented [probe] table, made live with files that exist."""
+    packaged = (Path(__file__).resolve().parents[1] / "packaging" / "config.toml").read_text()
+    start = packaged.index("# [probe]\n")
+    example = packaged[start:packaged.index("\n\n", start)]
+    live = "\n".join(line[2:] for line in example.splitlines()
+                     if line.startswith("# [") or re.match(r"# [a-z_]+ = ", line))
+    creds = credentials_file(private)
+    ca = private / "ilo-ca.pem"
+    ca.write_bytes(certificate()[0].read_bytes())
+    live = live.replace("/etc/smartarray-agent/ilo-credentials.toml", str(creds)).replace(
+        "/etc/smartarray-agent/ilo-ca.pem", str(ca))
+    path = private / "config.toml"
+    path.write_text(live)
+    probe = load_config(path).probe
+    assert probe is not None and probe.targets == ["ilo-*.example.net:443", "10.1.2.3:443"]
+    fields = type(probe).model_fields
+    for name in ("timeout_s", "max_sessions", "min_interval_s"):
+        assert getattr(probe, name) == fields[name].default, name
+    assert probe.modules["default"].verify_tls is True
