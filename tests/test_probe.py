@@ -20,7 +20,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from smartarray_agent.collectors.ssacli.metrics import HELP
 from smartarray_agent.config import ProbeConfig
 from smartarray_agent.exporter.http import ExporterServer
-from smartarray_agent.exporter.probe import Prober
+from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
+from smartarray_agent.exporter.request import Request, parse_head
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 from .redfish_ilo import (
@@ -29,6 +30,7 @@ from .redfish_ilo import (
     PASSWORD,
     Ilo,
     certificate,
+    closed_port,
     credentials_file,
     serve,
     tree,
@@ -218,6 +220,34 @@ def test_no_more_ilo_sessions_than_max_sessions(tmp_path):
     assert status == 200 and value(page, "smartarray_probe_success") == 0.0
     assert value(later[1], "smartarray_probe_success") == 1.0
     assert len(other.logins) == 1
+
+
+def test_probes_waiting_for_a_session_are_bounded(tmp_path):
+    config = probe_config(tmp_path, ["127.0.0.1:*"], max_sessions=1, timeout_s=10)
+    prober = Prober(config, 80.0)
+    ports = [closed_port() for _ in range(prober.max_waiting)]  # never reached: they wait
+    try:
+        with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow:
+            under_way = [prober.probe(request(f"target={slow.address}"))]
+            assert slow.hanging.wait(10)
+            under_way += [prober.probe(request(f"target={port}")) for port in ports[1:]]
+            assert all(isinstance(pending, Pending) for pending in under_way)
+            refused = prober.probe(request(f"target={ports[0]}"))
+            assert isinstance(refused, ProbeAnswer)
+            assert value(refused.body.decode(), "smartarray_probe_success") == 0.0
+            slow.release.set()
+            for pending in under_way:
+                assert isinstance(pending, Pending)
+                pending.result.result(30)
+        again = prober.probe(request(f"target={ports[0]}"))  # room again: it is tried
+        assert isinstance(again, Pending)
+        assert value(again.result.result(30).body.decode(), "smartarray_probe_success") == 0.0
+    finally:
+        prober.close()
+
+
+def request(query: str) -> Request:
+    return parse_head(f"GET /probe?{query} HTTP/1.1\r\nHost: agent".encode())
 
 
 def test_without_a_probe_table_there_is_no_probe(tmp_path):

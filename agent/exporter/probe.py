@@ -7,9 +7,10 @@ failed is logged (never a password: RedfishError's messages hold none).
 
 Refused before any connection: a malformed query or an unknown module (400), a target that
 matches no ``[probe] targets`` pattern (403). Bounded: at most ``max_sessions`` iLO sessions
-at once (more probes wait in line, and a probe whose answer is already due when its turn
-comes does not log in); one session per target and module at a time (a probe arriving during
-one shares its result); one login per target and module per ``min_interval_s``, counted from
+at once (more probes wait in line, at most WAITING_PER_SESSION per session, beyond which a
+probe fails at once; one whose answer is already due when its turn comes does not log in);
+one session per target and module at a time (a probe arriving during one shares its
+result); one login per target and module per ``min_interval_s``, counted from
 the login's start (a probe within it gets the last answer, a failed one too: a wrong password
 is not retried at each scrape, which could lock the iLO account). The answer is due
 ``timeout_s`` after the request, or half a second before the scrape timeout Prometheus sends
@@ -52,6 +53,7 @@ PATH = "/probe"
 DEFAULT_MODULE = "default"
 SCRAPE_TIMEOUT_HEADER = "x-prometheus-scrape-timeout-seconds"
 SCRAPE_TIMEOUT_MARGIN_S = 0.5  # the answer's way back to Prometheus
+WAITING_PER_SESSION = 8  # probes in line (under way included) per iLO session, at most
 TEXT = "text/plain; charset=utf-8"
 HELP = {
     "smartarray_probe_success": "1 when the iLO was read, else 0.",
@@ -105,6 +107,8 @@ class Prober:
         self._workers = ThreadPoolExecutor(config.max_sessions, thread_name_prefix="probe")
         self._lock = threading.Lock()  # _logins: the loop reads it, workers drop from it
         self._logins: dict[Key, _Login] = {}
+        self._waiting = 0  # probes submitted and not ended: at most max_waiting
+        self.max_waiting = WAITING_PER_SESSION * config.max_sessions
 
     def close(self) -> None:
         """Cancel the probes waiting in line; those under way end on their own."""
@@ -124,9 +128,14 @@ class Prober:
             login = self._logins.get(key)
             if login is None or login.result.cancelled() or (
                     login.result.done() and now - login.started >= self.config.min_interval_s):
+                if self._waiting >= self.max_waiting:
+                    log.warning("probe of %s refused: %d probes are waiting for an iLO "
+                                "session", key[0], self._waiting)
+                    return self.answer(None, 0.0)
                 self._forget_old(now)
                 future = self._workers.submit(self._read, key, module, now, now + timeout_s)
                 login = self._logins[key] = _Login(now, future)
+                self._waiting += 1
         if login.result.done():
             return login.result.result()
         return Pending(login.result, timeout_s, self.answer(None, timeout_s))
@@ -184,17 +193,17 @@ class Prober:
     def _read(self, key: Key, module: str, queued: float, due: float) -> ProbeAnswer:
         target = key[0]
         started = self._clock()
-        if started >= due:  # its answer went out while it waited: no login
-            log.warning("probe of %s: no free iLO session within the timeout "
-                        "([probe] max_sessions = %d)", target, self.config.max_sessions)
-            with self._lock:
-                login = self._logins.get(key)
-                if login is not None and login.started == queued:
-                    del self._logins[key]
-            return self.answer(None, started - queued)
-        snapshot: Snapshot | None = None
         try:
-            snapshot = read_ilo(_settings(self.config.modules[module], target, due - started))
+            if started >= due:  # its answer went out while it waited: no login
+                log.warning("probe of %s: no free iLO session within the timeout "
+                            "([probe] max_sessions = %d)", target, self.config.max_sessions)
+                with self._lock:
+                    login = self._logins.get(key)
+                    if login is not None and login.started == queued:
+                        del self._logins[key]
+                return self.answer(None, started - queued)
+            settings = _settings(self.config.modules[module], target, due - started)
+            return self.answer(read_ilo(settings), self._clock() - started)
         except RedfishError as error:
             log.warning("probe of %s (module %s) failed: %s", target, module, error)
         except ValidationError as error:  # the module's files changed since the config check
@@ -202,7 +211,10 @@ class Prober:
                         "; ".join(problem["msg"] for problem in error.errors()))
         except Exception:  # a bug must not stop the probes; it is logged in full
             log.exception("probe of %s (module %s) failed unexpectedly", target, module)
-        return self.answer(snapshot, self._clock() - started)
+        finally:
+            with self._lock:
+                self._waiting -= 1
+        return self.answer(None, self._clock() - started)
 
 
 class _Fixed:
