@@ -4,10 +4,12 @@ allow-list, timeout, one login per interval, a cap on sessions."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,10 +17,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import bcrypt
 from prometheus_client.parser import text_string_to_metric_families
 
 from smartarray_agent.collectors.ssacli.metrics import HELP
 from smartarray_agent.config import ProbeConfig
+from smartarray_agent.exporter.auth import BasicAuth
 from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
 from smartarray_agent.exporter.request import Request, parse_head
@@ -48,8 +52,9 @@ def probe_config(tmp_path: Path, targets: list[str], password: str = PASSWORD,
 
 
 @contextmanager
-def endpoint(prober: Prober) -> Iterator[ExporterServer]:
-    server = ExporterServer(("127.0.0.1", 0), lambda compressed: b"local 1\n", WebSecurity())
+def endpoint(prober: Prober, security: WebSecurity | None = None) -> Iterator[ExporterServer]:
+    server = ExporterServer(("127.0.0.1", 0), lambda compressed: b"local 1\n",
+                            security or WebSecurity())
     server.prober = prober
     server.start()
     try:
@@ -248,6 +253,30 @@ def test_probes_waiting_for_a_session_are_bounded(tmp_path):
 
 def request(query: str) -> Request:
     return parse_head(f"GET /probe?{query} HTTP/1.1\r\nHost: agent".encode())
+
+
+def test_basic_auth_guards_probes_and_a_verified_one_is_answered_in_turn(tmp_path):
+    """The web config's login comes first (no credentials: 401, the iLO untouched); after
+    a bcrypt check, the probe is answered off the loop, and a request pipelined behind it
+    on the same connection is answered after it."""
+    users = {"prometheus": bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()}
+    login = "Basic " + base64.b64encode(b"prometheus:s3cret").decode()
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0),
+            WebSecurity(auth=BasicAuth(users))) as server:
+        assert get(server, f"target={ilo.address}")[0] == 401
+        assert ilo.connections == 0
+        with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+            head = f"Host: agent\r\nAuthorization: {login}\r\n"
+            sock.sendall(f"GET /probe?target={ilo.address} HTTP/1.1\r\n{head}\r\n"
+                         f"GET /metrics HTTP/1.1\r\n{head}Connection: close\r\n\r\n"
+                         .encode())
+            received = b"".join(iter(lambda: sock.recv(65536), b""))
+    probed, metrics = received.split(b"HTTP/1.1 ")[1:]
+    assert probed.startswith(b"200 ") and metrics.startswith(b"200 ")
+    assert b"smartarray_probe_success 1.0" in probed
+    assert metrics.endswith(b"\r\n\r\nlocal 1\n")
+    assert len(ilo.logins) == 1
 
 
 def test_without_a_probe_table_there_is_no_probe(tmp_path):
