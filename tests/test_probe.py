@@ -170,7 +170,7 @@ def test_a_hung_ilo_is_answered_within_the_probe_timeout(tmp_path):
         took = time.monotonic() - started
         assert ilo.hanging.is_set()
     assert status == 200 and value(page, "smartarray_probe_success") == 0.0
-    assert value(page, "smartarray_probe_duration_seconds") == 1.0
+    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
     assert 1.0 <= took < 3.0
 
 
@@ -183,7 +183,7 @@ def test_prometheus_scrape_timeout_shortens_the_probe_timeout(tmp_path):
                            {"X-Prometheus-Scrape-Timeout-Seconds": "1.5"})
         took = time.monotonic() - started
     assert status == 200 and value(page, "smartarray_probe_success") == 0.0
-    assert value(page, "smartarray_probe_duration_seconds") == 1.0
+    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
     assert 1.0 <= took < 3.0
 
 
