@@ -174,6 +174,26 @@ def test_a_hung_ilo_is_answered_within_the_probe_timeout(tmp_path):
     assert 1.0 <= took < 3.0
 
 
+def test_a_slow_ilo_s_session_ends_at_the_probe_timeout(tmp_path):
+    """Every document answers in 0.3 s: the whole read would take about 5 s, but no request
+    starts after the probe's 1 s, and the session is logged out then."""
+    documents = tree(ILO5_TREE)
+    prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=1), 80.0)
+    try:
+        with serve(Ilo(documents, delay_s=dict.fromkeys(documents, 0.3))) as ilo:
+            started = time.monotonic()
+            pending = prober.probe(request(f"target={ilo.address}"))
+            assert isinstance(pending, Pending)
+            answer = pending.result.result(30)  # the worker's own end, not the late answer
+            took = time.monotonic() - started
+            gets = [path for method, path, _ in ilo.requests if method == "GET"]
+    finally:
+        prober.close()
+    assert value(answer.body.decode(), "smartarray_probe_success") == 0.0
+    assert took < 1.5 and 1 <= len(gets) <= 4, (took, gets)
+    assert len(documents) > 10 and ilo.logouts == ilo.logins
+
+
 def test_prometheus_scrape_timeout_shortens_the_probe_timeout(tmp_path):
     config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=60)
     with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(

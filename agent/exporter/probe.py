@@ -203,7 +203,8 @@ class Prober:
                         del self._logins[key]
                 return self.answer(None, started - queued)
             settings = _settings(self.config.modules[module], target, due - started)
-            return self.answer(read_ilo(settings), self._clock() - started)
+            deadline = time.monotonic() + (due - started)  # on the real clock, as sockets
+            return self.answer(read_ilo(settings, deadline), self._clock() - started)
         except RedfishError as error:
             log.warning("probe of %s (module %s) failed: %s", target, module, error)
         except ValidationError as error:  # the module's files changed since the config check
@@ -245,8 +246,8 @@ def _fnmatch_pattern(pattern: str) -> str:
 
 
 def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
-    """The module's login for ``target``; no one request waits longer than the probe has
-    left (the answer is due then, and the session should not outlive it by much)."""
+    """The module's login for ``target``, no timeout longer than the probe has left: the
+    logout, tried after the deadline too, is held to it as well."""
     login = module.model_dump()
     for key in ("connect_timeout_s", "read_timeout_s"):
         login[key] = max(0.001, min(login[key], remaining_s))
