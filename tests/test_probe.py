@@ -161,6 +161,17 @@ def test_a_wrong_password_is_a_failed_probe_that_names_no_secret(tmp_path, caplo
         assert secret not in page and secret not in caplog.text
 
 
+def test_tls_is_verified_by_default(tmp_path, caplog):
+    module = {"credentials_file": str(credentials_file(tmp_path))}  # no ca_file: the system's
+    config = ProbeConfig.model_validate({"targets": ["127.0.0.1:*"],
+                                         "modules": {"default": module}})
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(Prober(config, 80.0)) as server:
+        status, page = get(server, f"target={ilo.address}")
+    assert status == 200 and value(page, "smartarray_probe_success") == 0.0
+    assert "TLS certificate not trusted" in caplog.text
+    assert not ilo.requests and not ilo.logins  # nothing was sent, the password least of all
+
+
 def test_a_hung_ilo_is_answered_within_the_probe_timeout(tmp_path):
     config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=1)
     with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(
