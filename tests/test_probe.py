@@ -370,3 +370,11 @@ def test_serve_answers_probes_with_the_unit_s_credentials_and_reloads_the_allow_
     finally:
         process.terminate()
         process.wait(30)
+
+
+def test_a_prober_closed_by_a_reload_fails_its_last_probes_without_raising(tmp_path):
+    prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)
+    prober.close()
+    answer = prober.probe(request(f"target={closed_port()}"))
+    assert isinstance(answer, ProbeAnswer)
+    assert value(answer.body.decode(), "smartarray_probe_success") == 0.0

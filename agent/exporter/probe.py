@@ -133,7 +133,10 @@ class Prober:
                                 "session", key[0], self._waiting)
                     return self.answer(None, 0.0)
                 self._forget_old(now)
-                future = self._workers.submit(self._read, key, module, now, now + timeout_s)
+                try:
+                    future = self._workers.submit(self._read, key, module, now, now + timeout_s)
+                except RuntimeError:  # closed: a reload swapped this prober out just now
+                    return self.answer(None, 0.0)
                 login = self._logins[key] = _Login(now, future)
                 self._waiting += 1
         if login.result.done():
