@@ -7,13 +7,14 @@ their defaults. Relative paths in the file are relative to the file's own direct
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.collectors.redfish.settings import IloLogin, RedfishSettings
 from smartarray_agent.configfile import (
     ConfigError,
     Document,
@@ -154,6 +155,63 @@ class CheckConfig(Settings):
     charge_critical_percent: Percent | None = None
 
 
+_HOST_PATTERN = re.compile(r"[a-z0-9.*?\-]+|\[[0-9a-f:.*?]+\]")
+_PORT_PATTERN = re.compile(r"[0-9*?]+")
+_MODULE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def target_pattern(value: str) -> str:
+    """A ``[probe] targets`` entry, ``host[:port]`` with fnmatch wildcards (``*``, ``?``),
+    as ``host:port``: host lower-cased, port 443 when not given. ValueError says why not."""
+    text = value.strip().lower()
+    if text.startswith("[") and "]" in text:
+        host, _, rest = text.partition("]")
+        host += "]"
+        port = rest.removeprefix(":") if rest.startswith(":") else rest or "443"
+    else:
+        host, sep, port = text.partition(":")
+        port = port if sep else "443"
+    if not _HOST_PATTERN.fullmatch(host) or not _PORT_PATTERN.fullmatch(port):
+        raise ValueError(f"{value!r} is not a host[:port] pattern such as "
+                         "'ilo-*.example.net' or '10.1.2.3:443'")
+    if not host.strip("*?[]."):
+        raise ValueError(f"{value!r} would allow any host: name the iLOs")
+    return f"{host}:{port}"
+
+
+class ProbeModule(IloLogin):
+    """``[probe.modules.NAME]``: how ``/probe?module=NAME`` logs in to an iLO; the keys of
+    ``[redfish]`` except ``address`` (the probe names the target) and the schedule."""
+
+
+def _some(value: list | dict) -> list | dict:
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+class ProbeConfig(Settings):
+    """``[probe]``: ``/probe?target=HOST[:PORT]&module=NAME`` reads an iLO for Prometheus."""
+
+    targets: Annotated[list[Annotated[str, AfterValidator(target_pattern)]],
+                       Field(max_length=10000), AfterValidator(_some)]
+    modules: Annotated[dict[str, ProbeModule], Field(max_length=100), AfterValidator(_some)]
+    # below Prometheus' scrape_timeout (10 s by default), so the answer arrives in time
+    timeout_s: Annotated[float, Field(gt=0, le=120)] = 9.0
+    max_sessions: Annotated[int, Field(ge=1, le=64)] = 4  # iLO sessions open at once
+    # a target is logged in to at most once in this time; probes within it get the last answer
+    min_interval_s: Annotated[float, Field(ge=0, le=DAY_S)] = 60.0
+
+    @field_validator("modules", mode="before")
+    @classmethod
+    def _module_names(cls, value: object) -> object:
+        """Before the modules' own keys, so that a bad name is told with their problems."""
+        for name in value if isinstance(value, dict) else ():
+            if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
+                raise ValueError(f"module name {name!r}: use letters, digits, _ and - only")
+        return value
+
+
 class Config(Settings):
     """The whole file; every section has defaults, ``[redfish]`` alone is off without it."""
 
@@ -165,6 +223,7 @@ class Config(Settings):
     audit: AuditConfig = AuditConfig()
     check: CheckConfig = CheckConfig()
     redfish: RedfishSettings | None = None  # the iLO's battery charge; off without the table
+    probe: ProbeConfig | None = None  # /probe for other hosts' iLOs; off without the table
 
     @property
     def stale_after(self) -> float:
@@ -248,7 +307,7 @@ def load_config(path: Path) -> Config:
 def _refuse_untrusted(document: Document, config: Config) -> None:
     """Root runs the CLI, reads the credentials and web config, writes the lock and the
     audit log where the file says: each must be out of other users' reach."""
-    named: list[tuple[tuple[str, str], Path | None]] = [
+    named: list[tuple[tuple[str, ...], Path | None]] = [
         (("ssacli", "path"), config.ssacli.path),
         (("ssacli", "lock_file"), config.ssacli.lock_file),
         (("web", "config_file"), config.web.config_file),
@@ -262,6 +321,10 @@ def _refuse_untrusted(document: Document, config: Config) -> None:
     if config.redfish is not None:
         named += [(("redfish", "credentials_file"), config.redfish.credentials_file),
                   (("redfish", "ca_file"), config.redfish.ca_file)]
+    if config.probe is not None:
+        for name, module in config.probe.modules.items():
+            named += [(("probe", "modules", name, "credentials_file"), module.credentials_file),
+                      (("probe", "modules", name, "ca_file"), module.ca_file)]
     refuse_untrusted(document, named)
 
 
@@ -290,6 +353,13 @@ def _resolve_paths(data: dict, base: Path) -> None:
         value = table.get(key)
         if isinstance(value, str) and not Path(value).is_absolute():
             table[key] = str(base / value)
+    probe = data.get("probe")
+    modules = probe.get("modules") if isinstance(probe, dict) else None
+    for module in modules.values() if isinstance(modules, dict) else ():
+        for key in ("credentials_file", "ca_file"):
+            value = module.get(key) if isinstance(module, dict) else None
+            if isinstance(value, str) and not Path(value).is_absolute():
+                module[key] = str(base / value)
     ssacli = data.get("ssacli")
     if not isinstance(ssacli, dict):
         return

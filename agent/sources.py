@@ -22,7 +22,7 @@ from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.sysfs import SysfsCollector
 from smartarray_agent.config import Config
-from smartarray_agent.exporter import render
+from smartarray_agent.exporter import probe, render
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.change import ChangeRunner
 from smartarray_agent.write.guard import Guard
@@ -76,8 +76,9 @@ def _reconcile(changer: ChangeRunner) -> None:
 
 
 def metric_help() -> dict[str, str]:
-    """Every metric the agent can export, with its HELP text (docs/metrics.md lists them)."""
-    texts = dict(render.HELP)
+    """Every metric the agent can export, with its HELP text (docs/metrics.md lists them):
+    ``/probe``'s own two too."""
+    texts = {**render.HELP, **probe.HELP}
     for kind in COLLECTORS:
         texts.update(kind.HELP)
     return texts

@@ -154,7 +154,9 @@ class Ilo:
     logins: list[str] = field(default_factory=list)  # session ids
     logouts: list[str] = field(default_factory=list)
     requests: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, auth
+    connections: int = 0  # TCP connections accepted, with or without a request
     release: threading.Event = field(default_factory=threading.Event)
+    hanging: threading.Event = field(default_factory=threading.Event)  # a request hangs now
     _tokens: dict[str, str] = field(default_factory=dict)  # token -> session id
     address: str = ""
 
@@ -186,6 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
         auth = ilo.authenticated(self.headers)
         ilo.requests.append(("GET", self.path, auth or "none"))
         if self.path in ilo.hang:
+            ilo.hanging.set()
             ilo.release.wait(30)
             self.close_connection = True
             return
@@ -256,6 +259,7 @@ class _Server(ThreadingHTTPServer):
 
     def get_request(self):
         sock, peer = self.socket.accept()
+        self.ilo.connections += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle delay per answer
         return self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), peer
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.config import Config, ConfigError, load_config
+from smartarray_agent.config import Config, ConfigError, ProbeConfig, load_config
 from smartarray_agent.configfile import MAX_DEPTH
 from smartarray_agent.exporter.webconfig import load_web_config
 
@@ -137,9 +137,11 @@ def test_interval_must_be_finite_and_sane(private, value):
 
 
 def _numeric_settings() -> list[tuple[str, str, object]]:
-    """(section, key, bounds) of every number in the configuration file, [redfish] included."""
+    """(section, key, bounds) of every number in the configuration file, [redfish] and
+    [probe] included (a [probe.modules.NAME] has the keys of [redfish])."""
     sections = {name: field.annotation for name, field in Config.model_fields.items()}
     sections["redfish"] = RedfishSettings
+    sections["probe"] = ProbeConfig
     found = []
     for section, model in sections.items():
         for key, field in model.model_fields.items():  # type: ignore[union-attr]
@@ -152,7 +154,8 @@ NUMERIC = _numeric_settings()
 
 
 def test_every_numeric_setting_has_an_upper_bound():
-    assert {"collect.interval_s", "redfish.interval_s", "redfish.max_age_s"} <= {
+    assert {"collect.interval_s", "redfish.interval_s", "redfish.max_age_s",
+            "probe.timeout_s", "probe.max_sessions", "probe.min_interval_s"} <= {
         f"{section}.{key}" for section, key, _ in NUMERIC}
     unbounded = [f"{section}.{key}" for section, key, bounds in NUMERIC
                  if not any(getattr(bound, "le", None) is not None

@@ -2,9 +2,10 @@
 exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
 
 It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
-basic auth, publish_dir) and nothing else of it; it never runs the vendor CLI and needs no
-privilege. Its own process figures follow the published page (exporter/served.py). SIGHUP
-reloads the web config; SIGTERM or SIGINT stop it.
+basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: exporter/probe.py,
+with ``[policy]``'s threshold); it never runs the vendor CLI and needs no privilege. Its own
+process figures follow the published page (exporter/served.py). SIGHUP reloads the web
+config and ``[probe]``; SIGTERM or SIGINT stop it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.exporter.publish import PublishedExposition
 from smartarray_agent.exporter.served import ServedExposition, own_registry
 
@@ -54,6 +56,7 @@ def serve(config: ConfigFile = None, listen: Listen = None,
     except OSError as error:
         raise fail(f"cannot listen on {address[0]}:{address[1]}: {error.strerror or error}",
                    exitcodes.CANNOT_SERVE) from None
+    server.prober = _prober(loaded)
     server.start()
     notifier = Notifier.from_environment()
     log.info("serving %s on %s", directory, server.url)
@@ -62,7 +65,9 @@ def serve(config: ConfigFile = None, listen: Listen = None,
         while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
             notifier.reloading()
             try:
-                server.security = web_security(_credentials(_load(config, web)))
+                reloaded = _load(config, web)
+                server.security = web_security(_credentials(reloaded))
+                _swap_prober(server, _prober(reloaded))
                 notifier.ready("web config reloaded")
             except (ConfigError, SystemExit):  # _load's message is printed
                 notifier.ready("reload failed, running web config kept")
@@ -70,6 +75,32 @@ def serve(config: ConfigFile = None, listen: Listen = None,
     finally:
         notifier.stopping()
         server.stop()
+        _swap_prober(server, None)
+
+
+def _prober(config: Config) -> Prober | None:
+    """``[probe]``'s prober, each module's files taken from systemd's credentials directory
+    where the unit loads them there under the same names (``LoadCredential=ilo-credentials.
+    toml:/etc/smartarray-agent/ilo-credentials.toml``): the unprivileged user cannot read
+    root's."""
+    probe = config.probe
+    if probe is None:
+        return None
+    directory = credentials_directory()
+    if directory is not None:
+        modules = {name: module.model_copy(update={
+            key: directory / named.name for key in ("credentials_file", "ca_file")
+            if (named := getattr(module, key)) is not None and (directory / named.name).is_file()
+        }) for name, module in probe.modules.items()}
+        probe = probe.model_copy(update={"modules": modules})
+    return Prober(probe, config.policy.battery_threshold_percent)
+
+
+def _swap_prober(server: ExporterServer, prober: Prober | None) -> None:
+    """Answer /probe with ``prober`` from now on; the old one's probes under way end."""
+    old, server.prober = server.prober, prober
+    if old is not None:
+        old.close()
 
 
 def _credentials(config: Config) -> Config:

@@ -10,8 +10,9 @@ Time limits, all on the monotonic clock, none per ``recv`` (enforced within SWEE
 - ``SEND_DEADLINE_S`` for a client that stops reading an answer.
 
 Whoever misses one is closed, with a debug line and no traceback, as is a client that goes
-away. Basic-auth checks run on the server's checker thread; the connection waits for the
-verdict without holding up anyone else.
+away. Basic-auth checks run on the server's checker thread, and ``/probe`` reads an iLO on
+the prober's workers (exporter/probe.py); the connection waits for the verdict or the probe's
+answer (at most its timeout) without holding up anyone else.
 
 Every read lands in the server's one receive buffer (:attr:`ExporterServer.received`): no
 buffer is allocated per read. An answer is written at once; only what the socket does not
@@ -30,6 +31,7 @@ from select import EPOLLIN, EPOLLOUT
 from socket import MSG_PEEK, socket
 from typing import TYPE_CHECKING
 
+from smartarray_agent.exporter import probe
 from smartarray_agent.exporter.auth import Credentials, credentials
 from smartarray_agent.exporter.request import (
     HEAD_END,
@@ -70,7 +72,7 @@ class HttpConnection:
         self.sock = sock
         self.fd = sock.fileno()  # stays the same when TLS wraps the socket
         self.peer = peer
-        self.checking = False  # a bcrypt check is running for it: not evicted
+        self.checking = False  # a bcrypt check or a probe is running for it: not evicted
         self._stage = _SNIFF if server.security.tls is not None else _HTTP
         self._plain_on_tls = False
         self._buffer = bytearray()
@@ -238,7 +240,7 @@ class HttpConnection:
         auth = self.server.security.auth
         given = credentials(request.headers.get("authorization"))
         if auth is None or (given is not None and auth.remembered(given)):
-            self._answer(request, self.server.route(request))
+            self._route(request)
         elif given is None:
             self._answer(request, self._unauthorized(request))
         else:
@@ -271,7 +273,7 @@ class HttpConnection:
                 return
             if verified:
                 server.limiter.give_back(self.peer, time.monotonic())
-                self._answer(request, server.route(request))
+                self._route(request)
                 self._next()
                 return
             log.debug("%s: wrong user or password", self.peer)
@@ -285,6 +287,43 @@ class HttpConnection:
             server.call_soon_threadsafe(lambda: done(verified))
 
         future.add_done_callback(finished)
+
+    def _route(self, request: Request) -> None:
+        """Answer an authorized request: now, or when its probe ends."""
+        server = self.server
+        prober = server.prober
+        if prober is None or request.path != probe.PATH:
+            self._answer(request, server.route(request))
+            return
+        outcome = prober.probe(request)
+        if isinstance(outcome, probe.ProbeAnswer):
+            self._answer(request, _probe_response(request, outcome))
+        else:
+            self._await_probe(request, outcome)
+
+    def _await_probe(self, request: Request, pending: probe.Pending) -> None:
+        """Answer with the probe's result, or its late answer once its time is up."""
+        server = self.server
+        self.checking = True
+        answered = False
+
+        def settle(answer: probe.ProbeAnswer) -> None:  # on the server's loop
+            nonlocal answered
+            if answered:
+                return
+            answered = True
+            self.checking = False
+            if not self._finished:
+                self._answer(request, _probe_response(request, answer))
+                self._next()
+
+        def finished(result: Future[probe.ProbeAnswer]) -> None:  # on a probe worker
+            if not result.cancelled():  # cancelled: the agent stops; the timer answers
+                answer = result.result()
+                server.call_soon_threadsafe(lambda: settle(answer))
+
+        server.call_later(pending.timeout_s, lambda: settle(pending.late))
+        pending.result.add_done_callback(finished)
 
     def _answer_failure(self, request: Request) -> None:
         self.checking = False
@@ -363,6 +402,11 @@ class HttpConnection:
         self.server.watch(self, EPOLLIN)
         self._after_answer()
         self._next()
+
+
+def _probe_response(request: Request, answer: probe.ProbeAnswer) -> bytes:
+    return response(answer.status, answer.body, answer.content_type,
+                    send_body=_has_body(request), keep_alive=request.keep_alive)
 
 
 def _has_body(request: Request) -> bool:

@@ -1,6 +1,8 @@
 """The HTTP endpoint: ``/metrics`` (the last exposition, never a vendor CLI call; gzip when
 the scraper accepts it, as Prometheus does), ``/`` (a small page linking to it) and
-``/-/healthy``. Optional TLS and basic auth (webconfig.py) apply to every path.
+``/-/healthy``, and ``/probe`` when a :class:`~smartarray_agent.exporter.probe.Prober` is
+set (another host's iLO; answered off the loop, connection.py). Optional TLS and basic auth
+(webconfig.py) apply to every path.
 
 Event-driven: one thread runs an epoll loop that owns every connection, so an idle or slow
 client costs a file descriptor and a few hundred bytes, not a thread. The loop is this
@@ -33,6 +35,7 @@ from importlib.metadata import version
 
 from smartarray_agent.exporter.auth import AttemptLimiter
 from smartarray_agent.exporter.connection import HttpConnection
+from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.request import Request, parse_head, response
 from smartarray_agent.exporter.webconfig import WebSecurity
@@ -76,6 +79,7 @@ class ExporterServer:
         (``serve`` with nothing recent published)."""
         self.body = body
         self.telemetry_path = telemetry_path
+        self.prober: Prober | None = None  # /probe; set (and swapped on a reload) by its owner
         self._security = security
         self.max_connections = max_connections or connection_cap()
         self.page = _PAGE.format(version=version("smartarray-agent"),

@@ -18,7 +18,7 @@ MAX_HEADERS = 100
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _VERSION = re.compile(r"^HTTP/(\d)\.(\d)$")
 REASONS = {
-    200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+    200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
     405: "Method Not Allowed", 408: "Request Timeout", 429: "Too Many Requests",
     431: "Request Header Fields Too Large", 501: "Not Implemented", 503: "Service Unavailable",
     505: "HTTP Version Not Supported",

@@ -12,6 +12,7 @@ import http.client
 import json
 import logging
 import ssl
+import time
 from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
@@ -50,10 +51,13 @@ def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
 
 class RedfishClient:
     """``with RedfishClient(settings, credentials) as client: client.get(path)``: logs in on
-    entry and out on exit, over one kept-alive connection."""
+    entry and out on exit, over one kept-alive connection. With a ``deadline`` (monotonic;
+    ``/probe``'s), no request starts after it and none waits past it, but the logout."""
 
-    def __init__(self, settings: RedfishSettings, credentials: Credentials) -> None:
+    def __init__(self, settings: RedfishSettings, credentials: Credentials,
+                 deadline: float | None = None) -> None:
         self.settings = settings
+        self.deadline = deadline
         self._credentials = credentials
         self._tls = tls_context(settings)
         self._where = f"{settings.host}:{settings.port}"
@@ -150,8 +154,12 @@ class RedfishClient:
     def _request(
         self, method: str, path: str, headers: dict[str, str], body: bytes | None = None
     ) -> _Answer:
-        connection = self._connect()
         request = f"{method} {path}"
+        logout = method == "DELETE"
+        left = self._time_left(request, logout)
+        connection = self._connect(left)
+        assert connection.sock is not None
+        connection.sock.settimeout(left)
         try:
             connection.request(
                 method, path, body=body, headers={"Accept": "application/json", **headers}
@@ -162,7 +170,7 @@ class RedfishClient:
             self._drop_connection()
             raise RedfishError(
                 f"{self._where}: no answer to {request} within "
-                f"{self.settings.read_timeout_s:g} s (read_timeout_s)"
+                f"{_waited(left, self.settings.read_timeout_s, 'read_timeout_s')}"
             ) from None
         except (OSError, http.client.HTTPException) as error:
             self._drop_connection()
@@ -173,12 +181,24 @@ class RedfishClient:
         log.debug("%s %s: HTTP %d", self._where, request, response.status)
         return _Answer(response.status, response.headers, data)
 
-    def _connect(self) -> http.client.HTTPSConnection:
+    def _time_left(self, request: str, logout: bool) -> float:
+        """How long ``request`` may wait for its answer: ``read_timeout_s``, or less when the
+        deadline is nearer. A logout is still tried after the deadline, the session being
+        the iLO's to keep otherwise."""
+        timeout = self.settings.read_timeout_s
+        if self.deadline is None or logout:
+            return timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise RedfishError(f"{self._where}: {request}: not sent, the probe's time is up")
+        return min(timeout, left)
+
+    def _connect(self, left: float) -> http.client.HTTPSConnection:
         if self._connection is not None and self._connection.sock is not None:
             return self._connection
+        timeout = min(self.settings.connect_timeout_s, left)
         connection = http.client.HTTPSConnection(
-            self.settings.host, self.settings.port,
-            timeout=self.settings.connect_timeout_s, context=self._tls,
+            self.settings.host, self.settings.port, timeout=timeout, context=self._tls,
         )
         try:
             connection.connect()  # TCP connect and TLS handshake, under the connect timeout
@@ -186,7 +206,7 @@ class RedfishClient:
             connection.close()
             raise RedfishError(
                 f"connecting to {self._where} timed out after "
-                f"{self.settings.connect_timeout_s:g} s (connect_timeout_s)"
+                f"{_waited(timeout, self.settings.connect_timeout_s, 'connect_timeout_s')}"
             ) from None
         except ssl.SSLCertVerificationError as error:
             connection.close()
@@ -197,8 +217,6 @@ class RedfishClient:
         except OSError as error:
             connection.close()
             raise RedfishError(f"cannot connect to {self._where}: {_reason(error)}") from None
-        assert connection.sock is not None
-        connection.sock.settimeout(self.settings.read_timeout_s)
         self._connection = connection
         return connection
 
@@ -206,6 +224,13 @@ class RedfishClient:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def _waited(seconds: float, setting: float, name: str) -> str:
+    """``5 s (connect_timeout_s)``, or ``0.42 s (the probe's time)`` when a deadline cut it."""
+    if seconds >= setting:
+        return f"{setting:g} s ({name})"
+    return f"{seconds:.2g} s (the probe's time)"
 
 
 def _json_object(body: bytes, where: str) -> dict:

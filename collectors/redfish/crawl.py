@@ -28,14 +28,14 @@ from smartarray_agent.collectors.redfish.snapshot import (
 from smartarray_agent.model import Snapshot
 
 
-def read_ilo(settings: RedfishSettings) -> Snapshot:
-    """The snapshot of the iLO ``settings`` names. Raises :class:`RedfishError` (one line,
-    never a password)."""
+def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapshot:
+    """The snapshot of the iLO ``settings`` names, read before ``deadline`` (monotonic) when
+    one is given. Raises :class:`RedfishError` (one line, never a password)."""
     try:
         credentials = load_credentials(settings.credentials_file)
     except CredentialsError as error:
         raise RedfishError(str(error)) from None
-    with RedfishClient(settings, credentials) as client:
+    with RedfishClient(settings, credentials, deadline) as client:
         documents = fetch_documents(client)
     return snapshot_from(documents, f"{settings.host}:{settings.port}")
 

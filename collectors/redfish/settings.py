@@ -1,4 +1,6 @@
-"""The ``[redfish]`` settings: where the iLO is, how to log in, how long to wait, how often."""
+"""The ``[redfish]`` settings: where the iLO is, how to log in, how long to wait, how often.
+:class:`IloLogin` is the login, TLS and timeout half alone, which ``[probe]`` modules reuse
+(agent/config.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ DEFAULT_PORT = 443
 
 
 def _address(value: str) -> str:
-    _split(value)
+    split_address(value)
     return value.strip()
 
 
@@ -30,18 +32,26 @@ def _is_file(path: Path) -> Path:
     return path
 
 
-class RedfishSettings(Settings):
-    """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
-    the iLO's management address, or the host-interface address of the local iLO (iLO 5's
-    virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
+class IloLogin(Settings):
+    """How to log in to an iLO: the credentials file, the TLS trust and the timeouts."""
 
-    address: Annotated[str, AfterValidator(_address)]
     credentials_file: Annotated[FilePath, AfterValidator(_private)]
     # PEM bundle to trust instead of the system store
     ca_file: Annotated[FilePath, AfterValidator(_is_file)] | None = None
     verify_tls: bool = True
     connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 5.0
     read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+
+
+class _Address(Settings):
+    address: Annotated[str, AfterValidator(_address)]
+
+
+class RedfishSettings(IloLogin, _Address):  # this order: address is the first key
+    """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
+    the iLO's management address, or the host-interface address of the local iLO (iLO 5's
+    virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
+
     interval_s: Annotated[float, Field(ge=10, le=86400)] = 300.0  # at least once a day
     # how old a charge may be and still count; a week at most, as [collect] stale_after_s
     max_age_s: Annotated[float, Field(gt=0, le=7 * 86400)] = 900.0
@@ -57,14 +67,16 @@ class RedfishSettings(Settings):
 
     @property
     def host(self) -> str:
-        return _split(self.address)[0]
+        return split_address(self.address)[0]
 
     @property
     def port(self) -> int:
-        return _split(self.address)[1]
+        return split_address(self.address)[1]
 
 
-def _split(address: str) -> tuple[str, int]:
+def split_address(address: str) -> tuple[str, int]:
+    """``host[:port]`` (or ``https://host[:port]``) as host and port (443 by default);
+    ValueError says why it is not one."""
     text = address.strip()
     if "://" not in text:
         text = "https://" + text

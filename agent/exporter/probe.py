@@ -1,0 +1,257 @@
+"""``/probe?target=HOST[:PORT]&module=NAME``: another host's controllers, read from its iLO
+over Redfish (collectors/redfish/crawl.py, snapshot.py), rendered by the local agent's own
+renderer (collectors/ssacli/metrics.py) so the names and labels are the same, with
+``smartarray_probe_success`` and ``smartarray_probe_duration_seconds`` as the blackbox
+exporter has them. A failed probe is a 200 with ``smartarray_probe_success 0``; why it
+failed is logged (never a password: RedfishError's messages hold none).
+
+Refused before any connection: a malformed query or an unknown module (400), a target that
+matches no ``[probe] targets`` pattern (403). Bounded: at most ``max_sessions`` iLO sessions
+at once (more probes wait in line, at most WAITING_PER_SESSION per session, beyond which a
+probe fails at once; one whose answer is already due when its turn comes does not log in);
+one session per target and module at a time (a probe arriving during one shares its
+result); one login per target and module per ``min_interval_s``, counted from
+the login's start (a probe within it gets the last answer, a failed one too: a wrong password
+is not retried at each scrape, which could lock the iLO account). The answer is due
+``timeout_s`` after the request, or half a second before the scrape timeout Prometheus sends
+when that is sooner; an iLO slower than that is ``smartarray_probe_success 0``.
+
+The HTTP loop never waits here: :meth:`Prober.probe` answers at once or hands back a
+:class:`Pending` whose Future a worker thread completes (connection.py answers it through
+the loop, or the late answer when the Future is not done in time).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from urllib.parse import parse_qs
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import Metric
+from pydantic import ValidationError
+
+from smartarray_agent.collectors.families import Families
+from smartarray_agent.collectors.redfish.crawl import read_ilo
+from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.settings import RedfishSettings, split_address
+from smartarray_agent.collectors.ssacli.metrics import families
+from smartarray_agent.config import ProbeConfig, ProbeModule
+from smartarray_agent.exporter.render import CONTENT_TYPE
+from smartarray_agent.exporter.request import Request
+from smartarray_agent.model import Snapshot
+
+log = logging.getLogger(__name__)
+
+PATH = "/probe"
+DEFAULT_MODULE = "default"
+SCRAPE_TIMEOUT_HEADER = "x-prometheus-scrape-timeout-seconds"
+SCRAPE_TIMEOUT_MARGIN_S = 0.5  # the answer's way back to Prometheus
+WAITING_PER_SESSION = 8  # probes in line (under way included) per iLO session, at most
+TEXT = "text/plain; charset=utf-8"
+HELP = {
+    "smartarray_probe_success": "1 when the iLO was read, else 0.",
+    "smartarray_probe_duration_seconds": "How long reading the iLO took.",
+}
+# a host name or IPv4 address, or an IPv6 address in brackets; then an optional port
+_TARGET = re.compile(r"([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(:[0-9]{1,5})?")
+
+Key = tuple[str, str]  # normalized host:port, module
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    status: int
+    body: bytes
+    content_type: str = CONTENT_TYPE
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A probe under way: ``result`` completes on a worker thread; ``late`` is the answer
+    once ``timeout_s`` has passed without it."""
+
+    result: Future[ProbeAnswer]
+    timeout_s: float
+    late: ProbeAnswer
+
+
+@dataclass(frozen=True)
+class _Login:
+    started: float  # monotonic
+    result: Future[ProbeAnswer]
+
+
+class _Refused(ValueError):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+class Prober:
+    """Answers ``/probe`` requests for ``config``; ``threshold_percent`` is the interlock's,
+    for ``smartarray_unprotected_write_cache``. :meth:`close` when done."""
+
+    def __init__(self, config: ProbeConfig, threshold_percent: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.threshold_percent = threshold_percent
+        self._clock = clock
+        self._patterns = [_fnmatch_pattern(pattern) for pattern in config.targets]
+        self._workers = ThreadPoolExecutor(config.max_sessions, thread_name_prefix="probe")
+        self._lock = threading.Lock()  # _logins: the loop reads it, workers drop from it
+        self._logins: dict[Key, _Login] = {}
+        self._waiting = 0  # probes submitted and not ended: at most max_waiting
+        self.max_waiting = WAITING_PER_SESSION * config.max_sessions
+
+    def close(self) -> None:
+        """Cancel the probes waiting in line; those under way end on their own."""
+        self._workers.shutdown(wait=False, cancel_futures=True)
+
+    def probe(self, request: Request) -> ProbeAnswer | Pending:
+        """The answer to ``request`` now (a refusal, the answer of a recent login), or the
+        probe under way. On the HTTP loop: never blocks."""
+        try:
+            key, module = self._parse(request.target.partition("?")[2])
+        except _Refused as refused:
+            log.debug("/probe refused (%d): %s", refused.status, refused)
+            return ProbeAnswer(refused.status, f"{refused}\n".encode(), TEXT)
+        timeout_s = self._timeout(request.headers.get(SCRAPE_TIMEOUT_HEADER))
+        now = self._clock()
+        with self._lock:
+            login = self._logins.get(key)
+            if login is None or login.result.cancelled() or (
+                    login.result.done() and now - login.started >= self.config.min_interval_s):
+                if self._waiting >= self.max_waiting:
+                    log.warning("probe of %s refused: %d probes are waiting for an iLO "
+                                "session", key[0], self._waiting)
+                    return self.answer(None, 0.0)
+                self._forget_old(now)
+                try:
+                    future = self._workers.submit(self._read, key, module, now, now + timeout_s)
+                except RuntimeError:  # closed: a reload swapped this prober out just now
+                    return self.answer(None, 0.0)
+                login = self._logins[key] = _Login(now, future)
+                self._waiting += 1
+        if login.result.done():
+            return login.result.result()
+        return Pending(login.result, timeout_s, self.answer(None, timeout_s))
+
+    def answer(self, snapshot: Snapshot | None, duration_s: float) -> ProbeAnswer:
+        """The page for ``snapshot`` (None: the probe failed)."""
+        out = Families(HELP)
+        out.gauge("smartarray_probe_success", {}, float(snapshot is not None))
+        out.gauge("smartarray_probe_duration_seconds", {}, round(duration_s, 6))
+        found = out.metrics()
+        if snapshot is not None:
+            found += families(snapshot, self.threshold_percent)
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(_Fixed(found))
+        return ProbeAnswer(200, generate_latest(registry))
+
+    # -- on the HTTP loop ----------------------------------------------------------------------
+    def _parse(self, query: str) -> tuple[Key, str]:
+        try:
+            params = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query),
+                              max_num_fields=8)
+        except ValueError:
+            raise _Refused(400, "malformed query: use ?target=HOST[:PORT]&module=NAME") from None
+        targets = params.get("target", [])
+        modules = params.get("module", [DEFAULT_MODULE])
+        if len(targets) != 1 or len(modules) != 1:
+            raise _Refused(400, "give one target=HOST[:PORT] and at most one module=NAME")
+        module = modules[0]
+        if module not in self.config.modules:
+            raise _Refused(400, f"unknown module {module[:64]!r}: "
+                                f"[probe.modules.NAME] names {', '.join(self.config.modules)}")
+        target = _normalized_target(targets[0])
+        if not any(fnmatchcase(target, pattern) for pattern in self._patterns):
+            raise _Refused(403, f"target {target} is not in [probe] targets")
+        return (target, module), module
+
+    def _timeout(self, scrape_timeout: str | None) -> float:
+        timeout_s = self.config.timeout_s
+        try:
+            given = float(scrape_timeout) if scrape_timeout is not None else None
+        except ValueError:
+            given = None
+        if given is not None and given > SCRAPE_TIMEOUT_MARGIN_S:  # also refuses nan
+            timeout_s = min(timeout_s, given - SCRAPE_TIMEOUT_MARGIN_S)
+        return timeout_s
+
+    def _forget_old(self, now: float) -> None:
+        """Drop the finished logins older than ``min_interval_s``: nothing keeps them."""
+        interval = self.config.min_interval_s
+        for key in [key for key, login in self._logins.items()
+                    if login.result.done() and now - login.started >= interval]:
+            del self._logins[key]
+
+    # -- on a worker thread --------------------------------------------------------------------
+    def _read(self, key: Key, module: str, queued: float, due: float) -> ProbeAnswer:
+        target = key[0]
+        started = self._clock()
+        try:
+            if started >= due:  # its answer went out while it waited: no login
+                log.warning("probe of %s: no free iLO session within the timeout "
+                            "([probe] max_sessions = %d)", target, self.config.max_sessions)
+                with self._lock:
+                    login = self._logins.get(key)
+                    if login is not None and login.started == queued:
+                        del self._logins[key]
+                return self.answer(None, started - queued)
+            settings = _settings(self.config.modules[module], target, due - started)
+            deadline = time.monotonic() + (due - started)  # on the real clock, as sockets
+            return self.answer(read_ilo(settings, deadline), self._clock() - started)
+        except RedfishError as error:
+            log.warning("probe of %s (module %s) failed: %s", target, module, error)
+        except ValidationError as error:  # the module's files changed since the config check
+            log.warning("probe of %s (module %s): %s", target, module,
+                        "; ".join(problem["msg"] for problem in error.errors()))
+        except Exception:  # a bug must not stop the probes; it is logged in full
+            log.exception("probe of %s (module %s) failed unexpectedly", target, module)
+        finally:
+            with self._lock:
+                self._waiting -= 1
+        return self.answer(None, self._clock() - started)
+
+
+class _Fixed:
+    """A prometheus_client collector of families made beforehand."""
+
+    def __init__(self, found: Sequence[Metric]) -> None:
+        self.found = found
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.found
+
+
+def _normalized_target(text: str) -> str:
+    """``host:port`` (host lower-cased, IPv6 in brackets, port 443 when not given)."""
+    if not _TARGET.fullmatch(text):
+        raise _Refused(400, "target: give HOST[:PORT], a host name or IP address")
+    try:
+        host, port = split_address(text)
+    except ValueError as error:
+        raise _Refused(400, f"target: {error}") from None
+    host = host.lower()
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _fnmatch_pattern(pattern: str) -> str:
+    """A ``[probe] targets`` pattern for fnmatch: an IPv6 address's brackets are literal."""
+    return re.sub(r"[\[\]]", lambda bracket: f"[{bracket.group()}]", pattern)
+
+
+def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
+    """The module's login for ``target``, no timeout longer than the probe has left: the
+    logout, tried after the deadline too, is held to it as well."""
+    login = module.model_dump()
+    for key in ("connect_timeout_s", "read_timeout_s"):
+        login[key] = max(0.001, min(login[key], remaining_s))
+    return RedfishSettings.model_validate({**login, "address": target})

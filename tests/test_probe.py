@@ -1,0 +1,380 @@
+"""``/probe?target=HOST[:PORT]&module=NAME``: a (fake) iLO over real HTTPS, read through
+the endpoint's own loop, rendered under the local agent's names and labels, and bounded:
+allow-list, timeout, one login per interval, a cap on sessions."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import bcrypt
+from prometheus_client.parser import text_string_to_metric_families
+
+from smartarray_agent.collectors.ssacli.metrics import HELP
+from smartarray_agent.config import ProbeConfig
+from smartarray_agent.exporter.auth import BasicAuth
+from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
+from smartarray_agent.exporter.request import Request, parse_head
+from smartarray_agent.exporter.webconfig import WebSecurity
+
+from .redfish_ilo import (
+    CHASSIS,
+    ILO5_TREE,
+    PASSWORD,
+    Ilo,
+    certificate,
+    closed_port,
+    credentials_file,
+    serve,
+    tree,
+)
+
+WRONG_PASSWORD = "not-the-Pa55word-either"
+
+
+def probe_config(tmp_path: Path, targets: list[str], password: str = PASSWORD,
+                 **bounds: object) -> ProbeConfig:
+    module = {"credentials_file": str(credentials_file(tmp_path, password)),
+              "ca_file": str(certificate()[0]), "connect_timeout_s": 5, "read_timeout_s": 5}
+    return ProbeConfig.model_validate({"targets": targets, "modules": {"default": module},
+                                       **bounds})
+
+
+@contextmanager
+def endpoint(prober: Prober, security: WebSecurity | None = None) -> Iterator[ExporterServer]:
+    server = ExporterServer(("127.0.0.1", 0), lambda compressed: b"local 1\n",
+                            security or WebSecurity())
+    server.prober = prober
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        prober.close()
+
+
+def get(server: ExporterServer, query: str,
+        headers: dict[str, str] | None = None) -> tuple[int, str]:
+    connection = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
+    try:
+        connection.request("GET", f"/probe?{query}", headers=headers or {})
+        answer = connection.getresponse()
+        return answer.status, answer.read().decode()
+    finally:
+        connection.close()
+
+
+def samples(page: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(page) for s in family.samples}
+
+
+def value(page: str, name: str) -> float:
+    return samples(page)[(name, ())]
+
+
+def local_page(tmp_path: Path) -> str:
+    """The local agent's page for the host the iLO 5 tree describes (the gen10 scenario)."""
+    env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
+    result = subprocess.run(
+        [sys.executable, "-m", "smartarray_agent", "metrics", "--once", "--simulate", "gen10",
+         "--lock-file", str(tmp_path / "cli.lock")],
+        capture_output=True, text=True, timeout=60, env=env, check=True)
+    return result.stdout
+
+
+def test_a_probe_has_the_local_agents_names_and_labels(tmp_path):
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)) as server:
+        status, page = get(server, f"target={ilo.address}&module=default")
+    assert status == 200
+    assert value(page, "smartarray_probe_success") == 1.0
+    assert 0 < value(page, "smartarray_probe_duration_seconds") < 30
+    probed = samples(page)
+    local = samples(local_page(tmp_path))
+    # every family the probe renders is one the local agent renders (docs/metrics.md), and
+    # where both pages have it, its label names are the same
+    local_labels = {name: {key for key, _ in labels} for name, labels in local}
+    for name, labels in probed:
+        if name.startswith("smartarray_probe_"):
+            continue
+        assert name in HELP, name
+        if name in local_labels:
+            assert {key for key, _ in labels} == local_labels[name], name
+    # the facts both know: the same series, the same values
+    for name in ("smartarray_controller_status", "smartarray_cache_status",
+                 "smartarray_cache_ratio", "smartarray_cache_size_bytes",
+                 "smartarray_backup_power_status", "smartarray_unprotected_write_cache",
+                 "smartarray_write_cache_active", "smartarray_no_battery_write_cache_enabled",
+                 "smartarray_logical_drive_status"):
+        theirs = {key: v for key, v in local.items() if key[0] == name}
+        ours = {key: v for key, v in probed.items() if key[0] == name}
+        assert ours and ours == theirs, name
+    assert probed[("smartarray_backup_power_charge_ratio", (("controller", "0"),))] == 0.99
+    assert ilo.logins == ilo.logouts and len(ilo.logins) == 1
+
+
+def test_a_target_off_the_allow_list_is_refused_before_any_connection(tmp_path):
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["ilo-*.example.net", "10.1.2.3:443"]),
+                   80.0)) as server:
+        port = ilo.address.rsplit(":", 1)[1]
+        refused = [get(server, query) for query in (
+            f"target={ilo.address}", f"target=localhost:{port}", f"target=LOCALHOST:{port}",
+            f"target=10.1.2.3:{port}", f"target=[::1]:{port}")]
+        malformed = [get(server, query) for query in (
+            "", f"target=monitor:x@{ilo.address}", f"target={ilo.address}/redfish",
+            f"target=https://{ilo.address}", "target=ilo-1.example.net&module=nope",
+            "target=ilo-1.example.net&target=ilo-2.example.net",
+            "target=ilo-1.example.net:99999", "target=%00")]
+    assert [status for status, _ in refused] == [403] * 5
+    assert "is not in [probe] targets" in refused[0][1]
+    assert [status for status, _ in malformed] == [400] * 8, malformed
+    assert ilo.connections == 0 and not ilo.requests
+
+
+def test_a_wrong_password_is_a_failed_probe_that_names_no_secret(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    config = probe_config(tmp_path, ["127.0.0.1:*"], password=WRONG_PASSWORD)
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(Prober(config, 80.0)) as server:
+        status, page = get(server, f"target={ilo.address}")
+        again = get(server, f"target={ilo.address}")
+    assert status == 200
+    assert value(page, "smartarray_probe_success") == 0.0
+    assert not [name for name, _ in samples(page) if not name.startswith("smartarray_probe_")]
+    # within min_interval_s the failure is the answer: the iLO account is not hammered
+    assert again == (200, page)
+    assert [method for method, _, _ in ilo.requests] == ["POST"] and not ilo.logins
+    assert "login refused (HTTP 401)" in caplog.text
+    for secret in (WRONG_PASSWORD, PASSWORD):
+        assert secret not in page and secret not in caplog.text
+
+
+def test_tls_is_verified_by_default(tmp_path, caplog):
+    module = {"credentials_file": str(credentials_file(tmp_path))}  # no ca_file: the system's
+    config = ProbeConfig.model_validate({"targets": ["127.0.0.1:*"],
+                                         "modules": {"default": module}})
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(Prober(config, 80.0)) as server:
+        status, page = get(server, f"target={ilo.address}")
+    assert status == 200 and value(page, "smartarray_probe_success") == 0.0
+    assert "TLS certificate not trusted" in caplog.text
+    assert not ilo.requests and not ilo.logins  # nothing was sent, the password least of all
+
+
+def test_a_hung_ilo_is_answered_within_the_probe_timeout(tmp_path):
+    config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=1)
+    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(
+            Prober(config, 80.0)) as server:
+        started = time.monotonic()
+        status, page = get(server, f"target={ilo.address}")
+        took = time.monotonic() - started
+        assert ilo.hanging.is_set()
+    assert status == 200 and value(page, "smartarray_probe_success") == 0.0
+    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
+    assert 1.0 <= took < 3.0
+
+
+def test_a_slow_ilo_s_session_ends_at_the_probe_timeout(tmp_path):
+    """Every document answers in 0.3 s: the whole read would take about 5 s, but no request
+    starts after the probe's 1 s, and the session is logged out then."""
+    documents = tree(ILO5_TREE)
+    prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=1), 80.0)
+    try:
+        with serve(Ilo(documents, delay_s=dict.fromkeys(documents, 0.3))) as ilo:
+            started = time.monotonic()
+            pending = prober.probe(request(f"target={ilo.address}"))
+            assert isinstance(pending, Pending)
+            answer = pending.result.result(30)  # the worker's own end, not the late answer
+            took = time.monotonic() - started
+            gets = [path for method, path, _ in ilo.requests if method == "GET"]
+    finally:
+        prober.close()
+    assert value(answer.body.decode(), "smartarray_probe_success") == 0.0
+    assert took < 1.5 and 1 <= len(gets) <= 4, (took, gets)
+    assert len(documents) > 10 and ilo.logouts == ilo.logins
+
+
+def test_prometheus_scrape_timeout_shortens_the_probe_timeout(tmp_path):
+    config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=60)
+    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(
+            Prober(config, 80.0)) as server:
+        started = time.monotonic()
+        status, page = get(server, f"target={ilo.address}",
+                           {"X-Prometheus-Scrape-Timeout-Seconds": "1.5"})
+        took = time.monotonic() - started
+    assert status == 200 and value(page, "smartarray_probe_success") == 0.0
+    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
+    assert 1.0 <= took < 3.0
+
+
+def test_a_target_is_logged_in_to_once_per_min_interval(tmp_path):
+    now = [1000.0]
+    config = probe_config(tmp_path, ["127.0.0.1:*"], min_interval_s=60)
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(config, 80.0, clock=lambda: now[0])) as server:
+        first = get(server, f"target={ilo.address}")
+        now[0] += 59.9
+        second = get(server, f"target={ilo.address}&module=default")
+        assert len(ilo.logins) == 1
+        now[0] += 0.1
+        third = get(server, f"target={ilo.address}")
+    assert first == second  # the same answer, duration and all
+    assert value(third[1], "smartarray_probe_success") == 1.0
+    assert len(ilo.logins) == 2 and ilo.logins == ilo.logouts
+
+
+def test_no_more_ilo_sessions_than_max_sessions(tmp_path):
+    config = probe_config(tmp_path, ["127.0.0.1:*"], max_sessions=1, timeout_s=3)
+    prober = Prober(config, 80.0)
+    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow, \
+            serve(Ilo(tree(ILO5_TREE))) as other, endpoint(prober) as server:
+        blocked = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
+        blocked.request("GET", f"/probe?target={slow.address}")
+        assert slow.hanging.wait(10)  # the one session is taken
+        status, page = get(server, f"target={other.address}",
+                           {"X-Prometheus-Scrape-Timeout-Seconds": "1"})
+        assert other.connections == 0  # its turn came after its answer was due
+        slow.release.set()
+        first = blocked.getresponse()
+        assert first.status == 200
+        assert value(first.read().decode(), "smartarray_probe_success") == 0.0
+        blocked.close()
+        prober._workers.submit(lambda: None).result(10)  # behind the probe that waited
+        # a probe that never logged in does not count as the target's login
+        later = get(server, f"target={other.address}")
+    assert status == 200 and value(page, "smartarray_probe_success") == 0.0
+    assert value(later[1], "smartarray_probe_success") == 1.0
+    assert len(other.logins) == 1
+
+
+def test_probes_waiting_for_a_session_are_bounded(tmp_path):
+    config = probe_config(tmp_path, ["127.0.0.1:*"], max_sessions=1, timeout_s=10)
+    prober = Prober(config, 80.0)
+    ports = [closed_port() for _ in range(prober.max_waiting)]  # never reached: they wait
+    try:
+        with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow:
+            under_way = [prober.probe(request(f"target={slow.address}"))]
+            assert slow.hanging.wait(10)
+            under_way += [prober.probe(request(f"target={port}")) for port in ports[1:]]
+            assert all(isinstance(pending, Pending) for pending in under_way)
+            refused = prober.probe(request(f"target={ports[0]}"))
+            assert isinstance(refused, ProbeAnswer)
+            assert value(refused.body.decode(), "smartarray_probe_success") == 0.0
+            slow.release.set()
+            for pending in under_way:
+                assert isinstance(pending, Pending)
+                pending.result.result(30)
+        again = prober.probe(request(f"target={ports[0]}"))  # room again: it is tried
+        assert isinstance(again, Pending)
+        assert value(again.result.result(30).body.decode(), "smartarray_probe_success") == 0.0
+    finally:
+        prober.close()
+
+
+def request(query: str) -> Request:
+    return parse_head(f"GET /probe?{query} HTTP/1.1\r\nHost: agent".encode())
+
+
+def test_basic_auth_guards_probes_and_a_verified_one_is_answered_in_turn(tmp_path):
+    """The web config's login comes first (no credentials: 401, the iLO untouched); after
+    a bcrypt check, the probe is answered off the loop, and a request pipelined behind it
+    on the same connection is answered after it."""
+    users = {"prometheus": bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()}
+    login = "Basic " + base64.b64encode(b"prometheus:s3cret").decode()
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0),
+            WebSecurity(auth=BasicAuth(users))) as server:
+        assert get(server, f"target={ilo.address}")[0] == 401
+        assert ilo.connections == 0
+        with socket.create_connection(server.server_address[:2], timeout=30) as sock:
+            head = f"Host: agent\r\nAuthorization: {login}\r\n"
+            sock.sendall(f"GET /probe?target={ilo.address} HTTP/1.1\r\n{head}\r\n"
+                         f"GET /metrics HTTP/1.1\r\n{head}Connection: close\r\n\r\n"
+                         .encode())
+            received = b"".join(iter(lambda: sock.recv(65536), b""))
+    probed, metrics = received.split(b"HTTP/1.1 ")[1:]
+    assert probed.startswith(b"200 ") and metrics.startswith(b"200 ")
+    assert b"smartarray_probe_success 1.0" in probed
+    assert metrics.endswith(b"\r\n\r\nlocal 1\n")
+    assert len(ilo.logins) == 1
+
+
+def test_without_a_probe_table_there_is_no_probe(tmp_path):
+    server = ExporterServer(("127.0.0.1", 0), lambda compressed: b"local 1\n", WebSecurity())
+    server.start()
+    try:
+        assert get(server, "target=127.0.0.1")[0] == 404
+    finally:
+        server.stop()
+
+
+def test_serve_answers_probes_with_the_unit_s_credentials_and_reloads_the_allow_list(tmp_path):
+    """The unprivileged ``serve`` answers /probe; the module's credentials file comes from
+    systemd's credentials directory when the unit loads it there (the named file holds a
+    wrong password here: only the loaded one works); SIGHUP applies a new allow-list."""
+    etc, loaded = tmp_path / "etc", tmp_path / "credentials"
+    etc.mkdir()
+    loaded.mkdir()
+    credentials_file(etc, WRONG_PASSWORD)
+    credentials_file(loaded)
+    published = tmp_path / "published"
+    published.mkdir(mode=0o750)
+    config = etc / "config.toml"
+
+    def write(targets: str) -> None:
+        config.write_text(f'[web]\npublish_dir = "{published}"\n[probe]\ntargets = [{targets}]\n'
+                          '[probe.modules.default]\ncredentials_file = "ilo-credentials.toml"\n'
+                          f'ca_file = "{certificate()[0]}"\n')
+
+    write('"127.0.0.1:*"')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "smartarray_agent", "serve", "--config", str(config),
+         "--listen", "127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CREDENTIALS_DIRECTORY": str(loaded)})
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert "serving" in first, first + process.stderr.read()
+        host, port = first.rsplit("http://", 1)[1].split("/", 1)[0].rsplit(":", 1)
+        with serve(Ilo(tree(ILO5_TREE))) as ilo:
+            def probe() -> tuple[int, str]:
+                connection = http.client.HTTPConnection(host, int(port), timeout=30)
+                connection.request("GET", f"/probe?target={ilo.address}")
+                answer = connection.getresponse()
+                result = answer.status, answer.read().decode()
+                connection.close()
+                return result
+
+            status, page = probe()
+            assert status == 200 and value(page, "smartarray_probe_success") == 1.0
+            assert ("smartarray_cache_status", (("controller", "0"), ("state", "ok"))) in \
+                samples(page)
+            write('"ilo-*.example.net"')
+            process.send_signal(signal.SIGHUP)
+            deadline = time.monotonic() + 30
+            while (refused := probe())[0] != 403:  # the reload is done when it answers so
+                assert time.monotonic() < deadline, refused
+            assert len(ilo.logins) == 1
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def test_a_prober_closed_by_a_reload_fails_its_last_probes_without_raising(tmp_path):
+    prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)
+    prober.close()
+    answer = prober.probe(request(f"target={closed_port()}"))
+    assert isinstance(answer, ProbeAnswer)
+    assert value(answer.body.decode(), "smartarray_probe_success") == 0.0
