@@ -378,3 +378,23 @@ def test_a_prober_closed_by_a_reload_fails_its_last_probes_without_raising(tmp_p
     answer = prober.probe(request(f"target={closed_port()}"))
     assert isinstance(answer, ProbeAnswer)
     assert value(answer.body.decode(), "smartarray_probe_success") == 0.0
+
+
+def test_run_answering_http_itself_says_that_probe_is_serves(tmp_path):
+    """`run` with a [probe] table answers /probe with 404, and says so at start."""
+    from .agent_process import AgentProcess, simulated
+
+    login = credentials_file(tmp_path)
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery", (
+        '[probe]\ntargets = ["ilo-1.example.net"]\n'
+        f'[probe.modules.default]\ncredentials_file = "{login}"\n')))
+    agent.start()
+    try:
+        deadline = time.monotonic() + 30
+        while "[probe] is answered by `smartarray-agent serve` only" not in agent.logs:
+            assert time.monotonic() < deadline, agent.logs
+            time.sleep(0.05)
+        status, _, _ = agent.request("/probe?target=ilo-1.example.net")
+        assert status == 404
+    finally:
+        agent.kill()

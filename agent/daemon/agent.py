@@ -101,6 +101,9 @@ class Agent:
                         "who reaches it reads every controller, drive serial and firmware; "
                         "set [web] config_file (docs/agent.md, Web config)",
                         self.config.web.listen_address)
+        if self.config.probe is not None:
+            log.warning("[probe] is answered by `smartarray-agent serve` only: this agent "
+                        "answers /probe with 404 (docs/fleet.md)")
         # Before the loop starts: its first round sends READY with the real status, which
         # nothing older may overwrite.
         self.notifier.status(f"serving on {self.server.url}, first collection running")
