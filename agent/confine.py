@@ -12,18 +12,36 @@ when it starts as root. These then fail with EPERM:
   with ``open()`` is a pidfd too, and the agent never uses one.
 
 A filter cannot be removed, and every child inherits it: the vendor CLI runs under it too.
+A process installs it once (:func:`confine_root`): before it starts its first vendor CLI, and
+when the daemon starts. A command that starts none (``status --input``, ``--ilo``, ``config
+check``) does without it, and without the cost of loading libseccomp.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import os
+from functools import cache
 
 log = logging.getLogger(__name__)
 
 _LOW_32_BITS = 0xFFFFFFFF  # pid_t is 32 bits; the register's upper half is not defined
 _AIMED_AT_PID_1 = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
                    "pidfd_open")
+
+
+@cache
+def confine_root() -> None:
+    """As root, once per process: :func:`keep_away_from_init`. Where it cannot be installed
+    (libseccomp missing), a warning: the agent still runs."""
+    if os.geteuid() != 0:
+        return
+    try:
+        keep_away_from_init()
+    except (OSError, RuntimeError) as error:
+        log.warning("running as root without the filter that keeps PID 1 out of reach "
+                    "(docs/privileges.md): %s", error)
 
 
 def keep_away_from_init() -> None:

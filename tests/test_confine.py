@@ -65,3 +65,20 @@ print(child.wait())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.split() == ["refused", "refused", "refused", "-15"], done.stderr
+
+
+def _seccomp_filters(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("Seccomp_filters:")[1].split()[0])
+
+
+def test_the_daemon_is_confined_from_its_start_before_any_cli(tmp_path):
+    """`run` serves HTTP before its first collection: the filter is on from its start, once."""
+    from .agent_process import AgentProcess, simulated
+
+    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery")).start()
+    try:
+        assert agent.process is not None
+        assert _seccomp_filters(agent.process.pid) == _seccomp_filters(os.getpid()) + 1
+    finally:
+        agent.kill()

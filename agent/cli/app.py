@@ -6,7 +6,6 @@ Shell completion is typer's (``--install-completion``, ``--show-completion``).""
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -29,7 +28,6 @@ from smartarray_agent.cli import (
     writecache,
 )
 from smartarray_agent.cli.options import PROG, version_option
-from smartarray_agent.confine import keep_away_from_init
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 # The name of the link to this program in the Nagios plugin directory: run by it, the
@@ -74,18 +72,12 @@ app.add_typer(simulator, name="simulate")
 
 
 def main() -> None:
-    """Run the app; as root, first out of PID 1's reach (confine.py). SIGTERM and SIGHUP end a
+    """Run the app. SIGTERM and SIGHUP end a
     command as Ctrl-C does (typer exits 130 on SIGINT): with exit 128 + the signal's number,
     after the vendor CLI it started is stopped (collectors/ssacli/run.py). ``run`` and
     ``serve`` set their own handlers; a change being sent holds them off (write/signals.py).
     A signal the caller ignores (nohup) stays ignored. Run as ``check_smartarray``
     (:data:`PLUGIN_NAME`), it is the ``check`` command."""
-    if os.geteuid() == 0:
-        try:
-            keep_away_from_init()
-        except (OSError, RuntimeError) as error:
-            print(f"{PROG}: warning: running as root without the filter that keeps PID 1 out "
-                  f"of reach (privileges.md): {error}", file=sys.stderr)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _exit_on_signal)

@@ -21,6 +21,7 @@ from prometheus_client import ProcessCollector
 
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError
+from smartarray_agent.confine import confine_root
 from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
@@ -81,7 +82,9 @@ class Agent:
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
         """Catch the signals, then serve and start collecting: READY can reach systemd from
-        the first round on, and a reload or stop from then on must find the handlers."""
+        the first round on, and a reload or stop from then on must find the handlers. As
+        root, out of PID 1's reach first (confine.py)."""
+        confine_root()
         self._previous_handlers = {
             sig: signal.signal(sig, _note) for sig in (*_STOP_SIGNALS, signal.SIGHUP)}
         self._previous_wakeup_fd = signal.set_wakeup_fd(self._wakeup_w)

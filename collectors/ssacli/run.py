@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
+from smartarray_agent.confine import confine_root
 
 
 class CliTimeout(RuntimeError):
@@ -68,6 +69,7 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
     """Run ``command``; ``started`` is told the CLI's pid as soon as it runs (the host lock
     records it, so that a CLI left behind by a killed caller can be found)."""
     argv = [*cli.argv, *command]
+    confine_root()  # the CLI inherits the filter
     process = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,

@@ -20,6 +20,7 @@ from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.collectors.ssacli.run import vendor_env
+from smartarray_agent.confine import confine_root
 
 PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
 CONFIRM = re.compile(r"\(y/n\)\s*$")
@@ -71,6 +72,7 @@ class ConsoleSession:
 
     def start(self) -> None:
         program, *args = self.cli.argv
+        confine_root()  # the CLI inherits the filter
         self._child = pexpect.spawn(
             program, args, env=vendor_env(), echo=False, encoding="utf-8",
             codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
