@@ -25,6 +25,7 @@ from __future__ import annotations
 import platform
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import version
 from typing import Any
 
@@ -87,7 +88,7 @@ class AgentMetrics:
 
     def collect(self) -> Iterator[Metric]:
         out = Families(HELP)
-        out.gauge("smartarray_build_info", _BUILD, 1.0)
+        out.gauge("smartarray_build_info", build_labels(), 1.0)
         for result in self.results:
             labels = {"collector": result.name}
             out.gauge("smartarray_collector_success", labels, float(result.success))
@@ -128,5 +129,8 @@ def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
     return generate_latest(registry(entries, now=now, settings=settings, extra=extra))
 
 
-_BUILD = {"version": version("smartarray-agent"), "revision": revision(),
-          "python": platform.python_version()}
+@cache
+def build_labels() -> dict[str, str]:
+    """``smartarray_build_info``'s labels, found once, when a page is first rendered."""
+    return {"version": version("smartarray-agent"), "revision": revision(),
+            "python": platform.python_version()}
