@@ -56,6 +56,10 @@ def cli_starts(directory: Path) -> int:
     return sum(1 for line in lines if json.loads(line)["event"] == "start")
 
 
+# A sample line of the text format: a page cut short ends in a comment or half a line.
+SAMPLE = re.compile(rb"[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? (-?[0-9.e+-]+|[+-]?Inf|NaN)")
+
+
 def scrape_for(host: str, scrapers: int, seconds: float) -> tuple[list[float], int]:
     """Latencies in ms of every scrape, and how many answers were not complete."""
     latencies: list[list[float]] = [[] for _ in range(scrapers)]
@@ -72,8 +76,7 @@ def scrape_for(host: str, scrapers: int, seconds: float) -> tuple[list[float], i
             body = answer.read()
             latencies[index].append((time.perf_counter() - started) * 1000)
             page = gzip.decompress(body) if answer.getheader("Content-Encoding") else body
-            if answer.status != 200 or not page.rstrip().rsplit(b"\n", 1)[-1].startswith(
-                    b"smartarray_"):
+            if answer.status != 200 or not SAMPLE.fullmatch(page.rstrip().rsplit(b"\n", 1)[-1]):
                 bad[index] += 1
         connection.close()
 

@@ -72,8 +72,9 @@ chmod 0755 "$root/usr/local/sbin/smartarray-probe"
 cat > "$root/usr/local/sbin/ssacli-init-probe" <<'SH'
 #!/bin/sh
 if kill -0 1 2>/dev/null; then r=ALLOWED; else r=refused; fi
-logger -t smartarray-init-probe "PROBE kill PID 1 from the agent's child: $r"
-echo "Error: this probe is not a controller."
+# In the output, which the agent logs with the failure: a line logged by this short-lived
+# process itself may reach the journal without its unit (journald reads that from /proc).
+echo "Error: this probe is not a controller; kill PID 1 from the agent's child: $r"
 exit 1
 SH
 chmod 0755 "$root/usr/local/sbin/ssacli-init-probe"
@@ -162,7 +163,7 @@ in_ct systemctl start smartarray-agent-textfile.service || true  # the stand-in 
 for unit in smartarray-agent.service smartarray-agent-textfile.service; do
     probe=""
     for _ in $(seq 60); do
-        probe=$(journal "$unit" | grep "^PROBE kill PID 1 from the agent's child" || true)
+        probe=$(journal "$unit" | grep -o "kill PID 1 from the agent's child: [A-Za-z]*" || true)
         [ -n "$probe" ] && break
         sleep 0.5
     done
