@@ -157,7 +157,7 @@ def test_the_rules_carry_the_operators_runbook_links(tmp_path):
     for group in shipped["groups"]:
         for rule in group["rules"]:
             del rule["annotations"]["runbook_url"]
-    assert written == shipped and len(names) == 26
+    assert written == shipped and len(names) == 27
 
     rules.unlink()
     recap(apply(tmp_path, role_vars(root, smartarray_agent_rules_path=str(rules))))
