@@ -181,7 +181,7 @@ def probe_vars(root: Path, **extra: object) -> dict:
     return role_vars(
         root,
         smartarray_agent_probe_targets=["ilo-*.example.net", "ilo-db02.example.net:443",
-                                        "10.1.2.3"],
+                                        "10.1.2.3", "ilo-db?.example.net", "[fd00::5]:8443"],
         smartarray_agent_probe_modules={
             "default": {"username": "monitor", "password": "s3\"cr'et",
                         "ca_file": str(root / "ca" / "ilo-ca.pem")},
@@ -209,7 +209,8 @@ def test_a_probe_node_gets_a_checked_probe_table_and_a_target_list(tmp_path):
     etc = root / "etc"
     config = tomllib.loads((etc / "config.toml").read_text())
     assert config["probe"] == {
-        "targets": ["ilo-*.example.net", "ilo-db02.example.net:443", "10.1.2.3"],
+        "targets": ["ilo-*.example.net", "ilo-db02.example.net:443", "10.1.2.3",
+                    "ilo-db?.example.net", "[fd00::5]:8443"],
         "timeout_s": 9.0, "max_sessions": 4, "min_interval_s": 120.0,
         "modules": {
             "default": {"credentials_file": str(etc / "probe-default-credentials.toml"),
@@ -228,7 +229,7 @@ def test_a_probe_node_gets_a_checked_probe_table_and_a_target_list(tmp_path):
         assert tomllib.loads(written.read_text()) == login
 
     targets = json.loads((root / "file_sd" / "ilo" / "prober.json").read_text())
-    assert targets == [{"targets": ["ilo-db02.example.net:443", "10.1.2.3"],
+    assert targets == [{"targets": ["ilo-db02.example.net:443", "10.1.2.3", "[fd00::5]:8443"],
                         "labels": {"__param_module": "default", "datacenter": "fra1"}}]
 
 
