@@ -274,6 +274,10 @@ def test_serve_gets_every_probe_file_by_load_credential(tmp_path):
     ({"smartarray_agent_probe_modules": {"../x": {"username": "a", "password": "b"}}},
      "names of letters"),
     ({"smartarray_agent_probe_file_sd_module": "ilo5"}, "_file_sd_module among them"),
+    ({"smartarray_agent_probe_modules": {
+        "a": {"username": "a", "password": "b", "ca_file": "/etc/pki/a/ca.pem"},
+        "b": {"username": "a", "password": "b", "ca_file": "/etc/pki/b/ca.pem"}},
+      "smartarray_agent_probe_file_sd_path": ""}, "files of distinct names"),
 ])
 def test_a_probe_node_missing_a_piece_stops_the_role(tmp_path, change, why):
     root = tmp_path / "root"
