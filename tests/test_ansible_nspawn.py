@@ -20,6 +20,7 @@ import base64
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -55,6 +56,28 @@ context = ssl.create_default_context(cafile=sys.argv[2])
 request = urllib.request.Request("https://127.0.0.1:9712/metrics",
                                  headers={"Authorization": "Basic " + sys.argv[1]})
 print(urllib.request.urlopen(request, timeout=5, context=context).read().decode())
+"""
+# /probe from inside the container: plain HTTP (no web config on the probe node), the query
+# the probe job sends.
+PROBE = """\
+import sys, urllib.request
+url = "http://127.0.0.1:9712/probe?target=" + sys.argv[1] + "&module=default"
+print(urllib.request.urlopen(url, timeout=15).read().decode())
+"""
+# A fake iLO in the container (its network is private): tests/redfish_ilo.py serving the iLO 5
+# tree of the simulator's gen10 host on 127.0.0.1, with a certificate made outside; it writes
+# its address to the shared directory and serves until the container stops.
+FAKE_ILO = """\
+import sys, threading
+from pathlib import Path
+shared = Path(sys.argv[1])
+sys.path.insert(0, str(shared))
+import redfish_ilo
+redfish_ilo.certificate = lambda: (shared / "ilo.pem", shared / "ilo.key")
+redfish_ilo.DATA = shared / "redfish_data"
+with redfish_ilo.serve(redfish_ilo.Ilo(redfish_ilo.tree(redfish_ilo.ILO5_TREE))) as ilo:
+    (shared / "ilo-address").write_text(ilo.address)
+    threading.Event().wait()
 """
 TLS = REPO / "tests" / "tls"
 CERT, KEY = "/etc/ssl/certs/smartarray-test.crt", "/etc/ssl/private/smartarray-test.key"
@@ -246,6 +269,59 @@ def test_the_role_twice_on_a_booted_debian_12(tmp_path, container, deb):
     assert refused.returncode != 0 and "401" in refused.stderr
     targets = json.loads((file_sd / "debian12.json").read_text())
     assert targets == [{"targets": ["debian12:9712"], "labels": {}}]
+
+
+def test_a_probe_node_reads_an_ilo_with_the_login_the_role_hands_serve(tmp_path, container,
+                                                                       deb):
+    """Issue 27 item 3: the role's [probe] table, module login and LoadCredential= drop-in
+    let serve's dynamic user log in to an iLO (a fake one in the container) for /probe."""
+    from tests import redfish_ilo
+
+    shared = container.shared
+    shutil.copyfile(REPO / "tests" / "redfish_ilo.py", shared / "redfish_ilo.py")
+    shutil.copytree(redfish_ilo.DATA, shared / "redfish_data")
+    cert, key = redfish_ilo.certificate()
+    shutil.copyfile(cert, shared / "ilo.pem")
+    shutil.copyfile(key, shared / "ilo.key")
+    started = container.run("systemd-run", "--unit=fake-ilo", "/usr/bin/python3.11", "-c",
+                            FAKE_ILO, str(shared))
+    assert started.returncode == 0, started.stderr
+    address = wait_for(lambda: (shared / "ilo-address").exists()
+                       and (shared / "ilo-address").read_text(), 30, "the fake iLO")
+    ca_file = "/etc/ssl/certs/fake-ilo.pem"
+    placed = container.run("install", "-D", "-m", "0644", str(shared / "ilo.pem"), ca_file)
+    assert placed.returncode == 0, placed.stderr
+    file_sd = tmp_path / "file_sd"
+    file_sd.mkdir()
+    apply_twice(role_runner(tmp_path, container, {
+        "smartarray_agent_package_path": str(deb),
+        "smartarray_agent_simulate": "gen9-battery",
+        "smartarray_agent_probe_targets": [address],
+        "smartarray_agent_probe_modules": {"default": {
+            "username": redfish_ilo.USER, "password": redfish_ilo.PASSWORD,
+            "ca_file": ca_file}},
+        "smartarray_agent_probe_file_sd_path": str(file_sd / "ilo.json"),
+    }))
+
+    assert unit_state(container, "smartarray-agent-serve.service") == ("active", "enabled")
+
+    def probed() -> str:
+        answer = container.run("/usr/bin/python3.11", "-c", PROBE, address)
+        read = re.search(r"^smartarray_probe_success 1(\.0)?$", answer.stdout, re.M)
+        return answer.stdout if read else ""
+
+    try:
+        body = wait_for(probed, 60, "/probe reading the fake iLO")
+    except BaseException:
+        print(container.run("journalctl", "-u", "smartarray-agent-serve", "-n", "30").stdout)
+        raise
+    assert redfish_ilo.GEN10_SERIAL in body
+    dropin = container.run("systemctl", "cat", "smartarray-agent-serve.service").stdout
+    assert ("LoadCredential=probe-default-credentials.toml:"
+            "/etc/smartarray-agent/probe-default-credentials.toml") in dropin
+    assert f"LoadCredential=fake-ilo.pem:{ca_file}" in dropin
+    assert json.loads((file_sd / "ilo.json").read_text()) == [
+        {"targets": [address], "labels": {"__param_module": "default"}}]
 
 
 def test_the_role_in_textfile_mode_on_a_booted_debian_12(tmp_path, container, deb):

@@ -28,6 +28,8 @@ pytestmark = [
 
 # The rules the packages install; the role's copy is the same file (tests/test_mixin.py).
 SHIPPED_RULES = Path(__file__).resolve().parent.parent / "packaging/prometheus/alerts.yml"
+ROLE = (Path(__file__).resolve().parent.parent / "packaging/ansible/ansible_collections/"
+        "smartarray/agent/roles/smartarray_agent")
 
 PLAY = """\
 - hosts: localhost
@@ -157,7 +159,7 @@ def test_the_rules_carry_the_operators_runbook_links(tmp_path):
     for group in shipped["groups"]:
         for rule in group["rules"]:
             del rule["annotations"]["runbook_url"]
-    assert written == shipped and len(names) == 26
+    assert written == shipped and len(names) == 27
 
     rules.unlink()
     recap(apply(tmp_path, role_vars(root, smartarray_agent_rules_path=str(rules))))
@@ -170,3 +172,117 @@ def test_no_rules_are_written_unless_asked(tmp_path):
     result = apply(tmp_path, role_vars(root))
     assert recap(result)["failed"] == 0
     assert "alert rules" in result.stdout and not list(root.rglob("*.yml"))
+
+
+def probe_vars(root: Path, **extra: object) -> dict:
+    """A probe node: two modules, one with its own CA, and a file_sd file for the probe job."""
+    (root / "ca").mkdir(parents=True)
+    (root / "ca" / "ilo-ca.pem").write_text("not checked until a probe\n")
+    return role_vars(
+        root,
+        smartarray_agent_probe_targets=["ilo-*.example.net", "ilo-db02.example.net:443",
+                                        "10.1.2.3", "ilo-db?.example.net", "[fd00::5]:8443"],
+        smartarray_agent_probe_modules={
+            "default": {"username": "monitor", "password": "s3\"cr'et",
+                        "ca_file": str(root / "ca" / "ilo-ca.pem")},
+            "ilo4": {"username": "old", "password": "older", "verify_tls": False,
+                     "read_timeout_s": 60},
+        },
+        smartarray_agent_probe_min_interval_s=120,
+        smartarray_agent_probe_file_sd_path=str(root / "file_sd" / "ilo" / "prober.json"),
+        smartarray_agent_probe_file_sd_labels={"datacenter": "fra1"},
+        **extra,
+    )
+
+
+def test_a_probe_node_gets_a_checked_probe_table_and_a_target_list(tmp_path):
+    """Issue 27 item 3: the [probe] table with a module per login, each login in its own
+    root-only file, config check accepts it, and the probe job's file_sd file lists the iLOs
+    (the allow-list's entries without wildcards) with the module as a URL parameter."""
+    root = tmp_path / "root"
+    (root / "file_sd" / "ilo").mkdir(parents=True)
+    variables = probe_vars(root)
+    first = recap(apply(tmp_path, variables))
+    assert first["failed"] == 0
+    assert recap(apply(tmp_path, variables))["changed"] == 0
+
+    etc = root / "etc"
+    config = tomllib.loads((etc / "config.toml").read_text())
+    assert config["probe"] == {
+        "targets": ["ilo-*.example.net", "ilo-db02.example.net:443", "10.1.2.3",
+                    "ilo-db?.example.net", "[fd00::5]:8443"],
+        "timeout_s": 9.0, "max_sessions": 4, "min_interval_s": 120.0,
+        "modules": {
+            "default": {"credentials_file": str(etc / "probe-default-credentials.toml"),
+                        "ca_file": str(root / "ca" / "ilo-ca.pem"), "verify_tls": True},
+            "ilo4": {"credentials_file": str(etc / "probe-ilo4-credentials.toml"),
+                     "verify_tls": False, "read_timeout_s": 60.0},
+        },
+    }
+    checked = subprocess.run([str(BIN / "smartarray-agent"), "config", "check",
+                              str(etc / "config.toml")], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    for name, login in (("default", {"username": "monitor", "password": "s3\"cr'et"}),
+                        ("ilo4", {"username": "old", "password": "older"})):
+        written = etc / f"probe-{name}-credentials.toml"
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600 and written.stat().st_uid == 0
+        assert tomllib.loads(written.read_text()) == login
+
+    targets = json.loads((root / "file_sd" / "ilo" / "prober.json").read_text())
+    assert targets == [{"targets": ["ilo-db02.example.net:443", "10.1.2.3", "[fd00::5]:8443"],
+                        "labels": {"__param_module": "default", "datacenter": "fra1"}}]
+
+
+def test_serve_gets_every_probe_file_by_load_credential(tmp_path):
+    """The drop-in the role writes for serve (its template with the role's variables) hands
+    over each module's login and CA file beside the web config, by the names serve looks for."""
+    root = tmp_path / "root"
+    hashed = bcrypt.hashpw(b"scrape-secret", bcrypt.gensalt(rounds=4)).decode()
+    variables = probe_vars(root, smartarray_agent_basic_auth_users={"prometheus": hashed})
+    play = f"""\
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  vars_files: [{ROLE}/defaults/main.yml, {ROLE}/vars/main.yml]
+  tasks:
+    - ansible.builtin.template:
+        src: {ROLE}/templates/serve-credentials.conf.j2
+        dest: {tmp_path}/credentials.conf
+        mode: "0644"
+"""
+    (tmp_path / "vars.json").write_text(json.dumps(variables))
+    (tmp_path / "dropin.yml").write_text(play)
+    result = subprocess.run(
+        [str(BIN / "ansible-playbook"), "-i", "localhost,", str(tmp_path / "dropin.yml"),
+         "-e", f"@{tmp_path / 'vars.json'}"],
+        capture_output=True, text=True, env=ansible_env(tmp_path), timeout=600,
+        stdin=subprocess.DEVNULL)
+    assert recap(result)["failed"] == 0, result.stdout
+    etc = root / "etc"
+    lines = [line for line in (tmp_path / "credentials.conf").read_text().splitlines()
+             if line.startswith("LoadCredential=")]
+    assert lines == [f"LoadCredential=web.yml:{etc}/web.yml",
+                     f"LoadCredential=probe-default-credentials.toml:{etc}/probe-default-credentials.toml",
+                     f"LoadCredential=probe-ilo4-credentials.toml:{etc}/probe-ilo4-credentials.toml",
+                     f"LoadCredential=ilo-ca.pem:{root}/ca/ilo-ca.pem"]
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"smartarray_agent_publish_dir": ""}, "service mode with a publish_dir"),
+    ({"smartarray_agent_probe_modules": {"default": {"username": "monitor"}}},
+     "each\nwith a username and a password"),
+    ({"smartarray_agent_probe_modules": {"../x": {"username": "a", "password": "b"}}},
+     "names of letters"),
+    ({"smartarray_agent_probe_file_sd_module": "ilo5"}, "_file_sd_module among them"),
+    ({"smartarray_agent_probe_modules": {
+        "a": {"username": "a", "password": "b", "ca_file": "/etc/pki/a/ca.pem"},
+        "b": {"username": "a", "password": "b", "ca_file": "/etc/pki/b/ca.pem"}},
+      "smartarray_agent_probe_file_sd_path": ""}, "files of distinct names"),
+])
+def test_a_probe_node_missing_a_piece_stops_the_role(tmp_path, change, why):
+    root = tmp_path / "root"
+    (root / "file_sd" / "ilo").mkdir(parents=True)
+    result = apply(tmp_path, {**probe_vars(root), **change})
+    assert result.returncode != 0
+    assert " ".join(why.split()) in " ".join(result.stdout.split())
+    assert not (root / "etc").exists()

@@ -81,6 +81,8 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
     out = tmp_path / "out"
     generate(out, config="""{
       agentJob: 'hpe-raid',
+      probeJob: 'hpe-ilo',
+      probeFailingMinutes: 30,
       runbookURLPattern: 'https://wiki.example.com/runbooks/%s.html',
       backupPowerRechargeHours: 6,
       backupPowerRechargeRatio: 0.8,
@@ -93,7 +95,12 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
     assert {rule["annotations"]["runbook_url"] for rule in found.values()} == {
         f"https://wiki.example.com/runbooks/{name.lower()}.html" for name in found}
     assert found["SmartArrayAgentDown"]["expr"] == 'up{job="hpe-raid"} == 0'
-    assert found["SmartArrayAgentAbsent"]["expr"] == 'absent(up{job="hpe-raid"})'
+    assert found["SmartArrayAgentAbsent"]["expr"] == (
+        'absent(up{job="hpe-raid"}) unless on() up{job="hpe-ilo"}')
+    probe = found["SmartArrayProbeFailing"]
+    assert probe["expr"] == ('smartarray_probe_success{job="hpe-ilo"} == 0 '
+                             'or up{job="hpe-ilo"} == 0')
+    assert probe["for"] == "30m" and "For 30 minutes" in probe["annotations"]["description"]
     assert "(job hpe-raid)" in found["SmartArrayAgentAbsent"]["annotations"]["summary"]
     recharge = found["SmartArrayBackupPowerRechargingTooLong"]
     assert "[6h]) > 0.8\n" in recharge["expr"] and "offset 6h)" in recharge["expr"]

@@ -45,7 +45,8 @@ ALERTMANAGER = shutil.which("prometheus-alertmanager") or shutil.which("alertman
 JOB_WIDE = {"SmartArrayAgentAbsent"}
 # The agent's own health: these read the present, not the last hour.
 AGENT_HEALTH = {"SmartArrayAgentDown", "SmartArrayAgentAbsent", "SmartArrayCollectorFailing",
-                "SmartArrayCollectorDataStale", "SmartArrayTextfileStale"}
+                "SmartArrayCollectorDataStale", "SmartArrayTextfileStale",
+                "SmartArrayProbeFailing"}
 
 # The alerts issue 8 lists, by the alert that covers each.
 REQUIRED = {
@@ -68,6 +69,8 @@ REQUIRED = {
     "unknown cache state": "SmartArrayCacheStatusUnknown",
     "unknown logical drive state": "SmartArrayLogicalDriveStatusUnknown",
     "unknown physical drive state": "SmartArrayPhysicalDriveStatusUnknown",
+    # issue 27
+    "an iLO the probe job cannot read": "SmartArrayProbeFailing",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from .test_packaging_promql import (
     AGENT_METRICS,
     NODE_EXPORTER_METRICS,
     PROMETHEUS_METRICS,
+    PROMTOOL,
     metric_names,
     needs_promtool,
     promtool_parses,
@@ -82,7 +84,8 @@ def concrete(expr: str) -> str:
     """A query with Grafana's variables replaced by values, as Grafana sends it."""
     for variable, value in (("$__rate_interval", "1m"), ("$__interval", "1m"),
                             ("$__range", "1h"), ("$instance", "db1:9712"),
-                            ("$controller", "0"), ("$host", "db1"), ("$job", "smartarray")):
+                            ("$controller", "0"), ("$host", "db1"), ("$job", "smartarray"),
+                            ("$probe_job", "smartarray-ilo")):
         expr = expr.replace(variable, value)
     assert "$" not in expr, expr
     return expr
@@ -316,3 +319,55 @@ def _lost(before: object, after: object, where: str) -> list[str]:
         return [w for i, (b, a) in enumerate(zip(before, after, strict=True))
                 for w in _lost(b, a, f"{where}[{i}]")]
     return [] if before == after else [f"{where} changed"]
+
+
+# An agent host, a probe host whose iLO answers, one whose iLO does not, one whose prober is
+# not scraped (no probe series then): issue 27 item 3's fleet, as Prometheus stores it.
+_WATCHED_SERIES = [
+    ('up{instance="db1:9712",job="smartarray"}', "1"),
+    ('up{instance="db2:9712",job="smartarray"}', "0"),
+    ('up{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
+    ('up{instance="ilo-b.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-b.example.net",job="smartarray-ilo"}', "0"),
+    ('up{instance="ilo-c.example.net",job="smartarray-ilo"}', "0"),
+    # a host watched neither way: node_exporter's target is not a Smart Array host
+    ('up{instance="db3:9100",job="node"}', "1"),
+]
+
+
+@needs_promtool
+def test_the_fleet_overview_sets_agent_and_probe_hosts_side_by_side(tmp_path):
+    """Each host once, watched by an agent or by a probe, and whether it answers now; the
+    counts beside it. Run by promtool's PromQL engine on the series above, the variables set
+    to the mixin's defaults."""
+    board = dashboard(FLEET)
+    variables = {v["name"]: v for v in board["templating"]["list"]}
+    assert variables["probe_job"]["query"] == "smartarray-ilo"
+
+    def expect(title: str, samples: list[tuple[str, float]]) -> dict:
+        (target,) = _panel(board, title)["targets"]
+        return {"expr": concrete(target["expr"]), "eval_time": "0m",
+                "exp_samples": [{"labels": labels, "value": value} for labels, value in samples]}
+
+    agent = 'up{{instance="{}",job="smartarray",watched_by="agent"}}'
+    probe = '{}{{instance="{}",job="smartarray-ilo",watched_by="probe"}}'
+    tests = {"tests": [{
+        "interval": "1m",
+        "input_series": [{"series": series, "values": value} for series, value in _WATCHED_SERIES],
+        "promql_expr_test": [
+            expect("Watched by", [
+                (agent.format("db1:9712"), 1), (agent.format("db2:9712"), 0),
+                (probe.format("smartarray_probe_success", "ilo-a.example.net"), 1),
+                (probe.format("smartarray_probe_success", "ilo-b.example.net"), 0),
+                (probe.format("up", "ilo-c.example.net"), 0),
+            ]),
+            expect("Hosts watched by an agent", [("{}", 2)]),
+            expect("Hosts watched by a probe", [("{}", 3)]),
+            expect("Probes failing", [("{}", 2)]),
+        ],
+    }]}
+    (tmp_path / "watched.yml").write_text(json.dumps(tests), encoding="utf-8")
+    result = subprocess.run([PROMTOOL, "test", "rules", str(tmp_path / "watched.yml")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr

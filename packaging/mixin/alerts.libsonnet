@@ -50,7 +50,9 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
     The agent's scrape job: SmartArrayAgentDown and SmartArrayAgentAbsent select
     `%(jobSelector)s` (the mixin's agentJob, or jobSelector). In textfile mode (node_exporter
     reads smartarray.prom) there is no such job: delete those two rules; SmartArrayTextfileStale
-    covers that mode.
+    covers that mode. SmartArrayProbeFailing selects the /probe job, `%(probeSelector)s` (the
+    mixin's probeJob): iLOs read by an agent's serve for hosts without one; its targets keep
+    SmartArrayAgentAbsent quiet, so a fleet watched by probes alone has no agent job to miss.
 
     Runbooks: each alert's runbook_url is its entry in docs/runbooks.md, by the mixin's
     runbookURLPattern (%(runbookURLPattern)s).
@@ -485,21 +487,47 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
           },
           {
             alert: 'SmartArrayAgentAbsent',
-            expr: 'absent(up{%s})' % c.jobSelector,
+            // A fleet watched by /probe alone has no agent job: its probe targets keep this quiet.
+            expr: 'absent(up{%s}) unless on() up{%s}' % [c.jobSelector, c.probeSelector],
             'for': '15m',
             labels: { severity: 'warning' },
             annotations: {
               summary: 'no smartarray-agent scrape target in Prometheus (job %s)' % c.agentJob,
               description: fold(|||
-                Prometheus has had no target in the scrape job "%(agentJob)s" for 15 minutes: the job
-                was removed or renamed, or service discovery lost every host, so no Smart Array alert
-                can fire anywhere.
+                Prometheus has had no target in the scrape job "%(agentJob)s" nor in the probe job
+                "%(probeJob)s" for 15 minutes: the jobs were removed or renamed, or service discovery
+                lost every host, so no Smart Array alert can fire anywhere.
                 To do: check the scrape configuration (`scrape_configs` in prometheus.yml, or your
                 service discovery) and Prometheus' Targets page. If the agent is scraped under another
                 job name, set agentJob (or jobSelector, now `%(jobSelector)s`) in the monitoring
                 mixin and regenerate; in textfile mode, delete this rule and SmartArrayAgentDown.
               ||| % c),
               runbook_url: runbook('SmartArrayAgentAbsent'),
+            },
+          },
+          {
+            alert: 'SmartArrayProbeFailing',
+            // The iLO did not answer the probe, or Prometheus could not scrape the prober at all.
+            expr: 'smartarray_probe_success{%(probeSelector)s} == 0 or up{%(probeSelector)s} == 0' % c,
+            'for': '%dm' % c.probeFailingMinutes,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The iLO {{ $labels.instance }} cannot be read through /probe: its arrays are not watched',
+              description: fold(|||
+                For %(probeFailingMinutes)d minutes the probe job "%(probeJob)s" has not read the iLO
+                {{ $labels.instance }}: the agent answering /probe said smartarray_probe_success 0, or
+                Prometheus could not scrape that agent at all (`up` 0). The host's battery, cache and
+                drive state is no longer seen; its hardware alerts keep firing for an hour from their
+                last reading.
+                To do: on the probe node, `journalctl -u smartarray-agent-serve` says why in one line
+                per failed login (credentials, TLS, timeout); a target outside [probe] targets (403) or
+                an unknown module (400) is the scrape's error on Prometheus' Targets page. Check that
+                the target matches a [probe] targets pattern, that the module's credentials and CA files
+                are handed to the serve unit (LoadCredential=), and that the iLO answers from the
+                probe node (`curl -s https://{{ $labels.instance }}/redfish/v1/`); a failure is
+                answered again for [probe] min_interval_s after the login that failed.
+              ||| % c),
+              runbook_url: runbook('SmartArrayProbeFailing'),
             },
           },
           {

@@ -27,6 +27,16 @@
     agentJob: 'smartarray',
     jobSelector: 'job="%s"' % self.agentJob,
 
+    // The scrape job of /probe (packaging/prometheus/probe.yml): one target per iLO, read by
+    // an agent's `serve` for a host without an agent. SmartArrayProbeFailing selects it, the
+    // fleet dashboard tells its hosts from the agents' by it, and SmartArrayAgentAbsent stays
+    // quiet while it has targets (a fleet watched by probes alone has no agent job).
+    probeJob: 'smartarray-ilo',
+    probeSelector: 'job="%s"' % self.probeJob,
+    // SmartArrayProbeFailing: an iLO unread (or its prober unscraped) for this long. A probe
+    // job scrapes every 2 minutes and the agent answers from its last login for a minute.
+    probeFailingMinutes: 15,
+
     // SmartArrayBackupPowerRechargingTooLong: recharging for more than this share of a window
     // of this many hours. A healthy pack recharges within a few hours of a power-on.
     backupPowerRechargeHours: 4,

@@ -1,5 +1,7 @@
 // The fleet dashboard (every host at once): packaging/grafana/fleet.json. Its job variable
-// starts at _config.agentJob (mixin.libsonnet), the job the agent-down alerts select.
+// starts at _config.agentJob (mixin.libsonnet), the job the agent-down alerts select, and its
+// probe_job variable at _config.probeJob: the "Watched by" panels set the hosts an agent
+// watches beside those read through their iLO by /probe.
 {
   local c = $._config,
 
@@ -7,7 +9,7 @@
     'fleet.json': {
       "title": "Smart Array fleet",
       "uid": "smartarray-fleet",
-      "description": "Every host running smartarray-agent at once: backup power failed or recharging, unprotected or inactive write cache, agents down, drives rebuilding or failed, CLI and firmware versions. Tables link to the per-host dashboard (uid smartarray-agent).",
+      "description": "Every host watched by smartarray-agent at once, by an agent on the host or through its iLO by /probe: backup power failed or recharging, unprotected or inactive write cache, agents down, drives rebuilding or failed, CLI and firmware versions. Tables link to the per-host dashboard (uid smartarray-agent).",
       "tags": [
         "smartarray",
         "hardware",
@@ -67,6 +69,19 @@
             "hide": 0,
             "options": [],
             "description": "The scrape job of smartarray-agent, for the agents-down panels (the alert rules use the same default)."
+          },
+          {
+            "name": "probe_job",
+            "label": "Probe scrape job",
+            "type": "textbox",
+            "query": c.probeJob,
+            "current": {
+              "text": c.probeJob,
+              "value": c.probeJob
+            },
+            "hide": 0,
+            "options": [],
+            "description": "The scrape job of /probe (iLOs read by an agent's serve for hosts without one), for the watched-by panels (SmartArrayProbeFailing uses the same default)."
           }
         ]
       },
@@ -456,6 +471,303 @@
           }
         },
         {
+          "id": 16,
+          "type": "stat",
+          "title": "Hosts watched by an agent",
+          "description": "Targets of the agent job ($job): smartarray-agent runs on the host and serves its /metrics.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 0,
+            "y": 4,
+            "w": 4,
+            "h": 4
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "count(up{job=\"$job\"}) or vector(0)",
+              "legendFormat": "Hosts watched by an agent",
+              "refId": "A",
+              "range": false,
+              "instant": true,
+              "format": "time_series"
+            }
+          ],
+          "options": {
+            "reduceOptions": {
+              "calcs": [
+                "lastNotNull"
+              ],
+              "fields": "",
+              "values": false
+            },
+            "textMode": "value",
+            "colorMode": "background",
+            "graphMode": "none"
+          },
+          "fieldConfig": {
+            "defaults": {
+              "color": {
+                "mode": "thresholds"
+              },
+              "decimals": 0,
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "blue",
+                    "value": null
+                  }
+                ]
+              }
+            },
+            "overrides": []
+          }
+        },
+        {
+          "id": 17,
+          "type": "stat",
+          "title": "Hosts watched by a probe",
+          "description": "Targets of the probe job ($probe_job): iLOs of hosts without an agent, read through Redfish by an agent's /probe.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 0,
+            "y": 8,
+            "w": 4,
+            "h": 4
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "count(up{job=\"$probe_job\"}) or vector(0)",
+              "legendFormat": "Hosts watched by a probe",
+              "refId": "A",
+              "range": false,
+              "instant": true,
+              "format": "time_series"
+            }
+          ],
+          "options": {
+            "reduceOptions": {
+              "calcs": [
+                "lastNotNull"
+              ],
+              "fields": "",
+              "values": false
+            },
+            "textMode": "value",
+            "colorMode": "background",
+            "graphMode": "none"
+          },
+          "fieldConfig": {
+            "defaults": {
+              "color": {
+                "mode": "thresholds"
+              },
+              "decimals": 0,
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "blue",
+                    "value": null
+                  }
+                ]
+              }
+            },
+            "overrides": []
+          }
+        },
+        {
+          "id": 18,
+          "type": "stat",
+          "title": "Probes failing",
+          "description": "iLOs of the probe job not read now: smartarray_probe_success 0, or the agent answering /probe not scraped (up 0). SmartArrayProbeFailing pages after a while.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 4,
+            "y": 4,
+            "w": 4,
+            "h": 8
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "count(smartarray_probe_success{job=\"$probe_job\"} == 0 or up{job=\"$probe_job\"} == 0) or vector(0)",
+              "legendFormat": "Probes failing",
+              "refId": "A",
+              "range": false,
+              "instant": true,
+              "format": "time_series"
+            }
+          ],
+          "options": {
+            "reduceOptions": {
+              "calcs": [
+                "lastNotNull"
+              ],
+              "fields": "",
+              "values": false
+            },
+            "textMode": "value",
+            "colorMode": "background",
+            "graphMode": "none"
+          },
+          "fieldConfig": {
+            "defaults": {
+              "color": {
+                "mode": "thresholds"
+              },
+              "decimals": 0,
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "green",
+                    "value": null
+                  },
+                  {
+                    "color": "red",
+                    "value": 1
+                  }
+                ]
+              }
+            },
+            "overrides": []
+          }
+        },
+        {
+          "id": 19,
+          "type": "table",
+          "title": "Watched by",
+          "description": "Every host by how it is watched: agent (smartarray-agent on the host, job $job) or probe (its iLO read by /probe, job $probe_job; instance is the iLO). Answering: the agent scraped (up), the iLO read (smartarray_probe_success, or up 0 when the prober was not scraped).",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 8,
+            "y": 4,
+            "w": 16,
+            "h": 8
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "label_replace(up{job=\"$job\"}, \"watched_by\", \"agent\", \"\", \"\") or label_replace(smartarray_probe_success{job=\"$probe_job\"} or up{job=\"$probe_job\"}, \"watched_by\", \"probe\", \"\", \"\")",
+              "legendFormat": "",
+              "refId": "A",
+              "range": false,
+              "instant": true,
+              "format": "table"
+            }
+          ],
+          "transformations": [
+            {
+              "id": "merge",
+              "options": {}
+            },
+            {
+              "id": "organize",
+              "options": {
+                "excludeByName": {
+                  "Time": true,
+                  "__name__": true
+                },
+                "indexByName": {
+                  "instance": 0,
+                  "watched_by": 1,
+                  "job": 2,
+                  "Value": 3
+                },
+                "renameByName": {
+                  "watched_by": "watched by",
+                  "Value": "answering"
+                }
+              }
+            }
+          ],
+          "options": {
+            "showHeader": true,
+            "cellHeight": "sm",
+            "sortBy": [
+              {
+                "displayName": "answering",
+                "desc": false
+              }
+            ]
+          },
+          "fieldConfig": {
+            "defaults": {
+              "noValue": "no agent or probe target",
+              "links": [
+                {
+                  "title": "Open the host's dashboard",
+                  "targetBlank": false,
+                  "url": "/d/smartarray-agent?var-instance=${__data.fields.instance}&${__url_time_range}"
+                }
+              ]
+            },
+            "overrides": [
+              {
+                "matcher": {
+                  "id": "byName",
+                  "options": "answering"
+                },
+                "properties": [
+                  {
+                    "id": "mappings",
+                    "value": [
+                      {
+                        "type": "value",
+                        "options": {
+                          "0": {
+                            "text": "no",
+                            "color": "red",
+                            "index": 0
+                          },
+                          "1": {
+                            "text": "yes",
+                            "color": "green",
+                            "index": 1
+                          }
+                        }
+                      }
+                    ]
+                  },
+                  {
+                    "id": "custom.cellOptions",
+                    "value": {
+                      "type": "color-background"
+                    }
+                  }
+                ]
+              }
+            ]
+          }
+        },
+        {
           "id": 7,
           "type": "table",
           "title": "Backup power not OK",
@@ -466,7 +778,7 @@
           },
           "gridPos": {
             "x": 0,
-            "y": 4,
+            "y": 12,
             "w": 12,
             "h": 8
           },
@@ -530,7 +842,7 @@
           },
           "gridPos": {
             "x": 12,
-            "y": 4,
+            "y": 12,
             "w": 12,
             "h": 8
           },
@@ -606,7 +918,7 @@
           },
           "gridPos": {
             "x": 0,
-            "y": 12,
+            "y": 20,
             "w": 12,
             "h": 8
           },
@@ -682,7 +994,7 @@
           },
           "gridPos": {
             "x": 12,
-            "y": 12,
+            "y": 20,
             "w": 12,
             "h": 8
           },
@@ -758,7 +1070,7 @@
           },
           "gridPos": {
             "x": 0,
-            "y": 20,
+            "y": 28,
             "w": 8,
             "h": 8
           },
@@ -822,7 +1134,7 @@
           },
           "gridPos": {
             "x": 8,
-            "y": 20,
+            "y": 28,
             "w": 8,
             "h": 8
           },
@@ -877,7 +1189,7 @@
           },
           "gridPos": {
             "x": 16,
-            "y": 20,
+            "y": 28,
             "w": 8,
             "h": 8
           },
@@ -932,7 +1244,7 @@
           },
           "gridPos": {
             "x": 0,
-            "y": 28,
+            "y": 36,
             "w": 24,
             "h": 8
           },
@@ -986,7 +1298,7 @@
           },
           "gridPos": {
             "x": 0,
-            "y": 36,
+            "y": 44,
             "w": 24,
             "h": 8
           },
