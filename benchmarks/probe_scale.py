@@ -52,6 +52,7 @@ from tests.redfish_ilo import (  # noqa: E402  (the repository's root is on the 
 
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 AGE = re.compile(r"^smartarray_probe_snapshot_age_seconds (\S+)$", re.MULTILINE)
+DURATION = re.compile(r"^smartarray_probe_duration_seconds (\S+)$", re.MULTILINE)
 TICK_S = os.sysconf("SC_CLK_TCK")
 
 
@@ -180,6 +181,7 @@ class Scrape:
     answered: bool  # a 200 within the scrape timeout
     success: bool  # smartarray_probe_success 1
     age_s: float | None = None  # smartarray_probe_snapshot_age_seconds, when answered so
+    read_s: float | None = None  # smartarray_probe_duration_seconds: how long the read took
 
 
 def scrape(address: str, target: str, timeout_s: float) -> Scrape:
@@ -193,10 +195,11 @@ def scrape(address: str, target: str, timeout_s: float) -> Scrape:
         answer = connection.getresponse()
         body = answer.read().decode()
         took = time.monotonic() - started
-        age = AGE.search(body)
+        age, read = AGE.search(body), DURATION.search(body)
         return Scrape(took, answer.status == 200 and took <= timeout_s,
                       "\nsmartarray_probe_success 1.0\n" in f"\n{body}",
-                      float(age.group(1)) if age else None)
+                      float(age.group(1)) if age else None,
+                      float(read.group(1)) if read else None)
     except (OSError, http.client.HTTPException):
         return Scrape(time.monotonic() - started, False, False)
     finally:
@@ -297,12 +300,16 @@ def report(args: argparse.Namespace, results: list[Scrape], fleet: Fleet, sessio
     if ages:
         print(f"  age of the snapshot answered (successes): {spread(ages, 's', 1, 'scrapes')}, "
               f"p99 {percentile(ages, 0.99):.1f} s")
+    reads = [result.read_s for result in results if result.success and result.read_s]
+    if reads:
+        print(f"  how long the read answered took (successes): {spread(reads, 's', 1, 'scrapes')}")
     second_half = results[len(results) // 2:]
     print(f"  in the second half of the run: smartarray_probe_success 1 in "
           f"{100 * sum(result.success for result in second_half) / len(second_half):.1f} %")
     print(f"iLO connections open at once, most: {fleet.most_connections}; logged-in sessions "
-          f"open at once, most: {sessions} (max_sessions = {args.max_sessions}); never "
-          f"logged out: {leaked} of {logins} logins")
+          f"open at once, most: {sessions} (max_sessions = {args.max_sessions}); not logged "
+          f"out when the scraping ended: {leaked} of {logins} logins (reads under way count "
+          f"here, at most max_sessions)")
     gaps = [second - first for times in fleet.login_attempts.values()
             for first, second in pairwise(times)]
     tried = [len(times) for times in fleet.login_attempts.values()]
@@ -311,10 +318,9 @@ def report(args: argparse.Namespace, results: list[Scrape], fleet: Fleet, sessio
     print(f"login attempts per target: {spread([float(n) for n in tried], '', 0, 'targets')} "
           f"in {elapsed / 60:.1f} min, {statistics.mean(per_interval):.2f} per min_interval_s "
           f"on average; shortest time between two of one target: {shortest}")
-    middle = rss[len(rss) // 2]
-    print(f"serve RSS: {rss[0][1]:.1f} MiB at start, {middle[1]:.1f} MiB at {middle[0]:.0f} s, "
-          f"{rss[-1][1]:.1f} MiB at {rss[-1][0]:.0f} s; "
-          f"{spread([mib for _, mib in rss[1:]], 'MiB', 1, 'samples')}")
+    minutes = [rss[0]] + [next(sample for sample in rss if sample[0] >= minute * 60)
+                          for minute in range(1, int(rss[-1][0] // 60) + 1)] + [rss[-1]]
+    print("serve RSS, MiB: " + ", ".join(f"{mib:.1f} at {at:.0f} s" for at, mib in minutes))
     print(f"serve CPU: {cpu:.1f} s in {elapsed:.0f} s ({100 * cpu / elapsed:.1f} % of one CPU)")
     print(f"serve log: {len(log_lines)} lines"
           + (f"; the last: {log_lines[-1].strip()}" if log_lines else ""))
