@@ -196,8 +196,11 @@ class ProbeConfig(Settings):
     targets: Annotated[list[Annotated[str, AfterValidator(target_pattern)]],
                        Field(max_length=10000), AfterValidator(_some)]
     modules: Annotated[dict[str, ProbeModule], Field(max_length=100), AfterValidator(_some)]
-    # below Prometheus' scrape_timeout (10 s by default), so the answer arrives in time
+    # below Prometheus' scrape_timeout (10 s by default): how long a target's first probe
+    # waits for its first read; later probes are answered at once from the last read
     timeout_s: Annotated[float, Field(gt=0, le=120)] = 9.0
+    # one read of an iLO, login to logout, in the background (a dozen requests of 1-3 s)
+    refresh_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     max_sessions: Annotated[int, Field(ge=1, le=64)] = 4  # iLO sessions open at once
     # a target is logged in to at most once in this time; probes within it get the last answer
     min_interval_s: Annotated[float, Field(ge=0, le=DAY_S)] = 60.0

@@ -39,7 +39,8 @@ def test_a_probe_table_with_relative_paths(private):
     probe = load_config(path).probe
     assert probe is not None
     assert probe.targets == ["ilo-*.example.net:443", "10.1.2.3:8443", "[fe80::1]:443"]
-    assert (probe.max_sessions, probe.timeout_s, probe.min_interval_s) == (2, 9.0, 60.0)
+    assert (probe.max_sessions, probe.timeout_s, probe.min_interval_s,
+            probe.refresh_timeout_s) == (2, 9.0, 60.0, 60.0)
     module = probe.modules["default"]
     assert module.credentials_file == private / "ilo-credentials.toml"
     assert module.verify_tls and module.ca_file is None
@@ -58,11 +59,13 @@ def test_probe_problems_are_named_with_their_line(private):
         f"{path}:4: probe.max_sessions: must be at most 64 (got 1000)",
         f"{path}:5: probe.modules: module name 'a b': use letters, digits, _ and - only",
     ]
-    path.write_text('[probe]\ntargets = ["ilo-1"]\n[probe.modules.default]\n'
+    path.write_text('[probe]\ntargets = ["ilo-1"]\nrefresh_timeout_s = 601\n'
+                    '[probe.modules.default]\n'
                     f'credentials_file = "{creds}"\naddress = "ilo-1"\nread_timeout_s = 601\n')
     assert problems(path) == [
-        f"{path}:5: probe.modules.default.address: unknown key",
-        f"{path}:6: probe.modules.default.read_timeout_s: must be at most 600 (got 601)",
+        f"{path}:3: probe.refresh_timeout_s: must be at most 600 (got 601)",
+        f"{path}:6: probe.modules.default.address: unknown key",
+        f"{path}:7: probe.modules.default.read_timeout_s: must be at most 600 (got 601)",
     ]
 
 

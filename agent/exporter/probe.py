@@ -2,19 +2,28 @@
 over Redfish (collectors/redfish/crawl.py, snapshot.py), rendered by the local agent's own
 renderer (collectors/ssacli/metrics.py) so the names and labels are the same, with
 ``smartarray_probe_success`` and ``smartarray_probe_duration_seconds`` as the blackbox
-exporter has them. A failed probe is a 200 with ``smartarray_probe_success 0``; why it
-failed is logged (never a password: RedfishError's messages hold none).
+exporter has them, and ``smartarray_probe_snapshot_age_seconds``. A failed probe is a 200
+with ``smartarray_probe_success 0``; why it failed is logged (never a password:
+RedfishError's messages hold none).
 
 Refused before any connection: a malformed query or an unknown module (400), a target that
-matches no ``[probe] targets`` pattern (403). Bounded: at most ``max_sessions`` iLO sessions
-at once (more probes wait in line, at most WAITING_PER_SESSION per session, beyond which a
-probe fails at once; one whose answer is already due when its turn comes does not log in);
-one session per target and module at a time (a probe arriving during one shares its
-result); one login per target and module per ``min_interval_s``, counted from
-the login's start (a probe within it gets the last answer, a failed one too: a wrong password
-is not retried at each scrape, which could lock the iLO account). The answer is due
-``timeout_s`` after the request, or half a second before the scrape timeout Prometheus sends
-when that is sooner; an iLO slower than that is ``smartarray_probe_success 0``.
+matches no ``[probe] targets`` pattern (403).
+
+Answered from the last read: a probe of a target read before is answered at once from that
+read's result (a failed one too: a wrong password is not retried at each scrape, which could
+lock the iLO account), with its age, and starts a new read in the background when none is
+under way and the last login started ``min_interval_s`` ago or more. A read of a slow iLO (a
+dozen requests of 1-3 s each) takes longer than a scrape timeout; answering from the last
+read keeps every probe within it (benchmarks/probe_scale.py). Only the first probe of a
+target waits for its read: until ``timeout_s`` after the request, or half a second before
+the scrape timeout Prometheus sends when that is sooner; an iLO slower than that is
+``smartarray_probe_success 0`` that time.
+
+Bounded: at most ``max_sessions`` iLO sessions at once (more reads wait in line, at most
+WAITING_PER_SESSION per session, beyond which no read is queued and the probe gets the last
+answer, or fails when there is none); one read per target and module at a time; one login
+per target and module per ``min_interval_s``, counted from the login's start; a read ends
+``refresh_timeout_s`` after its start.
 
 The HTTP loop never waits here: :meth:`Prober.probe` answers at once or hands back a
 :class:`Pending` whose Future a worker thread completes (connection.py answers it through
@@ -58,7 +67,10 @@ TEXT = "text/plain; charset=utf-8"
 HELP = {
     "smartarray_probe_success": "1 when the iLO was read, else 0.",
     "smartarray_probe_duration_seconds": "How long reading the iLO took.",
+    "smartarray_probe_snapshot_age_seconds": "Seconds since the read this answer comes from "
+                                             "ended.",
 }
+FORGET_S = 3600.0  # a target no probe asked about for this long (or min_interval_s) is dropped
 # a host name or IPv4 address, or an IPv6 address in brackets; then an optional port
 _TARGET = re.compile(r"([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(:[0-9]{1,5})?")
 
@@ -83,9 +95,22 @@ class Pending:
 
 
 @dataclass(frozen=True)
-class _Login:
-    started: float  # monotonic
-    result: Future[ProbeAnswer]
+class _Read:
+    """A read's result: the snapshot (None: it failed), when it ended, how long it took."""
+
+    snapshot: Snapshot | None
+    ended: float  # monotonic
+    duration_s: float
+
+
+@dataclass
+class _Target:
+    """One target and module: its last read, the read under way, when its last login began."""
+
+    asked: float  # the last probe, monotonic
+    last: _Read | None = None
+    reading: Future[ProbeAnswer] | None = None  # queued or under way
+    login_started: float | None = None
 
 
 class _Refused(ValueError):
@@ -105,9 +130,9 @@ class Prober:
         self._clock = clock
         self._patterns = [_fnmatch_pattern(pattern) for pattern in config.targets]
         self._workers = ThreadPoolExecutor(config.max_sessions, thread_name_prefix="probe")
-        self._lock = threading.Lock()  # _logins: the loop reads it, workers drop from it
-        self._logins: dict[Key, _Login] = {}
-        self._waiting = 0  # probes submitted and not ended: at most max_waiting
+        self._lock = threading.Lock()  # _targets: the loop and the workers change it
+        self._targets: dict[Key, _Target] = {}
+        self._waiting = 0  # reads submitted and not ended: at most max_waiting
         self.max_waiting = WAITING_PER_SESSION * config.max_sessions
 
     def close(self) -> None:
@@ -115,8 +140,8 @@ class Prober:
         self._workers.shutdown(wait=False, cancel_futures=True)
 
     def probe(self, request: Request) -> ProbeAnswer | Pending:
-        """The answer to ``request`` now (a refusal, the answer of a recent login), or the
-        probe under way. On the HTTP loop: never blocks."""
+        """The answer to ``request`` now (a refusal, the last read's answer), or the first
+        read under way. On the HTTP loop: never blocks."""
         try:
             key, module = self._parse(request.target.partition("?")[2])
         except _Refused as refused:
@@ -125,29 +150,30 @@ class Prober:
         timeout_s = self._timeout(request.headers.get(SCRAPE_TIMEOUT_HEADER))
         now = self._clock()
         with self._lock:
-            login = self._logins.get(key)
-            if login is None or login.result.cancelled() or (
-                    login.result.done() and now - login.started >= self.config.min_interval_s):
-                if self._waiting >= self.max_waiting:
-                    log.warning("probe of %s refused: %d probes are waiting for an iLO "
-                                "session", key[0], self._waiting)
-                    return self.answer(None, 0.0)
+            target = self._targets.get(key)
+            if target is None:
                 self._forget_old(now)
-                try:
-                    future = self._workers.submit(self._read, key, module, now, now + timeout_s)
-                except RuntimeError:  # closed: a reload swapped this prober out just now
-                    return self.answer(None, 0.0)
-                login = self._logins[key] = _Login(now, future)
-                self._waiting += 1
-        if login.result.done():
-            return login.result.result()
-        return Pending(login.result, timeout_s, self.answer(None, timeout_s))
+                target = self._targets[key] = _Target(now)
+            target.asked = now
+            if target.reading is None and (target.login_started is None or now
+                                           - target.login_started >= self.config.min_interval_s):
+                self._start_read(key, module, target)
+            last, reading = target.last, target.reading
+        if last is not None:
+            return self.answer(last.snapshot, last.duration_s, now - last.ended)
+        if reading is None:  # no read could be queued
+            return self.answer(None, 0.0)
+        return Pending(reading, timeout_s, self.answer(None, timeout_s))
 
-    def answer(self, snapshot: Snapshot | None, duration_s: float) -> ProbeAnswer:
-        """The page for ``snapshot`` (None: the probe failed)."""
+    def answer(self, snapshot: Snapshot | None, duration_s: float,
+               age_s: float | None = None) -> ProbeAnswer:
+        """The page for ``snapshot`` (None: the read failed), read ``age_s`` ago (None: no
+        read ended in time for this probe)."""
         out = Families(HELP)
         out.gauge("smartarray_probe_success", {}, float(snapshot is not None))
         out.gauge("smartarray_probe_duration_seconds", {}, round(duration_s, 6))
+        if age_s is not None:
+            out.gauge("smartarray_probe_snapshot_age_seconds", {}, round(age_s, 3))
         found = out.metrics()
         if snapshot is not None:
             found += families(snapshot, self.threshold_percent)
@@ -185,40 +211,52 @@ class Prober:
             timeout_s = min(timeout_s, given - SCRAPE_TIMEOUT_MARGIN_S)
         return timeout_s
 
+    def _start_read(self, key: Key, module: str, target: _Target) -> None:
+        """Queue a read of ``target`` unless the line is full or the prober closed. Under
+        the lock."""
+        if self._waiting >= self.max_waiting:
+            log.warning("no read of %s queued: %d reads are waiting for an iLO session "
+                        "([probe] max_sessions = %d)", key[0], self._waiting,
+                        self.config.max_sessions)
+            return
+        try:
+            target.reading = self._workers.submit(self._read, key, module, target)
+        except RuntimeError:  # closed: a reload swapped this prober out just now
+            return
+        self._waiting += 1
+
     def _forget_old(self, now: float) -> None:
-        """Drop the finished logins older than ``min_interval_s``: nothing keeps them."""
-        interval = self.config.min_interval_s
-        for key in [key for key, login in self._logins.items()
-                    if login.result.done() and now - login.started >= interval]:
-            del self._logins[key]
+        """Drop the targets no probe asked about for FORGET_S (and ``min_interval_s``): the
+        allow-list's wildcards must not let the table grow without end."""
+        after = max(FORGET_S, self.config.min_interval_s)
+        for key in [key for key, target in self._targets.items()
+                    if target.reading is None and now - target.asked >= after]:
+            del self._targets[key]
 
     # -- on a worker thread --------------------------------------------------------------------
-    def _read(self, key: Key, module: str, queued: float, due: float) -> ProbeAnswer:
-        target = key[0]
+    def _read(self, key: Key, module: str, target: _Target) -> ProbeAnswer:
+        host = key[0]
         started = self._clock()
+        with self._lock:
+            target.login_started = started
+        snapshot = None
         try:
-            if started >= due:  # its answer went out while it waited: no login
-                log.warning("probe of %s: no free iLO session within the timeout "
-                            "([probe] max_sessions = %d)", target, self.config.max_sessions)
-                with self._lock:
-                    login = self._logins.get(key)
-                    if login is not None and login.started == queued:
-                        del self._logins[key]
-                return self.answer(None, started - queued)
-            settings = _settings(self.config.modules[module], target, due - started)
-            deadline = time.monotonic() + (due - started)  # on the real clock, as sockets
-            return self.answer(read_ilo(settings, deadline), self._clock() - started)
+            timeout_s = self.config.refresh_timeout_s
+            settings = _settings(self.config.modules[module], host, timeout_s)
+            snapshot = read_ilo(settings, time.monotonic() + timeout_s)  # the sockets' clock
         except RedfishError as error:
-            log.warning("probe of %s (module %s) failed: %s", target, module, error)
+            log.warning("probe of %s (module %s) failed: %s", host, module, error)
         except ValidationError as error:  # the module's files changed since the config check
-            log.warning("probe of %s (module %s): %s", target, module,
+            log.warning("probe of %s (module %s): %s", host, module,
                         "; ".join(problem["msg"] for problem in error.errors()))
         except Exception:  # a bug must not stop the probes; it is logged in full
-            log.exception("probe of %s (module %s) failed unexpectedly", target, module)
-        finally:
-            with self._lock:
-                self._waiting -= 1
-        return self.answer(None, self._clock() - started)
+            log.exception("probe of %s (module %s) failed unexpectedly", host, module)
+        ended = self._clock()
+        with self._lock:
+            target.last = _Read(snapshot, ended, ended - started)
+            target.reading = None
+            self._waiting -= 1
+        return self.answer(snapshot, ended - started, 0.0)
 
 
 class _Fixed:
@@ -249,7 +287,7 @@ def _fnmatch_pattern(pattern: str) -> str:
 
 
 def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
-    """The module's login for ``target``, no timeout longer than the probe has left: the
+    """The module's login for ``target``, no timeout longer than the read has left: the
     logout, tried after the deadline too, is held to it as well."""
     login = module.model_dump()
     for key in ("connect_timeout_s", "read_timeout_s"):
