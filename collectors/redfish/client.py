@@ -190,7 +190,7 @@ class RedfishClient:
             return timeout
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise RedfishError(f"{self._where}: {request}: not sent, the probe's time is up")
+            raise RedfishError(f"{self._where}: {request}: not sent, the read's time is up")
         return min(timeout, left)
 
     def _connect(self, left: float) -> http.client.HTTPSConnection:
@@ -227,10 +227,10 @@ class RedfishClient:
 
 
 def _waited(seconds: float, setting: float, name: str) -> str:
-    """``5 s (connect_timeout_s)``, or ``0.42 s (the probe's time)`` when a deadline cut it."""
+    """``5 s (connect_timeout_s)``, or ``0.42 s (the read's time)`` when a deadline cut it."""
     if seconds >= setting:
         return f"{setting:g} s ({name})"
-    return f"{seconds:.2g} s (the probe's time)"
+    return f"{seconds:.2g} s (the read's time)"
 
 
 def _json_object(body: bytes, where: str) -> dict:
