@@ -12,9 +12,11 @@ when it starts as root. These then fail with EPERM:
   with ``open()`` is a pidfd too, and the agent never uses one.
 
 A filter cannot be removed, and every child inherits it: the vendor CLI runs under it too.
-A process installs it once (:func:`confine_root`): before it starts its first vendor CLI, and
-when the daemon starts. A command that starts none (``status --input``, ``--ilo``, ``config
-check``) does without it, and without the cost of loading libseccomp.
+The program installs it once (:func:`confine_root`): before it starts its first vendor CLI,
+and when the daemon starts. A command that starts none (``status --input``, ``--ilo``,
+``config check``) does without it, and without the cost of loading libseccomp. Only the
+program does (its entry point calls :func:`enable`): code that imports the agent as a
+library, as the tests do in their own process, is never confined by it.
 """
 
 from __future__ import annotations
@@ -31,11 +33,20 @@ _AIMED_AT_PID_1 = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueuei
                    "pidfd_open")
 
 
+_enabled = False
+
+
+def enable() -> None:
+    """Called by the program's entry point: from then on :func:`confine_root` confines."""
+    global _enabled
+    _enabled = True
+
+
 @cache
 def confine_root() -> None:
-    """As root, once per process: :func:`keep_away_from_init`. Where it cannot be installed
-    (libseccomp missing), a warning: the agent still runs."""
-    if os.geteuid() != 0:
+    """In the program as root, once per process: :func:`keep_away_from_init`. Where it cannot
+    be installed (libseccomp missing), a warning: the agent still runs."""
+    if not _enabled or os.geteuid() != 0:
         return
     try:
         keep_away_from_init()

@@ -82,3 +82,18 @@ def test_the_daemon_is_confined_from_its_start_before_any_cli(tmp_path):
         assert _seccomp_filters(agent.process.pid) == _seccomp_filters(os.getpid()) + 1
     finally:
         agent.kill()
+
+
+def test_the_agent_used_as_a_library_never_confines_its_caller():
+    """Only the program confines itself: a process (a test, say) that runs the vendor CLI
+    through the agent's code in-process is left as it was, and so are its other children."""
+    code = """
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.run import run_once
+run_once(VendorCli(("/bin/true",), "ssacli"), [])
+status = open("/proc/self/status").read()
+print(int(status.split("Seccomp_filters:")[1].split()[0]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == [str(_seccomp_filters(os.getpid()))], done.stderr

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from smartarray_agent import confine
 from smartarray_agent.cli import (
     cacheratio,
     check,
@@ -77,7 +78,9 @@ def main() -> None:
     after the vendor CLI it started is stopped (collectors/ssacli/run.py). ``run`` and
     ``serve`` set their own handlers; a change being sent holds them off (write/signals.py).
     A signal the caller ignores (nohup) stays ignored. Run as ``check_smartarray``
-    (:data:`PLUGIN_NAME`), it is the ``check`` command."""
+    (:data:`PLUGIN_NAME`), it is the ``check`` command. As root, the program confines itself
+    before its first vendor CLI (confine.py)."""
+    confine.enable()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _exit_on_signal)
