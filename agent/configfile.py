@@ -161,6 +161,16 @@ def credentials_directory() -> Path | None:
     return Path(directory) if directory else None
 
 
+def handed_over(path: Path) -> Path:
+    """The file of ``path``'s name in systemd's credentials directory when the unit hands it
+    over there (``LoadCredential=NAME:PATH``), else ``path``: the unprivileged ``serve``
+    cannot read root's files where they lie."""
+    directory = credentials_directory()
+    if directory is not None and (directory / path.name).is_file():
+        return directory / path.name
+    return path
+
+
 def secret_problem(path: Path) -> str | None:
     """Why ``path`` may not hold a secret (a TLS private key, a web config with password
     hashes), or None: like the iLO credentials file, it must belong to root (or to the

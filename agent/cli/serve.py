@@ -18,7 +18,7 @@ from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import fail, web_overrides
 from smartarray_agent.cli.options import ConfigFile, Listen, TelemetryPath, WebConfigFile
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError, credentials_directory
+from smartarray_agent.configfile import ConfigError, handed_over
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.logs import setup_logging
 from smartarray_agent.daemon.notify import Notifier
@@ -86,13 +86,11 @@ def _prober(config: Config) -> Prober | None:
     probe = config.probe
     if probe is None:
         return None
-    directory = credentials_directory()
-    if directory is not None:
-        modules = {name: module.model_copy(update={
-            key: directory / named.name for key in ("credentials_file", "ca_file")
-            if (named := getattr(module, key)) is not None and (directory / named.name).is_file()
-        }) for name, module in probe.modules.items()}
-        probe = probe.model_copy(update={"modules": modules})
+    modules = {name: module.model_copy(update={
+        key: handed_over(named) for key in ("credentials_file", "ca_file")
+        if (named := getattr(module, key)) is not None
+    }) for name, module in probe.modules.items()}
+    probe = probe.model_copy(update={"modules": modules})
     return Prober(probe, config.policy.battery_threshold_percent)
 
 
@@ -107,11 +105,10 @@ def _credentials(config: Config) -> Config:
     """The web config from systemd's credentials directory when the unit loads it there
     (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
     it names, under the same names): the unprivileged user cannot read root's key."""
-    directory = credentials_directory()
     named = config.web.config_file
-    if directory is None or named is None or not (directory / named.name).is_file():
+    if named is None:
         return config
-    web = config.web.model_copy(update={"config_file": directory / named.name})
+    web = config.web.model_copy(update={"config_file": handed_over(named)})
     return config.model_copy(update={"web": web})
 
 

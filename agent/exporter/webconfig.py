@@ -33,6 +33,7 @@ from smartarray_agent.configfile import (
     FilePath,
     Settings,
     credentials_directory,
+    handed_over,
     read_document,
     refuse_untrusted,
     secret_problem,
@@ -116,7 +117,7 @@ def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
     handed = base == credentials_directory()
     named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
              "client_ca_file": tls.client_ca_file}
-    return {key: base / name.name if handed and (base / name.name).is_file() else base / name
+    return {key: handed_over(base / name) if handed else base / name
             for key, name in named.items() if name is not None}
 
 
