@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from smartarray_agent.collectors.redfish.resources import (
     as_dict,
+    fetched,
     integer,
     members,
     mib_bytes,
@@ -108,14 +109,13 @@ def _volume(path: str, doc: dict) -> LogicalDrive:
 
 def _links(items: object, documents: Documents, notices: list[str]) -> list[tuple[str, dict]]:
     """The documents an array of ``{"@odata.id": ...}`` links points to, as fetched."""
+    return fetched(documents, _paths(items), notices)
+
+
+def _paths(items: object) -> list[str]:
+    """The paths of an array of ``{"@odata.id": ...}`` links."""
     paths = [as_dict(item).get("@odata.id") for item in items] if isinstance(items, list) else []
-    found = []
-    for path in paths:
-        if isinstance(path, str) and path in documents:
-            found.append((path, documents[path]))
-        elif isinstance(path, str):
-            notices.append(f"redfish: {path} was not read")
-    return found
+    return [p for p in paths if isinstance(p, str)]
 
 
 def _collection(link: object, documents: Documents, name: str,
@@ -125,15 +125,12 @@ def _collection(link: object, documents: Documents, name: str,
     if collection is None or not isinstance(collection.get("Members"), list):
         notices.append(f"redfish: the iLO's {name} collection was not read: no {name} known")
         return []
-    return _links([{"@odata.id": p} for p in members(collection, str(where))], documents,
-                  notices)
+    return fetched(documents, members(collection, str(where)), notices)
 
 
 def drive_links(storage: dict) -> list[str]:
     """Every path under a Storage resource that its snapshot reads, for the crawler."""
-    items = storage.get("Drives")
-    paths = [as_dict(item).get("@odata.id") for item in items] if isinstance(items, list) else []
-    return [p for p in paths if isinstance(p, str)]
+    return _paths(storage.get("Drives"))
 
 
 def collection_links(storage: dict) -> list[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -102,6 +103,19 @@ def system_batteries(system: dict) -> list[Battery] | None:
     if not isinstance(entries, list):
         return None
     return [_ilo4_battery(entry) for entry in entries if isinstance(entry, dict)]
+
+
+def fetched(documents: Mapping[str, dict], paths: Iterable[str],
+            notices: list[str]) -> list[tuple[str, dict]]:
+    """The documents at ``paths`` as the crawl fetched them; each path it did not read is
+    noted."""
+    found = []
+    for path in paths:
+        if path in documents:
+            found.append((path, documents[path]))
+        else:
+            notices.append(f"redfish: {path} was not read")
+    return found
 
 
 def members(collection: dict, where: str) -> list[str]:

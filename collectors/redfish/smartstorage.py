@@ -19,6 +19,7 @@ from smartarray_agent.collectors.redfish.resources import (
     array_controller,
     as_dict,
     boolean,
+    fetched,
     integer,
     members,
     mib_bytes,
@@ -133,13 +134,7 @@ def _linked(documents: Documents, links: dict, name: str,
     if collection is None or not isinstance(collection.get("Members"), list):
         notices.append(f"redfish: {where} was not read: no {name} known")
         return []
-    found = []
-    for path in members(collection, where):
-        if path in documents:
-            found.append((path, documents[path]))
-        else:
-            notices.append(f"redfish: {path} was not read")
-    return found
+    return fetched(documents, members(collection, where), notices)
 
 
 def _status(reasons: object, health: object, renames: dict[str, str]) -> tuple[str | None,
