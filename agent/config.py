@@ -350,25 +350,25 @@ def _resolve_paths(data: dict, base: Path) -> None:
     """Make the relative paths of the raw document absolute, before validation (which may
     check that a file exists). A ``simulate`` naming a file beside the config is one too."""
     for section, key in _PATH_KEYS:
-        table = data.get(section)
-        if not isinstance(table, dict):
-            continue
-        value = table.get(key)
-        if isinstance(value, str) and not Path(value).is_absolute():
-            table[key] = str(base / value)
+        _make_absolute(data.get(section), key, base)
     probe = data.get("probe")
     modules = probe.get("modules") if isinstance(probe, dict) else None
     for module in modules.values() if isinstance(modules, dict) else ():
         for key in ("credentials_file", "ca_file"):
-            value = module.get(key) if isinstance(module, dict) else None
-            if isinstance(value, str) and not Path(value).is_absolute():
-                module[key] = str(base / value)
+            _make_absolute(module, key, base)
     ssacli = data.get("ssacli")
     if not isinstance(ssacli, dict):
         return
     simulate = ssacli.get("simulate")
     if isinstance(simulate, str) and (base / simulate).is_file():
         ssacli["simulate"] = str(base / simulate)
+
+
+def _make_absolute(table: object, key: str, base: Path) -> None:
+    """``table[key]``, when it is a relative path, made relative to ``base``."""
+    if (isinstance(table, dict) and isinstance(value := table.get(key), str)
+            and not Path(value).is_absolute()):
+        table[key] = str(base / value)
 
 
 __all__ = ["Config", "ConfigError", "DEFAULT_PATH", "Overrides", "load_config",
