@@ -117,7 +117,7 @@ def test_a_misspelled_section_is_called_a_section_with_the_closest_name(tmp_path
 
 
 def test_config_check_without_any_file_says_the_defaults_apply(tmp_path, monkeypatch):
-    monkeypatch.setattr(configcheck, "DEFAULT_PATH", tmp_path / "config.toml")
+    monkeypatch.setattr(configcheck, "CONFIG_FILE", str(tmp_path / "config.toml"))
     result = CliRunner().invoke(app, ["config", "check"])
     assert result.exit_code == 0, result.output
     assert "the agent runs on its defaults" in result.output

@@ -11,21 +11,18 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
 from smartarray_agent.cli.options import percent
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockError
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.locations import AUDIT_FILE
-from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
-from smartarray_agent.write.kinds import BadRequest, Change
+
+if TYPE_CHECKING:
+    from smartarray_agent.write.change import Outcome, Target
+    from smartarray_agent.write.kinds import Change
 
 Slot = Annotated[str | None, typer.Option(
     "--slot", metavar="S", help="The controller's slot (as status shows it).")]
@@ -70,6 +67,8 @@ class Targeting:
            audit_file: Path | None) -> Targeting:
         """The options above; exits 2 unless exactly one of --slot, --serial and --all
         names the controllers."""
+        from smartarray_agent.write.change import Target
+
         if sum((slot is not None, serial is not None, every)) != 1:
             raise usage_error("name the controller with --slot or --serial, or give --all "
                               "(one of them)")
@@ -146,6 +145,14 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                context: CommandContext) -> None:
     """Make ``change`` on the targeted controllers, print what happened, and exit with the
     first failing controller's code."""
+    from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+    from smartarray_agent.collectors.ssacli.lock import LockError
+    from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+    from smartarray_agent.collectors.ssacli.session import SessionError
+    from smartarray_agent.write.audit import AuditLog
+    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+    from smartarray_agent.write.kinds import BadRequest
+
     settings = context.config
     targets, dry_run, as_json = targeting.targets, targeting.dry_run, targeting.as_json
     threshold, audit_file = targeting.threshold, targeting.audit_file

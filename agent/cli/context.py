@@ -1,7 +1,11 @@
 """What a command that talks to the vendor CLI is given once: the configuration with its
 command-line options laid over it (read when the command first needs it), and the ways to
 reach the vendor CLI, the iLO and saved captures from there. Messages go to standard error
-as ``smartarray-agent: ...`` lines."""
+as ``smartarray-agent: ...`` lines.
+
+The app imports every command module to build its help, so the machinery behind each way
+(the configuration, the vendor CLI, the iLO, the audit log) is imported where it is first
+used: a command loads only what it runs."""
 
 from __future__ import annotations
 
@@ -9,32 +13,17 @@ import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.inputs import InputError, read_capture
-from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.ssacli.collector import read_snapshot
-from smartarray_agent.collectors.ssacli.errors import ParseError
-from smartarray_agent.collectors.ssacli.lock import LockError
-from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.config import (
-    Config,
-    Overrides,
-    check_telemetry_path,
-    load_or_default,
-    parse_listen_address,
-)
-from smartarray_agent.configfile import ConfigError
-from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.vendor import CliUnavailable, open_runner
-from smartarray_agent.write.audit import AuditError, AuditLog
-from smartarray_agent.write.change import Target, select, settings
-from smartarray_agent.write.kinds import BadRequest
-from smartarray_agent.write.reconcile import ControllerUnreadable, UnfinishedChange, reconcile
+
+if TYPE_CHECKING:
+    from smartarray_agent.charge import Charge
+    from smartarray_agent.collectors.ssacli.runner import VendorRunner
+    from smartarray_agent.config import Config, Overrides
+    from smartarray_agent.model import Snapshot
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
 
@@ -67,6 +56,8 @@ def fail(message: str, code: int) -> SystemExit:
 def web_overrides(listen: str | None, config_file: Path | None,
                   path: str | None) -> Overrides:
     """``run``'s and ``serve``'s ``[web]`` options, checked; exit 2 naming a bad one."""
+    from smartarray_agent.config import Overrides, check_telemetry_path, parse_listen_address
+
     try:
         if listen is not None:
             parse_listen_address(listen)
@@ -96,6 +87,8 @@ class CommandContext:
     def overrides(self, web: Overrides | None = None) -> Overrides:
         """The options that win over the configuration file; ``run`` adds its ``[web]``
         ones (``web``: listen address, web config, telemetry path)."""
+        from smartarray_agent.config import Overrides
+
         web = web or Overrides()
         return Overrides(simulate=self.simulate, cli_path=self.cli_path,
                          listen_address=web.listen_address,
@@ -107,6 +100,9 @@ class CommandContext:
     def config(self) -> Config:
         """The configuration file (or the defaults) with the options laid over it; exits 2
         listing the problems of an invalid file."""
+        from smartarray_agent.config import load_or_default
+        from smartarray_agent.configfile import ConfigError
+
         try:
             return self.overrides().apply(load_or_default(self.config_path))
         except ConfigError as error:
@@ -115,6 +111,8 @@ class CommandContext:
     def runner(self) -> VendorRunner:
         """One-shot runs of the configured CLI under the host lock; raises CommandError
         when there is no CLI to run."""
+        from smartarray_agent.vendor import CliUnavailable, open_runner
+
         try:
             self.opened = open_runner(self.config.ssacli, console=False)
         except CliUnavailable as error:
@@ -124,6 +122,8 @@ class CommandContext:
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is
         slow); a failure is a warning and the command goes on without it."""
+        from smartarray_agent.charge import Charge
+
         charge = Charge(self.config.redfish)
         if charge.configured:
             charge.read()
@@ -138,6 +138,10 @@ class CommandContext:
         asked for it. Raises CommandError."""
         if input_file is not None:
             return _read_capture(input_file)
+        from smartarray_agent.collectors.base import CollectionError
+        from smartarray_agent.collectors.ssacli.collector import read_snapshot
+        from smartarray_agent.collectors.ssacli.lock import LockError
+
         runner = self.runner()
         try:
             with runner.hold():  # the read and the reconciliation under one hold of the lock
@@ -152,6 +156,16 @@ class CommandContext:
     def _reconcile(self, snapshot: Snapshot) -> None:
         """Close the audit log's unfinished changes with what ``snapshot`` (read under the
         same hold of the lock) shows, and say so; warn about any left open."""
+        from smartarray_agent.model import Controller
+        from smartarray_agent.write.audit import AuditError, AuditLog
+        from smartarray_agent.write.change import Target, select, settings
+        from smartarray_agent.write.kinds import BadRequest
+        from smartarray_agent.write.reconcile import (
+            ControllerUnreadable,
+            UnfinishedChange,
+            reconcile,
+        )
+
         def read(change: UnfinishedChange) -> Controller:
             slot, serial = change.controller.get("slot"), change.controller.get("serial")
             try:
@@ -173,6 +187,10 @@ class CommandContext:
 
 
 def _read_capture(input_file: str) -> Snapshot:
+    from smartarray_agent.cli.inputs import InputError, read_capture
+    from smartarray_agent.collectors.ssacli.errors import ParseError
+    from smartarray_agent.collectors.ssacli.parser import parse
+
     try:
         text = read_capture(input_file)
         snapshot = parse(text)

@@ -4,14 +4,14 @@ no command that changes a controller takes it."""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError
-from smartarray_agent.collectors.redfish.crawl import read_ilo
-from smartarray_agent.collectors.redfish.errors import RedfishError
-from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.model import Snapshot
+
+if TYPE_CHECKING:
+    from smartarray_agent.collectors.redfish.settings import RedfishSettings
+    from smartarray_agent.model import Snapshot
 
 EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI output"
 
@@ -20,6 +20,10 @@ def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
     """The configuration's ``[redfish]`` settings (credentials, TLS, timeouts) with
     ``address`` for the iLO. Raises CommandError (bad input) without a ``[redfish]`` table
     or for an address that is not ``host[:port]``."""
+    from pydantic import ValidationError
+
+    from smartarray_agent.collectors.redfish.settings import RedfishSettings
+
     settings = context.config.redfish
     if settings is None:
         raise CommandError(
@@ -37,6 +41,9 @@ def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
 def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
     """Every controller the iLO at ``address`` knows; raises CommandError (exit 1 when the
     iLO cannot be read)."""
+    from smartarray_agent.collectors.redfish.crawl import read_ilo
+    from smartarray_agent.collectors.redfish.errors import RedfishError
+
     settings = ilo_settings(context, address)
     try:
         return read_ilo(settings)

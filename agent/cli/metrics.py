@@ -9,19 +9,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, fail, usage_error
 from smartarray_agent.cli.options import CliPath, ConfigFile, LockFile, Simulate, Timeout
-from smartarray_agent.collectors.base import collect_once
-from smartarray_agent.config import Config
-from smartarray_agent.daemon.logs import setup_logging
-from smartarray_agent.exporter.render import Entry, MetricSettings, render
-from smartarray_agent.sources import build_collectors
-from smartarray_agent.vendor import CliUnavailable, vendor_cli
+
+if TYPE_CHECKING:
+    from smartarray_agent.config import Config
 
 TEXTFILE_NAME = "smartarray.prom"
 
@@ -37,6 +34,9 @@ def metrics(
 ) -> None:
     """Collect once and print or write the metrics. Exit 11 when a collector failed (the
     metrics are still written, with smartarray_collector_success 0)."""
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.vendor import CliUnavailable, vendor_cli
+
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if once == (textfile is not None):
         raise usage_error("give exactly one of --once and --textfile DIR")
@@ -61,6 +61,10 @@ def metrics(
 
 
 def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:
+    from smartarray_agent.collectors.base import collect_once
+    from smartarray_agent.exporter.render import Entry, MetricSettings, render
+    from smartarray_agent.sources import build_collectors
+
     entries: list[Entry] = []
     for collector in build_collectors(config):
         try:

@@ -21,10 +21,6 @@ from smartarray_agent.cli.options import (
     Timeout,
     WebConfigFile,
 )
-from smartarray_agent.configfile import ConfigError
-from smartarray_agent.daemon.agent import Agent, StartError
-from smartarray_agent.daemon.logs import setup_logging
-from smartarray_agent.daemon.notify import Notifier
 
 
 def run(
@@ -36,6 +32,11 @@ def run(
     timeout: Timeout = None, lock_file: LockFile = None,
 ) -> None:
     """Collect in the background and serve Prometheus metrics until SIGTERM."""
+    from smartarray_agent.configfile import ConfigError
+    from smartarray_agent.daemon.agent import Agent, StartError
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.daemon.notify import Notifier
+
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     web = web_overrides(listen, web_config_file, telemetry_path)
     setup_logging(logging.getLevelNamesMapping()[log_level.upper()])

@@ -1,119 +1,19 @@
-"""``smartarray-agent serve``: the HTTP endpoint alone, unprivileged, answering from the
-exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
-
-It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
-basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: exporter/probe.py,
-with ``[policy]``'s threshold); it never runs the vendor CLI and needs no privilege. Its own
-process figures follow the published page (exporter/served.py). SIGHUP reloads the web
-config and ``[probe]``; SIGTERM or SIGINT stop it.
-"""
+"""``smartarray-agent serve``: the HTTP endpoint alone, without privileges (daemon/serve.py
+runs it)."""
 
 from __future__ import annotations
 
 import logging
-import signal
-from pathlib import Path
 
-from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import fail, web_overrides
+from smartarray_agent.cli.context import web_overrides
 from smartarray_agent.cli.options import ConfigFile, Listen, TelemetryPath, WebConfigFile
-from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError, handed_over
-from smartarray_agent.daemon.agent import web_security
-from smartarray_agent.daemon.logs import setup_logging
-from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.http import ExporterServer
-from smartarray_agent.exporter.probe import Prober
-from smartarray_agent.exporter.publish import PublishedExposition
-from smartarray_agent.exporter.served import ServedExposition, own_registry
-
-_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
-log = logging.getLogger("smartarray_agent.serve")
 
 
 def serve(config: ConfigFile = None, listen: Listen = None,
           web_config_file: WebConfigFile = None, telemetry_path: TelemetryPath = None) -> None:
     """Serve the metrics that 'run' publishes in [web] publish_dir, without privileges."""
+    from smartarray_agent.daemon.logs import setup_logging
+    from smartarray_agent.daemon.serve import serve_published
+
     setup_logging(logging.INFO)
-    web = web_overrides(listen, web_config_file, telemetry_path)
-    loaded = _load(config, web)
-    directory = loaded.web.publish_dir
-    if directory is None:
-        raise fail("[web] publish_dir is not set: 'run' serves HTTP itself",
-                   exitcodes.BAD_INPUT)
-    address = loaded.web.address
-    try:
-        published = PublishedExposition(directory)
-    except OSError as error:
-        raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
-    served = ServedExposition(published.body, own_registry())
-    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
-    try:
-        server = ExporterServer(address, served.body, web_security(_credentials(loaded)),
-                                telemetry_path=loaded.web.telemetry_path)
-    except ConfigError as error:
-        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
-    except OSError as error:
-        raise fail(f"cannot listen on {address[0]}:{address[1]}: {error.strerror or error}",
-                   exitcodes.CANNOT_SERVE) from None
-    server.prober = _prober(loaded)
-    server.start()
-    notifier = Notifier.from_environment()
-    log.info("serving %s on %s", directory, server.url)
-    notifier.ready(f"serving {directory} on {server.url}")
-    try:
-        while (received := signal.sigwait(_SIGNALS)) == signal.SIGHUP:
-            notifier.reloading()
-            try:
-                reloaded = _load(config, web)
-                server.security = web_security(_credentials(reloaded))
-                _swap_prober(server, _prober(reloaded))
-                notifier.ready("web config reloaded")
-            except (ConfigError, SystemExit):  # _load's message is printed
-                notifier.ready("reload failed, running web config kept")
-        log.info("%s: stopping", signal.Signals(received).name)
-    finally:
-        notifier.stopping()
-        server.stop()
-        _swap_prober(server, None)
-
-
-def _prober(config: Config) -> Prober | None:
-    """``[probe]``'s prober, each module's files taken from systemd's credentials directory
-    where the unit loads them there under the same names (``LoadCredential=ilo-credentials.
-    toml:/etc/smartarray-agent/ilo-credentials.toml``): the unprivileged user cannot read
-    root's."""
-    probe = config.probe
-    if probe is None:
-        return None
-    modules = {name: module.model_copy(update={
-        key: handed_over(named) for key in ("credentials_file", "ca_file")
-        if (named := getattr(module, key)) is not None
-    }) for name, module in probe.modules.items()}
-    probe = probe.model_copy(update={"modules": modules})
-    return Prober(probe, config.policy.battery_threshold_percent)
-
-
-def _swap_prober(server: ExporterServer, prober: Prober | None) -> None:
-    """Answer /probe with ``prober`` from now on; the old one's probes under way end."""
-    old, server.prober = server.prober, prober
-    if old is not None:
-        old.close()
-
-
-def _credentials(config: Config) -> Config:
-    """The web config from systemd's credentials directory when the unit loads it there
-    (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
-    it names, under the same names): the unprivileged user cannot read root's key."""
-    named = config.web.config_file
-    if named is None:
-        return config
-    web = config.web.model_copy(update={"config_file": handed_over(named)})
-    return config.model_copy(update={"web": web})
-
-
-def _load(path: Path | None, web: Overrides) -> Config:
-    try:
-        return web.apply(load_or_default(path))
-    except ConfigError as error:
-        raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
+    serve_published(config, web_overrides(listen, web_config_file, telemetry_path))
