@@ -6,6 +6,10 @@ complete (gzip that decompresses to a page ending in a sample line, ``Content-Le
 honoured), and the vendor CLI processes started: while collecting, and in a second agent
 that collects once and is then scraped as hard (#26: no CLI started by a scrape).
 
+Each is measured in the two shapes the agent runs in: ``run`` answering HTTP itself, in
+the process that parses, and the packaged units' ``run`` publishing into ``[web]
+publish_dir`` for an unprivileged ``serve`` that answers (docs/privileges.md).
+
     python benchmarks/scrape_bench.py [--scrapers 10] [--seconds 20] [--python PYTHON]
 """
 
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import http.client
+import itertools
 import json
 import os
 import re
@@ -26,27 +31,47 @@ from pathlib import Path
 
 from spread import machine
 
-_LISTENING = re.compile(r"listening on http://([^/]+)/")
+_LISTENING = re.compile(r"(?:listening|serving \S+) on http://([^/]+)/")
+SHAPES = {"run": "run answering", "run+serve": "serve answering, run publishing"}
 
 
-def start_agent(python: str, directory: Path, interval_s: float) -> tuple[subprocess.Popen, str]:
-    """``run`` on ``large``; returns once its first collection is served."""
+def start_agent(python: str, directory: Path, interval_s: float,
+                shape: str) -> tuple[list[subprocess.Popen], str]:
+    """``run`` on ``large`` (and ``serve`` for ``run+serve``); returns once the first
+    collection is served, with the processes and the address that answers."""
     config = directory / "agent.toml"
+    publish = f'publish_dir = "{directory}"\n' if shape == "run+serve" else ""
     config.write_text(f'[ssacli]\nsimulate = "large"\nlock_file = "{directory}/cli.lock"\n'
-                      f"[collect]\ninterval_s = {interval_s}\n[sysfs]\nenabled = false\n")
+                      f"[collect]\ninterval_s = {interval_s}\n[sysfs]\nenabled = false\n"
+                      f"[web]\n{publish}")
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(directory / "sim")}
-    process = subprocess.Popen([python, "-m", "smartarray_agent", "run", "--config",
-                                str(config), "--listen", "127.0.0.1:0"],
-                               stderr=subprocess.PIPE, text=True, env=env)
+    agent = [python, "-m", "smartarray_agent"]
+    run = _started([*agent, "run", "--config", str(config), "--listen", "127.0.0.1:0"], env,
+                   "collector ssacli")
+    if shape == "run":
+        processes, host = [run[0]], run[1]
+    else:
+        serve = _started([*agent, "serve", "--config", str(config), "--listen", "127.0.0.1:0"],
+                         env, "serving")
+        processes, host = [run[0], serve[0]], serve[1]
+    assert host is not None, "no HTTP address in the log"
+    return processes, host
+
+
+def _started(argv: list[str], env: dict[str, str],
+             ready: str) -> tuple[subprocess.Popen, str | None]:
+    """The process of ``argv`` once its log has said ``ready``, and the HTTP address it
+    named (None for ``run`` publishing)."""
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     host = None
     for line in process.stderr:
         host = host or (match.group(1) if (match := _LISTENING.search(line)) else None)
-        if host and "collector ssacli" in line:
+        if ready in line:
             break
+    else:
+        raise SystemExit(f"{argv[3]} did not start")
     threading.Thread(target=process.stderr.read, daemon=True).start()  # keep it drained
-    if host is None:
-        raise SystemExit("the agent did not start")
     return process, host
 
 
@@ -98,20 +123,25 @@ def main() -> None:
     parser.add_argument("--scrapers", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--shape", choices=[*SHAPES, "both"], default="both",
+                        help="who answers the scrapes (default: both, one after the other)")
     args = parser.parse_args()
     print(machine())
-    for interval_s, what in ((1, "collecting back to back"), (3600, "collected once")):
+    shapes = list(SHAPES) if args.shape == "both" else [args.shape]
+    for shape, (interval_s, what) in itertools.product(
+            shapes, ((1, "collecting back to back"), (3600, "collected once"))):
         with tempfile.TemporaryDirectory() as folder:
             directory = Path(folder)
-            process, host = start_agent(args.python, directory, interval_s)
+            processes, host = start_agent(args.python, directory, interval_s, shape)
             try:
                 before = cli_starts(directory)
                 latencies, bad = scrape_for(host, args.scrapers, args.seconds)
                 started = cli_starts(directory) - before
             finally:
-                process.terminate()
-                process.wait(30)
-        print(f"{what}: {len(latencies)} scrapes by {args.scrapers} scrapers in "
+                for process in processes:
+                    process.terminate()
+                    process.wait(30)
+        print(f"{SHAPES[shape]}, {what}: {len(latencies)} scrapes by {args.scrapers} scrapers in "
               f"{args.seconds:g} s, {bad} incomplete; latency p50 "
               f"{percentile(latencies, 50):.2f} / p99 {percentile(latencies, 99):.2f} / max "
               f"{max(latencies):.2f} ms (target p99 < 25 ms); vendor CLI processes started "
