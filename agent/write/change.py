@@ -165,17 +165,12 @@ class ChangeRunner:
         try:
             self.audit.check()
         except AuditError as error:
-            return Outcome("not_sent", f"{error}: nothing sent", controller={
-                "slot": request.target.slot, "serial": request.target.serial},
-                requested=request.change.requested(),
-                audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
+            return self._not_sent(request, error)
         with self.runner.hold():
-            blocked = self._unfinished(request)
-            if blocked is not None:
-                return blocked
-            ctrl, verdict, outcome = self._judged(request)
-            if outcome.verdict != "planned":
-                return outcome
+            judged = self._may_go_ahead(request)
+        if isinstance(judged, Outcome):
+            return judged
+        ctrl, verdict, outcome = judged
         if request.dry_run:
             return self._finish(outcome, "dry_run", f"would run: {self._shown(outcome)} "
                                                     f"({verdict.message})")
@@ -218,12 +213,10 @@ class ChangeRunner:
         # The lock is held from the intent to the outcome: an intent that someone else finds
         # open under the lock is a change that was killed (write/reconcile.py).
         with signals.held() as received, self.runner.hold():
-            blocked = self._unfinished(request)
-            if blocked is not None:
-                return blocked
-            ctrl, verdict, outcome = self._judged(request)
-            if outcome.verdict != "planned":
-                return outcome
+            judged = self._may_go_ahead(request)
+            if isinstance(judged, Outcome):
+                return judged
+            ctrl, verdict, outcome = judged
             if outcome.before != planned.before:
                 return self._finish(outcome, "refused", (
                     f"refused: {ctrl.name} changed since it was checked (was "
@@ -255,6 +248,24 @@ class ChangeRunner:
         self.reconciled += done
         return still_open
 
+    def _may_go_ahead(self, request: ChangeRequest
+                      ) -> tuple[Controller, Verdict, Outcome] | Outcome:
+        """Under the lock: the controller, the verdict and the ``planned`` outcome when the
+        change may go ahead; else the finished outcome alone (blocked by an unfinished
+        change, refused or unchanged)."""
+        blocked = self._unfinished(request)
+        if blocked is not None:
+            return blocked
+        ctrl, verdict, outcome = self._judged(request)
+        return outcome if outcome.verdict != "planned" else (ctrl, verdict, outcome)
+
+    def _not_sent(self, request: ChangeRequest, error: AuditError) -> Outcome:
+        """The audit file cannot be written: nothing is sent, and the outcome says why."""
+        return Outcome("not_sent", f"{error}: nothing sent",
+                       controller={"slot": request.target.slot, "serial": request.target.serial},
+                       requested=request.change.requested(),
+                       audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
+
     def _unfinished(self, request: ChangeRequest) -> Outcome | None:
         """Under the lock: reconcile the audit log's unfinished changes; a refusal when one
         to this controller stays open (it could not be read: what it did is not known)."""
@@ -262,11 +273,7 @@ class ChangeRunner:
         try:
             still_open = self.reconcile()
         except AuditError as error:  # what is open cannot be known: nothing is sent
-            return Outcome("not_sent", f"{error}: nothing sent",
-                           controller={"slot": target.slot, "serial": target.serial},
-                           requested=request.change.requested(),
-                           audit={"outcome": None, "file": str(self.audit.path),
-                                  "error": str(error)})
+            return self._not_sent(request, error)
         blocking = [c for c in still_open if c.names(target.slot, target.serial)]
         if not blocking:
             return None
