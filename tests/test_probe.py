@@ -294,6 +294,30 @@ def test_probes_waiting_for_a_session_are_bounded(tmp_path):
         prober.close()
 
 
+def test_a_full_waiting_line_is_logged_once_a_minute_not_once_a_probe(tmp_path, caplog):
+    clock = [1000.0]
+    config = probe_config(tmp_path, ["127.0.0.1:*"], max_sessions=1, timeout_s=10)
+    prober = Prober(config, 80.0, clock=lambda: clock[0])
+    try:
+        with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow:
+            first = prober.probe(request(f"target={slow.address}"))
+            assert slow.hanging.wait(10)
+            ports = [closed_port() for _ in range(prober.max_waiting + 5)]
+            for port in ports:  # the line fills, then 6 are refused
+                prober.probe(request(f"target={port}"))
+            full = [r.getMessage() for r in caplog.records if "no read of" in r.getMessage()]
+            assert len(full) == 1, full
+            clock[0] += 61  # a minute on: the next refusal is logged, with the count
+            prober.probe(request(f"target={closed_port()}"))
+            full = [r.getMessage() for r in caplog.records if "no read of" in r.getMessage()]
+            assert len(full) == 2 and "5 more refused since" in full[1], full
+            slow.release.set()
+            assert isinstance(first, Pending)
+            first.result.result(30)
+    finally:
+        prober.close()
+
+
 def request(query: str, scrape_timeout: str | None = None) -> Request:
     head = f"GET /probe?{query} HTTP/1.1\r\nHost: agent"
     if scrape_timeout is not None:

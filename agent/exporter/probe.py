@@ -71,6 +71,7 @@ HELP = {
                                              "ended.",
 }
 FORGET_S = 3600.0  # a target no probe asked about for this long (or min_interval_s) is dropped
+FULL_LOG_S = 60.0  # a full waiting line is logged at most this often
 # a host name or IPv4 address, or an IPv6 address in brackets; then an optional port
 _TARGET = re.compile(r"([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(:[0-9]{1,5})?")
 
@@ -134,6 +135,10 @@ class Prober:
         self._targets: dict[Key, _Target] = {}
         self._waiting = 0  # reads submitted and not ended: at most max_waiting
         self.max_waiting = WAITING_PER_SESSION * config.max_sessions
+        # A full line is logged once a minute, with the refusals since: an undersized
+        # prober refuses a read on almost every probe.
+        self._full_logged_at: float | None = None
+        self._full_unlogged = 0
 
     def close(self) -> None:
         """Cancel the probes waiting in line; those under way end on their own."""
@@ -157,7 +162,7 @@ class Prober:
             target.asked = now
             if target.reading is None and (target.login_started is None or now
                                            - target.login_started >= self.config.min_interval_s):
-                self._start_read(key, module, target)
+                self._start_read(key, module, target, now)
             last, reading = target.last, target.reading
         if last is not None:
             return self.answer(last.snapshot, last.duration_s, now - last.ended)
@@ -211,13 +216,18 @@ class Prober:
             timeout_s = min(timeout_s, given - SCRAPE_TIMEOUT_MARGIN_S)
         return timeout_s
 
-    def _start_read(self, key: Key, module: str, target: _Target) -> None:
+    def _start_read(self, key: Key, module: str, target: _Target, now: float) -> None:
         """Queue a read of ``target`` unless the line is full or the prober closed. Under
         the lock."""
         if self._waiting >= self.max_waiting:
+            if self._full_logged_at is not None and now - self._full_logged_at < FULL_LOG_S:
+                self._full_unlogged += 1
+                return
             log.warning("no read of %s queued: %d reads are waiting for an iLO session "
-                        "([probe] max_sessions = %d)", key[0], self._waiting,
-                        self.config.max_sessions)
+                        "([probe] max_sessions = %d; %d more refused since the last such "
+                        "warning)", key[0], self._waiting, self.config.max_sessions,
+                        self._full_unlogged)
+            self._full_logged_at, self._full_unlogged = now, 0
             return
         try:
             target.reading = self._workers.submit(self._read, key, module, target)
