@@ -96,7 +96,9 @@ def _controller(out: Rendered, path: str, ctrl: Controller, batteries: int) -> N
                     f"controller status {ctrl.status!r} has no Status.Health equivalent")
     if ctrl.mode is not None:
         doc["CurrentOperatingMode"] = _MODES[ctrl.mode]
-    if cache.status in _HEALTH and cache.present:
+    if not cache.present:
+        pass  # the CLI prints no cache status without a module, and the iLO no health
+    elif cache.status in _HEALTH:
         doc["CacheModuleStatus"]["Health"] = _HEALTH[cache.status]
     else:
         # the CLI's Cache Status says whether the cache works now (temporarily disabled for
@@ -104,8 +106,7 @@ def _controller(out: Rendered, path: str, ctrl: Controller, batteries: int) -> N
         # (docs/redfish.md), and whether write cache is active follows from that status
         out.exclude(("smartarray_cache_status", "smartarray_cache_status_info",
                      "smartarray_write_cache_active", "smartarray_unprotected_write_cache"),
-                    slot, f"cache status {cache.status!r} with the module "
-                          f"{'present' if cache.present else 'absent'}: no Health equivalent")
+                    slot, f"cache status {cache.status!r}: no Health equivalent")
     if cache.size_bytes is not None:
         assert cache.size_bytes % MIB == 0, "a cache size the iLO could not give in MiB"
         doc["CacheMemorySizeMiB"] = cache.size_bytes // MIB
