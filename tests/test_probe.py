@@ -90,11 +90,12 @@ def without_age(page: str) -> str:
                      if "smartarray_probe_snapshot_age_seconds" not in line)
 
 
-def local_page(tmp_path: Path) -> str:
-    """The local agent's page for the host the iLO 5 tree describes (the gen10 scenario)."""
+def local_page(tmp_path: Path, scenario: str = "gen10") -> str:
+    """The local agent's page for a simulator scenario's host (gen10: the host the iLO 5
+    tree describes)."""
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
     result = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "metrics", "--once", "--simulate", "gen10",
+        [sys.executable, "-m", "smartarray_agent", "metrics", "--once", "--simulate", scenario,
          "--lock-file", str(tmp_path / "cli.lock")],
         capture_output=True, text=True, timeout=60, env=env, check=True)
     return result.stdout

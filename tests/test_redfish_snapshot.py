@@ -52,12 +52,13 @@ def test_ilo5_gives_the_controller_its_cache_switches_and_backup_power():
 def test_ilo5_gives_logical_and_physical_drives_with_ssd_wear():
     (ctrl,) = read(ilo5()).controllers
     (ld,) = ctrl.logical_drives
+    # the CLI's words for the same drive (the gen10 scenario): RAID 1+0, Solid State SATA
     assert (ld.drive_id, ld.raid, ld.size_bytes, ld.status, ld.caching) == (
-        "1", "10", 1835008 * 2**20, "ok", True)
+        "1", "RAID 1+0", 1835008 * 2**20, "ok", True)
     assert [d.drive_id for d in ctrl.physical_drives] == ["2I:1:1", "2I:1:2", "2I:1:3", "2I:1:4"]
     first = ctrl.physical_drives[0]
     assert (first.port, first.box, first.bay, first.interface, first.status) == (
-        "2I", "1", "1", "SATA", "ok")
+        "2I", "1", "1", "Solid State SATA", "ok")
     assert (first.model, first.firmware, first.temperature_c, first.power_on_hours) == (
         "MK000960GWEZH", "HPD4", 31.0, 21840)
     # SSDEnduranceUtilizationPercentage is the share worn out; the model keeps what remains
@@ -94,10 +95,33 @@ def test_the_ilo_says_the_same_as_the_cli_about_the_same_host(tmp_path):
         assert getattr(ilo.cache, field) == getattr(cli.cache, field), field
     for field in ("source", "count", "status", "status_text"):
         assert getattr(ilo.backup_power, field) == getattr(cli.backup_power, field), field
-    assert [(d.drive_id, d.status, d.caching) for d in ilo.logical_drives] == [
-        (d.drive_id, d.status, d.caching) for d in cli.logical_drives]
-    assert [(d.drive_id, d.serial, d.firmware, d.status) for d in ilo.physical_drives] == [
-        (d.drive_id, d.serial, d.firmware, d.status) for d in cli.physical_drives]
+    assert [(d.drive_id, d.raid, d.status, d.caching) for d in ilo.logical_drives] == [
+        (d.drive_id, d.raid, d.status, d.caching) for d in cli.logical_drives]
+    assert [(d.drive_id, d.interface, d.serial, d.firmware, d.status)
+            for d in ilo.physical_drives] == [
+        (d.drive_id, d.interface, d.serial, d.firmware, d.status) for d in cli.physical_drives]
+
+
+@pytest.mark.parametrize(("raid", "said"), [
+    ("0", "RAID 0"), ("1", "RAID 1"), ("10", "RAID 1+0"), ("5", "RAID 5"), ("50", "RAID 50"),
+    ("6", "RAID 6"), ("60", "RAID 60"),
+    ("1ADM", "RAID 1ADM"),  # no CLI text to match was seen: RAID and the level as sent
+])
+def test_the_raid_level_is_the_clis_word(raid, said):
+    documents = ilo5()
+    documents[LOGICAL + "1/"]["Raid"] = raid
+    (ld,) = read(documents).controllers[0].logical_drives
+    assert ld.raid == said
+
+
+@pytest.mark.parametrize(("interface", "media", "said"), [
+    ("SATA", "SSD", "Solid State SATA"), ("SAS", "SSD", "Solid State SAS"),
+    ("SAS", "HDD", "SAS"), ("SATA", None, "SATA"), (None, "SSD", None),
+])
+def test_an_ssds_interface_is_the_clis_word(interface, media, said):
+    documents = ilo5()
+    documents[DISKS + "0/"].update(InterfaceType=interface, MediaType=media)
+    assert read(documents).controllers[0].physical_drives[0].interface == said
 
 
 @pytest.mark.parametrize(("reasons", "word"), [

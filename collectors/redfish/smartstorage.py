@@ -43,6 +43,10 @@ _NO_REASON = ("none", "ok")
 # AccelerationMethod -> whether the controller caches the logical drive; SmartCache (a
 # caching logical drive) does not say, so it stays unknown
 _ACCELERATION = {"controller_cache": True, "none": False, "io_bypass": False}
+# Raid (HPE's enum) -> the CLI's words for the same level ("RAID " and its Fault Tolerance),
+# so the probe's raid label is the local agent's; a level not listed (1ADM, 10ADM: no CLI
+# text of theirs was seen) is "RAID " and the level as sent
+_RAID = {"10": "1+0"}
 _PORT_BOX_BAY = re.compile(r"^(\w+):(\w+):(\w+)$")
 
 Documents = Mapping[str, dict]
@@ -162,7 +166,7 @@ def _logical_drive(path: str, doc: dict) -> LogicalDrive:
     return LogicalDrive(
         drive_id=str(ld_number) if ld_number is not None else text(doc.get("Id")) or path,
         size_bytes=mib_bytes(capacity),
-        raid=text(doc.get("Raid")),
+        raid=_raid(text(doc.get("Raid"))),
         status=status,
         status_text=status_text,
         caching=_ACCELERATION.get(word(doc.get("AccelerationMethod")) or ""),
@@ -187,7 +191,7 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
         port=parts.group(1) if parts else None,
         box=parts.group(2) if parts else None,
         bay=parts.group(3) if parts else None,
-        interface=text(doc.get("InterfaceType")),
+        interface=_interface(text(doc.get("InterfaceType")), word(doc.get("MediaType"))),
         size_bytes=mib_bytes(capacity),
         status=status,
         status_text=status_text,
@@ -204,6 +208,17 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
                        "SSDEnduranceUtilizationPercentage", "EraseCompletionPercentage",
                        "PowerOnHours")),
     )
+
+
+def _raid(level: str | None) -> str | None:
+    """``10`` -> ``RAID 1+0``, ``5`` -> ``RAID 5``: the CLI's words."""
+    return None if level is None else f"RAID {_RAID.get(level, level)}"
+
+
+def _interface(interface: str | None, media: str | None) -> str | None:
+    """``SATA`` of an ``SSD`` -> ``Solid State SATA``, as the CLI prints an SSD's
+    ``Interface Type``."""
+    return f"Solid State {interface}" if interface and media == "ssd" else interface
 
 
 def _raw(doc: dict, keys: tuple[str, ...]) -> list[tuple[str, str]]:
