@@ -28,7 +28,8 @@ _MODES = {"raid": "RAID", "hba": "HBA", "mixed": "Mixed"}
 # the CLI's Fault Tolerance -> HpeSmartStorageLogicalDrive Raid (HPE's enum)
 _RAID = {"0": "0", "1": "1", "1+0": "10", "5": "5", "50": "50", "6": "6", "60": "60"}
 # the CLI's backup power status -> BackupPowerSourceStatus; a failed battery is "Present"
-# with the battery's Status.Health Critical (HPE: "Present": charging information unknown)
+# with the battery's Status.Health Critical (HPE: "Present": charging information unknown),
+# which the agent reads as the CLI's "Failed (Replace Batteries)"
 _BACKUP = {"OK": "PresentAndCharged", "Recharging": "PresentAndCharging"}
 
 
@@ -140,9 +141,9 @@ def _backup_power(out: Rendered, doc: dict, ctrl: Controller, batteries: int) ->
         if status not in _BACKUP:
             out.exclude(_BACKUP_STATUS, slot, f"backup power {status!r} with no battery "
                                               "mapped: Present says nothing of its health")
-    elif status not in _BACKUP:
-        out.exclude(_BACKUP_STATUS, slot, f"backup power {status!r} is the battery's Health "
-                                          "Critical, which is not the CLI's word failed")
+    elif status not in _BACKUP and not status.startswith("Failed"):
+        out.exclude(_BACKUP_STATUS, slot, f"backup power {status!r}: the battery's Health "
+                                          "(OK, Warning, Critical) has no such word")
 
 
 _BACKUP_STATUS = ("smartarray_backup_power_status", "smartarray_backup_power_status_info")

@@ -187,12 +187,12 @@ def test_backup_power_charging_is_recharging():
     assert not backup_power_state(ctrl, 80).protected
 
 
-def test_a_failing_battery_is_its_health():
+def test_a_critical_battery_is_failed_backup_power_with_its_charge():
     documents = ilo5()
     documents[CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"] = [
         battery_ilo5(charge=12, health="Critical")]
     power = read(documents).controllers[0].backup_power
-    assert (power.status, power.status_text, power.charge_percent) == ("critical", "Critical",
+    assert (power.status, power.status_text, power.charge_percent) == ("failed", "Critical",
                                                                        12.0)
 
 

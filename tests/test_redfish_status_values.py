@@ -94,6 +94,25 @@ def test_a_charge_below_the_threshold_is_unprotected_whatever_the_status_says():
     assert series(ctrl)[("smartarray_unprotected_write_cache", ())] == 1.0
 
 
+# The battery's Status.Health behind "Present" or "PresentAndCharged": Critical is a battery
+# that needs replacing, the state the CLI calls "Failed (Replace Batteries)", so it raises
+# SmartArrayBackupPowerFailed, not the unknown-word alert; Warning says less: unknown
+@pytest.mark.parametrize(("health", "status", "state"), [
+    ("OK", "ok", "ok"), ("Critical", "failed", "failed"), ("Warning", "warning", "other"),
+    ("Degraded", "degraded", "other"),
+])
+@pytest.mark.parametrize("source_status", ["Present", "PresentAndCharged"])
+def test_the_battery_s_health_is_the_backup_power_status(health, status, state, source_status):
+    documents = ilo5(WriteCacheWithoutBackupPowerEnabled=True,
+                     BackupPowerSourceStatus=source_status)
+    documents[CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"] = [battery_ilo5(health=health)]
+    (ctrl,) = read(documents).controllers
+    assert (ctrl.backup_power.status, ctrl.backup_power.status_text) == (status, health)
+    found = series(ctrl)
+    assert current(found, "smartarray_backup_power_status") == state
+    assert found[("smartarray_unprotected_write_cache", ())] == float(status != "ok")
+
+
 # CacheModuleStatus (HPE: a Status object, Health and State): the model's present and
 # status, and the metrics'
 @pytest.mark.parametrize(("value", "present", "status", "state", "word"), [

@@ -92,12 +92,18 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
     )
 
 
+# HPE's battery Health -> the CLI's backup power status word, where they differ: a
+# Critical Smart Storage Battery is the one the CLI prints as "Failed (Replace Batteries)"
+_BATTERY_STATUS = {"critical": "failed"}
+
+
 def backup_power(status: str | None, battery: Battery | None,
                  battery_doc: dict | None) -> BackupPower:
     """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller.
 
     ``NotPresent``: no backup power (count 0). ``PresentAndCharging``: ``recharging``.
-    Otherwise the status is the battery's ``Status.Health``; with no battery mapped,
+    Otherwise the status is the battery's ``Status.Health``, ``Critical`` in the CLI's word
+    for a battery to replace, ``failed``; with no battery mapped,
     ``PresentAndCharged`` ("present and fully charged") is ``ok`` and ``Present``
     ("charging information is unknown") is unknown."""
     if status == "not_present":
@@ -110,7 +116,8 @@ def backup_power(status: str | None, battery: Battery | None,
     health = text(as_dict((battery_doc or {}).get("Status")).get("Health"))
     return BackupPower(
         source="batteries", count=1,
-        status="recharging" if charging else battery.health,
+        status="recharging" if charging else _BATTERY_STATUS.get(battery.health or "",
+                                                                   battery.health),
         status_text="PresentAndCharging" if charging else health,
         charge_percent=battery.charge_percent,
     )
