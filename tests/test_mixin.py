@@ -83,6 +83,7 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
       agentJob: 'hpe-raid',
       probeJob: 'hpe-ilo',
       probeFailingMinutes: 30,
+      agentAbsentLookback: '3d',
       runbookURLPattern: 'https://wiki.example.com/runbooks/%s.html',
       backupPowerRechargeHours: 6,
       backupPowerRechargeRatio: 0.8,
@@ -96,7 +97,9 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
         f"https://wiki.example.com/runbooks/{name.lower()}.html" for name in found}
     assert found["SmartArrayAgentDown"]["expr"] == 'up{job="hpe-raid"} == 0'
     assert found["SmartArrayAgentAbsent"]["expr"] == (
-        'absent(up{job="hpe-raid"}) unless on() up{job="hpe-ilo"}')
+        'absent(up{job="hpe-raid"}) and on() (present_over_time(up{job="hpe-raid"}[3d])'
+        ' or absent(up{job="hpe-ilo"}))')
+    assert "resolves 3d after" in found["SmartArrayAgentAbsent"]["annotations"]["description"]
     probe = found["SmartArrayProbeFailing"]
     assert probe["expr"] == ('smartarray_probe_success{job="hpe-ilo"} == 0 '
                              'or up{job="hpe-ilo"} == 0')

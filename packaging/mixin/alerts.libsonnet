@@ -51,8 +51,11 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
     `%(jobSelector)s` (the mixin's agentJob, or jobSelector). In textfile mode (node_exporter
     reads smartarray.prom) there is no such job: delete those two rules; SmartArrayTextfileStale
     covers that mode. SmartArrayProbeFailing selects the /probe job, `%(probeSelector)s` (the
-    mixin's probeJob): iLOs read by an agent's serve for hosts without one; its targets keep
-    SmartArrayAgentAbsent quiet, so a fleet watched by probes alone has no agent job to miss.
+    mixin's probeJob): iLOs read by an agent's serve for hosts without one. SmartArrayAgentAbsent
+    pages when the agent job has no target now but had some in the last %(agentAbsentLookback)s (the
+    mixin's agentAbsentLookback), or when neither job has any: a fleet that loses its agent job
+    pages though its probes answer, and one watched by probes alone, never scraping an agent,
+    does not.
 
     Runbooks: each alert's runbook_url is its entry in docs/runbooks.md, by the mixin's
     runbookURLPattern (%(runbookURLPattern)s).
@@ -487,20 +490,25 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
           },
           {
             alert: 'SmartArrayAgentAbsent',
-            // A fleet watched by /probe alone has no agent job: its probe targets keep this quiet.
-            expr: 'absent(up{%s}) unless on() up{%s}' % [c.jobSelector, c.probeSelector],
+            // Absent now, and either present within the lookback (a mixed fleet that lost its
+            // agent job pages; one that never had agents, watched by /probe alone, does not) or
+            // with no probe target either (nothing watches the fleet: pages until it does).
+            expr: 'absent(up{%(jobSelector)s}) and on() (present_over_time(up{%(jobSelector)s}[%(agentAbsentLookback)s]) or absent(up{%(probeSelector)s}))' % c,
             'for': '15m',
             labels: { severity: 'warning' },
             annotations: {
               summary: 'no smartarray-agent scrape target in Prometheus (job %s)' % c.agentJob,
               description: fold(|||
-                Prometheus has had no target in the scrape job "%(agentJob)s" nor in the probe job
-                "%(probeJob)s" for 15 minutes: the jobs were removed or renamed, or service discovery
-                lost every host, so no Smart Array alert can fire anywhere.
+                Prometheus has had no target in the scrape job "%(agentJob)s" for 15 minutes, although
+                it had some in the last %(agentAbsentLookback)s (or the probe job "%(probeJob)s" has
+                none either): the job was removed or renamed, or service discovery lost every host, so
+                no Smart Array alert can fire for a host watched by an agent.
                 To do: check the scrape configuration (`scrape_configs` in prometheus.yml, or your
                 service discovery) and Prometheus' Targets page. If the agent is scraped under another
                 job name, set agentJob (or jobSelector, now `%(jobSelector)s`) in the monitoring
-                mixin and regenerate; in textfile mode, delete this rule and SmartArrayAgentDown.
+                mixin and regenerate; in textfile mode, delete this rule and SmartArrayAgentDown. A
+                fleet moved to /probe on purpose: this resolves %(agentAbsentLookback)s after the last
+                agent target was seen (silence it until then).
               ||| % c),
               runbook_url: runbook('SmartArrayAgentAbsent'),
             },
