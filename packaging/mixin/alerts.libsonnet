@@ -538,6 +538,46 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
               runbook_url: runbook('SmartArrayProbeFailing'),
             },
           },
+          // A probe is answered from the target's last read: success 1 says only that that read
+          // succeeded. Reads that stop (waiting for an iLO session, or hung) leave the old facts
+          // looking healthy, so an answer older than probeStaleSeconds pages, and so does one
+          // that does not say how old it is. A failed last read is SmartArrayProbeFailing's.
+          {
+            alert: 'SmartArrayProbeSnapshotStale',
+            expr: |||
+              (
+                smartarray_probe_snapshot_age_seconds{%(probeSelector)s} > %(probeStaleSeconds)d
+                unless on (instance, job) smartarray_probe_success{%(probeSelector)s} == 0
+              )
+              or
+              (
+                smartarray_probe_success{%(probeSelector)s} == 1
+                unless on (instance, job) smartarray_probe_snapshot_age_seconds{%(probeSelector)s}
+              )
+            ||| % c,
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The iLO {{ $labels.instance }} is shown from an old read through /probe: its arrays are not watched',
+              description: fold(|||
+                For 5 minutes the probe job "%(probeJob)s" has answered for the iLO
+                {{ $labels.instance }} from a read
+                {{ with printf `smartarray_probe_snapshot_age_seconds{instance="%%s",job="%%s"}` $labels.instance $labels.job | query }}{{ . | first | value | humanizeDuration }}
+                old{{ else }}of unknown age (the page has no
+                smartarray_probe_snapshot_age_seconds){{ end }}, where one older than
+                %(staleText)s is stale: the battery, cache and drive state Prometheus shows for that
+                host is that old, and smartarray_probe_success 1 says only that that read succeeded,
+                so a failure since is not seen. Unknown is never taken for fresh.
+                To do: on the probe node, `journalctl -u smartarray-agent-serve` says whether reads
+                wait for an iLO session ("no read of ... queued": raise [probe] max_sessions or
+                min_interval_s, docs/fleet.md "Sizing") or hang; restart the serve unit if its reads
+                never end. A page without the age comes from a prober older than the rules, or a
+                metric_relabel_configs that drops smartarray_probe_snapshot_age_seconds: upgrade it,
+                or keep the series.
+              ||| % (c { staleText: '%dm %ds' % [std.floor(c.probeStaleSeconds / 60), c.probeStaleSeconds % 60] })),
+              runbook_url: runbook('SmartArrayProbeSnapshotStale'),
+            },
+          },
           {
             alert: 'SmartArrayCollectorFailing',
             expr: 'smartarray_collector_success == 0',

@@ -42,6 +42,11 @@
     // SmartArrayProbeFailing: an iLO unread (or its prober unscraped) for this long. A probe
     // job scrapes every 2 minutes and the agent answers from its last login for a minute.
     probeFailingMinutes: 15,
+    // SmartArrayProbeSnapshotStale: a probe answered from a read older than this. An answer is
+    // at most about max(scrape_interval, [probe] min_interval_s) + refresh_timeout_s old while
+    // reads keep up: 2m + 60 s with probe.yml and the defaults, 300 s + 2m + 60 s at the
+    // min_interval_s = 300 docs/fleet.md suggests for 500 iLOs. Keep it well above that.
+    probeStaleSeconds: 900,
 
     // SmartArrayBackupPowerRechargingTooLong: recharging for more than this share of a window
     // of this many hours. A healthy pack recharges within a few hours of a power-on.
