@@ -50,12 +50,13 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
     The agent's scrape job: SmartArrayAgentDown and SmartArrayAgentAbsent select
     `%(jobSelector)s` (the mixin's agentJob, or jobSelector). In textfile mode (node_exporter
     reads smartarray.prom) there is no such job: delete those two rules; SmartArrayTextfileStale
-    covers that mode. SmartArrayProbeFailing selects the /probe job, `%(probeSelector)s` (the
-    mixin's probeJob): iLOs read by an agent's serve for hosts without one. SmartArrayAgentAbsent
-    pages when the agent job has no target now but had some in the last %(agentAbsentLookback)s (the
-    mixin's agentAbsentLookback), or when neither job has any: a fleet that loses its agent job
-    pages though its probes answer, and one watched by probes alone, never scraping an agent,
-    does not.
+    covers that mode. SmartArrayProbeFailing and SmartArrayProbeSnapshotStale (an answer from a
+    read older than %(probeStaleSeconds)d s, the mixin's probeStaleSeconds) select the /probe job,
+    `%(probeSelector)s` (the mixin's probeJob): iLOs read by an agent's serve for hosts without
+    one. SmartArrayAgentAbsent pages when the agent job has no target now but had some in the
+    last %(agentAbsentLookback)s (the mixin's agentAbsentLookback), or when neither job has any:
+    a fleet that loses its agent job pages though its probes answer, and one watched by probes
+    alone, never scraping an agent, does not.
 
     Runbooks: each alert's runbook_url is its entry in docs/runbooks.md, by the mixin's
     runbookURLPattern (%(runbookURLPattern)s).
