@@ -327,15 +327,26 @@ def _lost(before: object, after: object, where: str) -> list[str]:
 
 
 # An agent host, a probe host whose iLO answers, one whose iLO does not, one whose prober is
-# not scraped (no probe series then): issue 27 item 3's fleet, as Prometheus stores it.
+# not scraped (no probe series then), one answered from a read of 2000 s ago, one from a read
+# of unknown age: issue 27's fleet, as Prometheus stores it.
 _WATCHED_SERIES = [
     ('up{instance="db1:9712",job="smartarray"}', "1"),
     ('up{instance="db2:9712",job="smartarray"}', "0"),
     ('up{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
     ('smartarray_probe_success{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-a.example.net",job="smartarray-ilo"}',
+     "100"),
     ('up{instance="ilo-b.example.net",job="smartarray-ilo"}', "1"),
     ('smartarray_probe_success{instance="ilo-b.example.net",job="smartarray-ilo"}', "0"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-b.example.net",job="smartarray-ilo"}',
+     "2000"),
     ('up{instance="ilo-c.example.net",job="smartarray-ilo"}', "0"),
+    ('up{instance="ilo-d.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-d.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-d.example.net",job="smartarray-ilo"}',
+     "2000"),
+    ('up{instance="ilo-e.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-e.example.net",job="smartarray-ilo"}', "1"),
     # a host watched neither way: node_exporter's target is not a Smart Array host
     ('up{instance="db3:9100",job="node"}', "1"),
 ]
@@ -344,8 +355,8 @@ _WATCHED_SERIES = [
 @needs_promtool
 def test_the_fleet_overview_sets_agent_and_probe_hosts_side_by_side(tmp_path):
     """Each host once, watched by an agent or by a probe, and whether it answers now; the
-    counts beside it. Run by promtool's PromQL engine on the series above, the variables set
-    to the mixin's defaults."""
+    counts beside it, probes answered from an old read among them. Run by promtool's PromQL
+    engine on the series above, the variables set to the mixin's defaults."""
     board = dashboard(FLEET)
     variables = {v["name"]: v for v in board["templating"]["list"]}
     assert variables["probe_job"]["query"] == "smartarray-ilo"
@@ -366,10 +377,15 @@ def test_the_fleet_overview_sets_agent_and_probe_hosts_side_by_side(tmp_path):
                 (probe.format("smartarray_probe_success", "ilo-a.example.net"), 1),
                 (probe.format("smartarray_probe_success", "ilo-b.example.net"), 0),
                 (probe.format("up", "ilo-c.example.net"), 0),
+                (probe.format("smartarray_probe_success", "ilo-d.example.net"), 1),
+                (probe.format("smartarray_probe_success", "ilo-e.example.net"), 1),
             ]),
             expect("Hosts watched by an agent", [("{}", 2)]),
-            expect("Hosts watched by a probe", [("{}", 3)]),
+            expect("Hosts watched by a probe", [("{}", 5)]),
             expect("Probes failing", [("{}", 2)]),
+            # ilo-d's and ilo-e's success 1 is an old read's, or one of unknown age; ilo-b's
+            # failed read is counted as failing, not stale
+            expect("Probes answered from an old read", [("{}", 2)]),
         ],
     }]}
     (tmp_path / "watched.yml").write_text(json.dumps(tests), encoding="utf-8")
