@@ -83,6 +83,8 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
       agentJob: 'hpe-raid',
       probeJob: 'hpe-ilo',
       probeFailingMinutes: 30,
+      agentAbsentLookback: '3d',
+      probeStaleSeconds: 1800,
       runbookURLPattern: 'https://wiki.example.com/runbooks/%s.html',
       backupPowerRechargeHours: 6,
       backupPowerRechargeRatio: 0.8,
@@ -96,12 +98,17 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
         f"https://wiki.example.com/runbooks/{name.lower()}.html" for name in found}
     assert found["SmartArrayAgentDown"]["expr"] == 'up{job="hpe-raid"} == 0'
     assert found["SmartArrayAgentAbsent"]["expr"] == (
-        'absent(up{job="hpe-raid"}) unless on() up{job="hpe-ilo"}')
+        'absent(up{job="hpe-raid"}) and on() (present_over_time(up{job="hpe-raid"}[3d])'
+        ' or absent(up{job="hpe-ilo"}))')
+    assert "resolves 3d after" in found["SmartArrayAgentAbsent"]["annotations"]["description"]
     probe = found["SmartArrayProbeFailing"]
     assert probe["expr"] == ('smartarray_probe_success{job="hpe-ilo"} == 0 '
                              'or up{job="hpe-ilo"} == 0')
     assert probe["for"] == "30m" and "For 30 minutes" in probe["annotations"]["description"]
     assert "(job hpe-raid)" in found["SmartArrayAgentAbsent"]["annotations"]["summary"]
+    stale = found["SmartArrayProbeSnapshotStale"]
+    assert 'smartarray_probe_snapshot_age_seconds{job="hpe-ilo"} > 1800\n' in stale["expr"]
+    assert "older than 30m 0s is stale" in stale["annotations"]["description"]
     recharge = found["SmartArrayBackupPowerRechargingTooLong"]
     assert "[6h]) > 0.8\n" in recharge["expr"] and "offset 6h)" in recharge["expr"]
     assert "more than 80% of the last 6 hours" in recharge["annotations"]["description"]

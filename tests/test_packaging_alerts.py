@@ -46,7 +46,7 @@ JOB_WIDE = {"SmartArrayAgentAbsent"}
 # The agent's own health: these read the present, not the last hour.
 AGENT_HEALTH = {"SmartArrayAgentDown", "SmartArrayAgentAbsent", "SmartArrayCollectorFailing",
                 "SmartArrayCollectorDataStale", "SmartArrayTextfileStale",
-                "SmartArrayProbeFailing"}
+                "SmartArrayProbeFailing", "SmartArrayProbeSnapshotStale"}
 
 # The alerts issue 8 lists, by the alert that covers each.
 REQUIRED = {
@@ -71,6 +71,7 @@ REQUIRED = {
     "unknown physical drive state": "SmartArrayPhysicalDriveStatusUnknown",
     # issue 27
     "an iLO the probe job cannot read": "SmartArrayProbeFailing",
+    "a probe answered from an old read": "SmartArrayProbeSnapshotStale",
 }
 
 

@@ -8,14 +8,18 @@ model (grafana-foundation-sdk)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
+from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
 
+from .redfish_ilo import ILO5_TREE, Ilo, serve, tree
 from .test_packaging_promql import (
     AGENT_METRICS,
     NODE_EXPORTER_METRICS,
@@ -25,6 +29,7 @@ from .test_packaging_promql import (
     needs_promtool,
     promtool_parses,
 )
+from .test_probe import endpoint, get, local_page, probe_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DASHBOARD = ROOT / "packaging" / "grafana" / "dashboard.json"
@@ -322,15 +327,26 @@ def _lost(before: object, after: object, where: str) -> list[str]:
 
 
 # An agent host, a probe host whose iLO answers, one whose iLO does not, one whose prober is
-# not scraped (no probe series then): issue 27 item 3's fleet, as Prometheus stores it.
+# not scraped (no probe series then), one answered from a read of 2000 s ago, one from a read
+# of unknown age: issue 27's fleet, as Prometheus stores it.
 _WATCHED_SERIES = [
     ('up{instance="db1:9712",job="smartarray"}', "1"),
     ('up{instance="db2:9712",job="smartarray"}', "0"),
     ('up{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
     ('smartarray_probe_success{instance="ilo-a.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-a.example.net",job="smartarray-ilo"}',
+     "100"),
     ('up{instance="ilo-b.example.net",job="smartarray-ilo"}', "1"),
     ('smartarray_probe_success{instance="ilo-b.example.net",job="smartarray-ilo"}', "0"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-b.example.net",job="smartarray-ilo"}',
+     "2000"),
     ('up{instance="ilo-c.example.net",job="smartarray-ilo"}', "0"),
+    ('up{instance="ilo-d.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-d.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_snapshot_age_seconds{instance="ilo-d.example.net",job="smartarray-ilo"}',
+     "2000"),
+    ('up{instance="ilo-e.example.net",job="smartarray-ilo"}', "1"),
+    ('smartarray_probe_success{instance="ilo-e.example.net",job="smartarray-ilo"}', "1"),
     # a host watched neither way: node_exporter's target is not a Smart Array host
     ('up{instance="db3:9100",job="node"}', "1"),
 ]
@@ -339,8 +355,8 @@ _WATCHED_SERIES = [
 @needs_promtool
 def test_the_fleet_overview_sets_agent_and_probe_hosts_side_by_side(tmp_path):
     """Each host once, watched by an agent or by a probe, and whether it answers now; the
-    counts beside it. Run by promtool's PromQL engine on the series above, the variables set
-    to the mixin's defaults."""
+    counts beside it, probes answered from an old read among them. Run by promtool's PromQL
+    engine on the series above, the variables set to the mixin's defaults."""
     board = dashboard(FLEET)
     variables = {v["name"]: v for v in board["templating"]["list"]}
     assert variables["probe_job"]["query"] == "smartarray-ilo"
@@ -361,13 +377,110 @@ def test_the_fleet_overview_sets_agent_and_probe_hosts_side_by_side(tmp_path):
                 (probe.format("smartarray_probe_success", "ilo-a.example.net"), 1),
                 (probe.format("smartarray_probe_success", "ilo-b.example.net"), 0),
                 (probe.format("up", "ilo-c.example.net"), 0),
+                (probe.format("smartarray_probe_success", "ilo-d.example.net"), 1),
+                (probe.format("smartarray_probe_success", "ilo-e.example.net"), 1),
             ]),
             expect("Hosts watched by an agent", [("{}", 2)]),
-            expect("Hosts watched by a probe", [("{}", 3)]),
+            expect("Hosts watched by a probe", [("{}", 5)]),
             expect("Probes failing", [("{}", 2)]),
+            # ilo-d's and ilo-e's success 1 is an old read's, or one of unknown age; ilo-b's
+            # failed read is counted as failing, not stale
+            expect("Probes answered from an old read", [("{}", 2)]),
         ],
     }]}
     (tmp_path / "watched.yml").write_text(json.dumps(tests), encoding="utf-8")
     result = subprocess.run([PROMTOOL, "test", "rules", str(tmp_path / "watched.yml")],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _as_input_series(page: str, instance: str, job: str) -> list[dict]:
+    """An exposition's samples as promtool's input series of one target: the labels Prometheus
+    adds (``instance``, ``job``) and the value held for 10 minutes."""
+    found = []
+    for family in text_string_to_metric_families(page):
+        for sample in family.samples:
+            if not math.isfinite(sample.value):
+                continue
+            labels = {**sample.labels, "instance": instance, "job": job}
+            text = ",".join(f"{key}={json.dumps(value)}" for key, value in sorted(labels.items()))
+            found.append({"series": f"{sample.name}{{{text}}}", "values": f"{sample.value!r}x10"})
+    return found
+
+
+def _host_of(board: dict, instance: str) -> str:
+    """The host variable's value for ``instance``: its regex applied, as Grafana does."""
+    (host,) = [v for v in board["templating"]["list"] if v["name"] == "host"]
+    match = re.fullmatch(host["regex"].strip("/"), instance)
+    assert match, instance
+    return match.group(1)
+
+
+# The host dashboard's panels that stay empty, by the kind of host: node_exporter's disk
+# statistics are not in this test's fleet (and an iLO runs no node_exporter); Drive health
+# lists the drives that are not OK, and both hosts' are; the simulated agent has no [redfish]
+# table to read the charge from; a probed iLO has no vendor CLI.
+_EMPTY_FOR = {
+    "agent": {"Write latency per logical drive (node_exporter)", "Drive health",
+              "Backup power charge"},
+    "probe": {"Write latency per logical drive (node_exporter)", "Drive health",
+              "Vendor CLI version"},
+}
+
+
+@needs_promtool
+def test_the_host_dashboard_lists_and_shows_agent_and_probed_hosts_alike(tmp_path):
+    """Issue 27 item 3: a mixed fleet as Prometheus stores it, an agent's page (the simulator's
+    gen10 host) and a probe's page of an iLO 5 (the fake iLO, read through the Prober), under
+    the agent job and the probe job. In promtool's PromQL engine, the host list holds both, and
+    every panel of either host shows its data, but the ones _EMPTY_FOR says."""
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)) as server:
+        status, probed = get(server, f"target={ilo.address}&module=default")
+    assert status == 200 and "smartarray_probe_success 1.0" in probed
+    hosts = {"agent": ("db1:9712", "smartarray"), "probe": (ilo.address, "smartarray-ilo")}
+    pages = {"agent": local_page(tmp_path), "probe": probed}
+    board = dashboard()
+    variables = {v["name"]: v for v in board["templating"]["list"]}
+
+    def selector(name: str) -> str:
+        """The series selector of a variable's label_values()."""
+        match = re.fullmatch(r"label_values\((.+),\s*\w+\)", variables[name]["definition"])
+        assert match, variables[name]["definition"]
+        return match.group(1)
+
+    def seen(expr: str) -> str:
+        return f"clamp_max(count({expr}), 1)"
+
+    def shown(exprs: list[str]) -> dict:
+        """A check that one of ``exprs`` has data."""
+        return {"expr": " or ".join(seen(expr) for expr in exprs), "eval_time": "10m",
+                "exp_samples": [{"labels": "{}", "value": 1}]}
+
+    titles = {p["title"] for p in panels(board)}
+    checks = [{"expr": f"group by (instance, job) ({selector('instance')})", "eval_time": "10m",
+               "exp_samples": [{"labels": f'{{instance="{i}",job="{j}"}}', "value": 1}
+                               for i, j in hosts.values()]}]
+    for kind, (instance, _) in hosts.items():
+        assert _EMPTY_FOR[kind] <= titles
+        values = (("$__rate_interval", "5m"), ("$instance", instance), ("$controller", "0"),
+                  ("$host", _host_of(board, instance)))
+        for panel in panels(board):
+            if panel["type"] == "row" or panel["title"] in _EMPTY_FOR[kind]:
+                continue
+            exprs = [t["expr"] for t in panel["targets"]]
+            for variable, value in values:
+                exprs = [expr.replace(variable, value) for expr in exprs]
+            checks.append(shown(exprs))
+        checks += [shown([selector(name).replace("$instance", instance)])
+                   for name in ("host", "controller")]
+    tests = {"tests": [{
+        "interval": "1m",
+        "input_series": [series for kind, (instance, job) in hosts.items()
+                         for series in _as_input_series(pages[kind], instance, job)],
+        "promql_expr_test": checks,
+    }]}
+    (tmp_path / "host.yml").write_text(json.dumps(tests), encoding="utf-8")
+    result = subprocess.run([PROMTOOL, "test", "rules", str(tmp_path / "host.yml")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr

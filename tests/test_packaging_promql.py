@@ -43,6 +43,9 @@ _LABEL_LIST = re.compile(
     r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^()]*\)", re.IGNORECASE
 )
 _IDENT = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
+# `{__name__="a"}`, `{__name__=~"a|b"}`: a selection by name, as Grafana's label_values() takes
+_NAME = r"[A-Za-z_:][A-Za-z0-9_:]*"
+_NAME_MATCHER = re.compile(rf'__name__\s*=~?\s*"({_NAME}(?:\|{_NAME})*)"')
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_:.])(0x[0-9a-fA-F]+|(\d+(ms|s|m|h|d|w|y))+|\d+(\.\d+)?([eE][+-]?\d+)?)"
 )
@@ -50,13 +53,15 @@ _NUMBER = re.compile(
 
 def metric_names(expr: str) -> set[str]:
     """The metric names an expression selects (functions, keywords, labels and literals left
-    out)."""
+    out), those of a `__name__` matcher too (an alternation of plain names)."""
+    names = set()
+    for match in _NAME_MATCHER.finditer(expr):
+        names.update(match.group(1).split("|"))
     text = _STRING.sub('""', expr)
     text = _MATCHERS.sub("{}", text)
     text = _RANGE.sub("", text)
     text = _LABEL_LIST.sub(r"\1", text)
     text = _NUMBER.sub(" ", text)
-    names = set()
     for match in _IDENT.finditer(text):
         word = match.group(0)
         rest = text[match.end():].lstrip()
@@ -105,6 +110,9 @@ def promtool_parses(exprs: dict[str, str], tmp_path: Path) -> None:
     ('node_textfile_mtime_seconds{file=~"(.*/)?smartarray\\\\.prom"} > 1e3',
      {"node_textfile_mtime_seconds"}),
     ("sum(up) by (job) / 2.5", {"up"}),
+    ('{__name__=~"smartarray_collector_success|smartarray_probe_success",instance="$instance"}',
+     {"smartarray_collector_success", "smartarray_probe_success"}),
+    ('count({__name__="up", job="x"})', {"up"}),
 ])
 def test_metric_names_finds_every_selected_metric_and_nothing_else(expr, names):
     assert metric_names(expr) == names

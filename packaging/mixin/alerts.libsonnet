@@ -50,9 +50,13 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
     The agent's scrape job: SmartArrayAgentDown and SmartArrayAgentAbsent select
     `%(jobSelector)s` (the mixin's agentJob, or jobSelector). In textfile mode (node_exporter
     reads smartarray.prom) there is no such job: delete those two rules; SmartArrayTextfileStale
-    covers that mode. SmartArrayProbeFailing selects the /probe job, `%(probeSelector)s` (the
-    mixin's probeJob): iLOs read by an agent's serve for hosts without one; its targets keep
-    SmartArrayAgentAbsent quiet, so a fleet watched by probes alone has no agent job to miss.
+    covers that mode. SmartArrayProbeFailing and SmartArrayProbeSnapshotStale (an answer from a
+    read older than %(probeStaleSeconds)d s, the mixin's probeStaleSeconds) select the /probe job,
+    `%(probeSelector)s` (the mixin's probeJob): iLOs read by an agent's serve for hosts without
+    one. SmartArrayAgentAbsent pages when the agent job has no target now but had some in the
+    last %(agentAbsentLookback)s (the mixin's agentAbsentLookback), or when neither job has any:
+    a fleet that loses its agent job pages though its probes answer, and one watched by probes
+    alone, never scraping an agent, does not.
 
     Runbooks: each alert's runbook_url is its entry in docs/runbooks.md, by the mixin's
     runbookURLPattern (%(runbookURLPattern)s).
@@ -487,20 +491,25 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
           },
           {
             alert: 'SmartArrayAgentAbsent',
-            // A fleet watched by /probe alone has no agent job: its probe targets keep this quiet.
-            expr: 'absent(up{%s}) unless on() up{%s}' % [c.jobSelector, c.probeSelector],
+            // Absent now, and either present within the lookback (a mixed fleet that lost its
+            // agent job pages; one that never had agents, watched by /probe alone, does not) or
+            // with no probe target either (nothing watches the fleet: pages until it does).
+            expr: 'absent(up{%(jobSelector)s}) and on() (present_over_time(up{%(jobSelector)s}[%(agentAbsentLookback)s]) or absent(up{%(probeSelector)s}))' % c,
             'for': '15m',
             labels: { severity: 'warning' },
             annotations: {
               summary: 'no smartarray-agent scrape target in Prometheus (job %s)' % c.agentJob,
               description: fold(|||
-                Prometheus has had no target in the scrape job "%(agentJob)s" nor in the probe job
-                "%(probeJob)s" for 15 minutes: the jobs were removed or renamed, or service discovery
-                lost every host, so no Smart Array alert can fire anywhere.
+                Prometheus has had no target in the scrape job "%(agentJob)s" for 15 minutes, although
+                it had some in the last %(agentAbsentLookback)s (or the probe job "%(probeJob)s" has
+                none either): the job was removed or renamed, or service discovery lost every host, so
+                no Smart Array alert can fire for a host watched by an agent.
                 To do: check the scrape configuration (`scrape_configs` in prometheus.yml, or your
                 service discovery) and Prometheus' Targets page. If the agent is scraped under another
                 job name, set agentJob (or jobSelector, now `%(jobSelector)s`) in the monitoring
-                mixin and regenerate; in textfile mode, delete this rule and SmartArrayAgentDown.
+                mixin and regenerate; in textfile mode, delete this rule and SmartArrayAgentDown. A
+                fleet moved to /probe on purpose: this resolves %(agentAbsentLookback)s after the last
+                agent target was seen (silence it until then).
               ||| % c),
               runbook_url: runbook('SmartArrayAgentAbsent'),
             },
@@ -528,6 +537,46 @@ local fold(text) = std.join(' ', std.split(std.rstripChars(text, '\n'), '\n'));
                 answered again for [probe] min_interval_s after the login that failed.
               ||| % c),
               runbook_url: runbook('SmartArrayProbeFailing'),
+            },
+          },
+          // A probe is answered from the target's last read: success 1 says only that that read
+          // succeeded. Reads that stop (waiting for an iLO session, or hung) leave the old facts
+          // looking healthy, so an answer older than probeStaleSeconds pages, and so does one
+          // that does not say how old it is. A failed last read is SmartArrayProbeFailing's.
+          {
+            alert: 'SmartArrayProbeSnapshotStale',
+            expr: |||
+              (
+                smartarray_probe_snapshot_age_seconds{%(probeSelector)s} > %(probeStaleSeconds)d
+                unless on (instance, job) smartarray_probe_success{%(probeSelector)s} == 0
+              )
+              or
+              (
+                smartarray_probe_success{%(probeSelector)s} == 1
+                unless on (instance, job) smartarray_probe_snapshot_age_seconds{%(probeSelector)s}
+              )
+            ||| % c,
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The iLO {{ $labels.instance }} is shown from an old read through /probe: its arrays are not watched',
+              description: fold(|||
+                For 5 minutes the probe job "%(probeJob)s" has answered for the iLO
+                {{ $labels.instance }} from a read
+                {{ with printf `smartarray_probe_snapshot_age_seconds{instance="%%s",job="%%s"}` $labels.instance $labels.job | query }}{{ . | first | value | humanizeDuration }}
+                old{{ else }}of unknown age (the page has no
+                smartarray_probe_snapshot_age_seconds){{ end }}, where one older than
+                %(staleText)s is stale: the battery, cache and drive state Prometheus shows for that
+                host is that old, and smartarray_probe_success 1 says only that that read succeeded,
+                so a failure since is not seen. Unknown is never taken for fresh.
+                To do: on the probe node, `journalctl -u smartarray-agent-serve` says whether reads
+                wait for an iLO session ("no read of ... queued": raise [probe] max_sessions or
+                min_interval_s, docs/fleet.md "Sizing") or hang; restart the serve unit if its reads
+                never end. A page without the age comes from a prober older than the rules, or a
+                metric_relabel_configs that drops smartarray_probe_snapshot_age_seconds: upgrade it,
+                or keep the series.
+              ||| % (c { staleText: '%dm %ds' % [std.floor(c.probeStaleSeconds / 60), c.probeStaleSeconds % 60] })),
+              runbook_url: runbook('SmartArrayProbeSnapshotStale'),
             },
           },
           {

@@ -28,14 +28,25 @@
     jobSelector: 'job="%s"' % self.agentJob,
 
     // The scrape job of /probe (packaging/prometheus/probe.yml): one target per iLO, read by
-    // an agent's `serve` for a host without an agent. SmartArrayProbeFailing selects it, the
-    // fleet dashboard tells its hosts from the agents' by it, and SmartArrayAgentAbsent stays
-    // quiet while it has targets (a fleet watched by probes alone has no agent job).
+    // an agent's `serve` for a host without an agent. SmartArrayProbeFailing selects it, and
+    // the fleet dashboard tells its hosts from the agents' by it.
     probeJob: 'smartarray-ilo',
     probeSelector: 'job="%s"' % self.probeJob,
+    // SmartArrayAgentAbsent: the agent job has no target now, and had some within this
+    // lookback (a PromQL duration), or the probe job has none either. A mixed fleet that loses
+    // its agent job pages; a fleet watched by probes alone, which never had agents, does not.
+    // A fleet that drops its agents on purpose stops paging this long after the last one. The
+    // rule reads every sample of the agent job's `up` in the window at each evaluation: a
+    // longer window costs more (docs/fleet.md, "iLOs without an agent").
+    agentAbsentLookback: '1d',
     // SmartArrayProbeFailing: an iLO unread (or its prober unscraped) for this long. A probe
     // job scrapes every 2 minutes and the agent answers from its last login for a minute.
     probeFailingMinutes: 15,
+    // SmartArrayProbeSnapshotStale: a probe answered from a read older than this. An answer is
+    // at most about max(scrape_interval, [probe] min_interval_s) + refresh_timeout_s old while
+    // reads keep up: 2m + 60 s with probe.yml and the defaults, 300 s + 2m + 60 s at the
+    // min_interval_s = 300 docs/fleet.md suggests for 500 iLOs. Keep it well above that.
+    probeStaleSeconds: 900,
 
     // SmartArrayBackupPowerRechargingTooLong: recharging for more than this share of a window
     // of this many hours. A healthy pack recharges within a few hours of a power-on.

@@ -603,7 +603,7 @@
             "x": 4,
             "y": 4,
             "w": 4,
-            "h": 8
+            "h": 4
           },
           "targets": [
             {
@@ -613,6 +613,71 @@
               },
               "expr": "count(smartarray_probe_success{job=\"$probe_job\"} == 0 or up{job=\"$probe_job\"} == 0) or vector(0)",
               "legendFormat": "Probes failing",
+              "refId": "A",
+              "range": false,
+              "instant": true,
+              "format": "time_series"
+            }
+          ],
+          "options": {
+            "reduceOptions": {
+              "calcs": [
+                "lastNotNull"
+              ],
+              "fields": "",
+              "values": false
+            },
+            "textMode": "value",
+            "colorMode": "background",
+            "graphMode": "none"
+          },
+          "fieldConfig": {
+            "defaults": {
+              "color": {
+                "mode": "thresholds"
+              },
+              "decimals": 0,
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "green",
+                    "value": null
+                  },
+                  {
+                    "color": "red",
+                    "value": 1
+                  }
+                ]
+              }
+            },
+            "overrides": []
+          }
+        },
+        {
+          "id": 20,
+          "type": "stat",
+          "title": "Probes answered from an old read",
+          "description": "iLOs of the probe job answered from a read older than %d s (smartarray_probe_snapshot_age_seconds), or from one of unknown age: their success 1 is an old read's. SmartArrayProbeSnapshotStale pages after a while." % c.probeStaleSeconds,
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 4,
+            "y": 8,
+            "w": 4,
+            "h": 4
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              // SmartArrayProbeSnapshotStale's selection, without its `for`
+              "expr": "count((smartarray_probe_snapshot_age_seconds{job=\"$probe_job\"} > %d unless on (instance, job) smartarray_probe_success{job=\"$probe_job\"} == 0) or (smartarray_probe_success{job=\"$probe_job\"} == 1 unless on (instance, job) smartarray_probe_snapshot_age_seconds{job=\"$probe_job\"})) or vector(0)" % c.probeStaleSeconds,
+              "legendFormat": "Probes answered from an old read",
               "refId": "A",
               "range": false,
               "instant": true,

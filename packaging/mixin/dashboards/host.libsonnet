@@ -7,7 +7,7 @@
     'dashboard.json': {
       "title": "Smart Array write cache and backup power",
       "uid": "smartarray-agent",
-      "description": "HP/HPE Smart Array controllers from smartarray-agent: backup power, cache, write cache protection, drive health, collector health. One row per controller of the chosen host.",
+      "description": "HP/HPE Smart Array controllers from smartarray-agent: backup power, cache, write cache protection, drive health, collector health. One row per controller of the chosen host: one watched by an agent, or an iLO read through /probe for a host without one.",
       "tags": [
         "smartarray",
         "hardware",
@@ -71,16 +71,17 @@
           {
             "name": "instance",
             "label": "Host",
+            "description": "A host watched by an agent (its instance, the agent's address) or by a probe (its instance, the iLO's address, as the probe job's relabelling sets it).",
             "type": "query",
             "datasource": {
               "type": "prometheus",
               "uid": "${datasource}"
             },
             "query": {
-              "query": "label_values(smartarray_collector_success, instance)",
+              "query": "label_values({__name__=~\"smartarray_collector_success|smartarray_probe_success\"}, instance)",
               "refId": "instance"
             },
-            "definition": "label_values(smartarray_collector_success, instance)",
+            "definition": "label_values({__name__=~\"smartarray_collector_success|smartarray_probe_success\"}, instance)",
             "refresh": 2,
             "sort": 1,
             "includeAll": false,
@@ -99,10 +100,10 @@
               "uid": "${datasource}"
             },
             "query": {
-              "query": "label_values(smartarray_collector_success{instance=\"$instance\"}, instance)",
+              "query": "label_values({__name__=~\"smartarray_collector_success|smartarray_probe_success\",instance=\"$instance\"}, instance)",
               "refId": "host"
             },
-            "definition": "label_values(smartarray_collector_success{instance=\"$instance\"}, instance)",
+            "definition": "label_values({__name__=~\"smartarray_collector_success|smartarray_probe_success\",instance=\"$instance\"}, instance)",
             "refresh": 2,
             "sort": 0,
             "includeAll": false,
@@ -111,7 +112,7 @@
             "hide": 2,
             "regex": "/^\\[?([^\\]]+?)\\]?(?::[0-9]+)?$/",
             "options": [],
-            "description": "The agent's instance without its port; node_exporter's instance must be the same host name with any port."
+            "description": "The agent's instance without its port; node_exporter's instance must be the same host name with any port. A probed host's instance is its iLO, which runs no node_exporter."
           },
           {
             "name": "controller",
@@ -1403,7 +1404,7 @@
         {
           "id": 15,
           "type": "row",
-          "title": "Collector health on $instance",
+          "title": "Collector or probe health on $instance",
           "collapsed": false,
           "gridPos": {
             "x": 0,
@@ -1417,7 +1418,7 @@
           "id": 16,
           "type": "stat",
           "title": "Collector success",
-          "description": "1 when each collector's last attempt succeeded (smartarray_collector_success).",
+          "description": "1 when each collector's last attempt succeeded (smartarray_collector_success); for a probed iLO, 1 when its last read through /probe succeeded (smartarray_probe_success).",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1437,6 +1438,17 @@
               "expr": "smartarray_collector_success{instance=\"$instance\"}",
               "legendFormat": "{{collector}}",
               "refId": "A",
+              "range": false,
+              "instant": true
+            },
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "smartarray_probe_success{instance=\"$instance\"}",
+              "legendFormat": "probe",
+              "refId": "B",
               "range": false,
               "instant": true
             }
@@ -1494,7 +1506,7 @@
           "id": 17,
           "type": "stat",
           "title": "Data age",
-          "description": "Time since each collector last succeeded (time() - smartarray_collector_last_success_timestamp_seconds).",
+          "description": "Time since each collector last succeeded (time() - smartarray_collector_last_success_timestamp_seconds); for a probed iLO, the age of the read its probe is answered from (smartarray_probe_snapshot_age_seconds).",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1514,6 +1526,17 @@
               "expr": "time() - smartarray_collector_last_success_timestamp_seconds{instance=\"$instance\"}",
               "legendFormat": "{{collector}}",
               "refId": "A",
+              "range": false,
+              "instant": true
+            },
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "smartarray_probe_snapshot_age_seconds{instance=\"$instance\"}",
+              "legendFormat": "probe",
+              "refId": "B",
               "range": false,
               "instant": true
             }
@@ -1561,7 +1584,7 @@
           "id": 18,
           "type": "timeseries",
           "title": "Collection duration",
-          "description": "How long each collector's last attempt took (smartarray_collector_duration_seconds).",
+          "description": "How long each collector's last attempt took (smartarray_collector_duration_seconds); for a probed iLO, how long its last read took (smartarray_probe_duration_seconds).",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1581,6 +1604,17 @@
               "expr": "smartarray_collector_duration_seconds{instance=\"$instance\"}",
               "legendFormat": "{{collector}}",
               "refId": "A",
+              "range": true,
+              "instant": false
+            },
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "expr": "smartarray_probe_duration_seconds{instance=\"$instance\"}",
+              "legendFormat": "probe",
+              "refId": "B",
               "range": true,
               "instant": false
             }
@@ -1607,7 +1641,7 @@
           "id": 21,
           "type": "stat",
           "title": "Vendor CLI version",
-          "description": "The Smart Array CLI the agent runs and its version (smartarray_cli_info).",
+          "description": "The Smart Array CLI the agent runs and its version (smartarray_cli_info); a probed iLO has none.",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
