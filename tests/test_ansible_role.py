@@ -159,7 +159,7 @@ def test_the_rules_carry_the_operators_runbook_links(tmp_path):
     for group in shipped["groups"]:
         for rule in group["rules"]:
             del rule["annotations"]["runbook_url"]
-    assert written == shipped and len(names) == 27
+    assert written == shipped and len(names) == len(set(names)) > 20
 
     rules.unlink()
     recap(apply(tmp_path, role_vars(root, smartarray_agent_rules_path=str(rules))))
