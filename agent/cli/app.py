@@ -2,7 +2,12 @@
 
 Help and usage errors are click's plain text (no rich panels: the output goes to terminals,
 logs and monitoring alike), ``-h`` is ``--help``, and a crash prints Python's own traceback.
-Shell completion is typer's (``--install-completion``, ``--show-completion``)."""
+Shell completion is typer's (``--install-completion``, ``--show-completion``).
+
+Typer reads every command's signature at each start, to build the whole app. The modules
+that declare commands therefore keep their annotations evaluated (no ``from __future__
+import annotations``): as strings, each would be compiled and evaluated again at every
+start of every command."""
 
 from __future__ import annotations
 

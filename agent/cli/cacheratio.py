@@ -1,7 +1,5 @@
 """``smartarray-agent set-cache-ratio READ/WRITE``: a controller's read/write cache ratio."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated
 

@@ -8,8 +8,6 @@ the charge thresholds (ranges, :class:`~smartarray_agent.cli.plugin.Range`),
 judgement is cli/plugin.py's.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, NoReturn
 
 import typer

@@ -1,8 +1,6 @@
 """``smartarray-agent config check [FILE]``: validate a configuration file and the web
 config it names."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

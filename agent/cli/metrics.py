@@ -1,8 +1,6 @@
 """``smartarray-agent metrics --once | --textfile DIR``: collect once and print the metrics,
 or write them for node_exporter's textfile collector."""
 
-from __future__ import annotations
-
 import logging
 import os
 import sys
@@ -60,7 +58,7 @@ def metrics(
         raise SystemExit(exitcodes.COLLECTOR_FAILED)
 
 
-def _collect_and_render(config: Config) -> tuple[bytes, list[tuple[str, str | None]]]:
+def _collect_and_render(config: "Config") -> tuple[bytes, list[tuple[str, str | None]]]:
     from smartarray_agent.collectors.base import collect_once
     from smartarray_agent.exporter.render import Entry, MetricSettings, render
     from smartarray_agent.sources import build_collectors

@@ -1,8 +1,6 @@
 """``smartarray-agent run``: collect in the background and serve Prometheus metrics until
 SIGTERM. docs/agent.md describes the daemon, the configuration file and the endpoint."""
 
-from __future__ import annotations
-
 import faulthandler
 import logging
 from typing import Annotated, Literal

@@ -1,8 +1,6 @@
 """``smartarray-agent serve``: the HTTP endpoint alone, without privileges (daemon/serve.py
 runs it)."""
 
-from __future__ import annotations
-
 import logging
 
 from smartarray_agent.cli.context import web_overrides

@@ -5,8 +5,6 @@ A simulated host keeps what changes did to it between commands, in its state dir
 ``$SMARTARRAY_SIM_STATE_DIR`` when set, else ``$XDG_RUNTIME_DIR/smartarray-sim/SCENARIO``,
 else ``/tmp/smartarray-sim-UID/SCENARIO``. ``simulate reset`` forgets it."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

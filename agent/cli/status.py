@@ -1,7 +1,5 @@
 """``smartarray-agent status``: each controller as a table, or the status JSON contract."""
 
-from __future__ import annotations
-
 import json
 
 from smartarray_agent.cli import exitcodes, table

@@ -1,8 +1,6 @@
 """``smartarray-agent write-cache enable|disable --what KIND``: the write-cache switches.
 The kinds and their ``--what`` names are the write path's table (write/kinds.py)."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Annotated, Literal
 
