@@ -248,7 +248,7 @@ def test_ilo6_reads_the_dmtf_model_and_says_what_it_lacks():
     assert any("no cache ratio, no no-battery write cache switch" in n for n in ctrl.notices)
     (volume,) = ctrl.logical_drives
     assert (volume.drive_id, volume.raid, volume.status, volume.size_bytes) == (
-        "239", "RAID1", "ok", 959656755200)
+        "239", "RAID 1", "ok", 959656755200)
     assert [(d.interface, d.firmware, d.usage_remaining_percent) for d in ctrl.physical_drives
             ] == [("SAS", "HPD2", 97), ("SAS", "HPD3", None)]
 
@@ -257,3 +257,16 @@ def test_an_ilo_without_storage_resources_has_no_controllers():
     snapshot = read({CHASSIS: tree(ILO5_TREE)[CHASSIS]})
     assert snapshot.controllers == []
     assert "no SmartStorage array controller" in snapshot.notices[-1]
+
+
+@pytest.mark.parametrize(("raid_type", "said"), [
+    ("RAID0", "RAID 0"), ("RAID1", "RAID 1"), ("RAID10", "RAID 1+0"), ("RAID5", "RAID 5"),
+    ("RAID50", "RAID 50"), ("RAID6", "RAID 6"), ("RAID60", "RAID 60"), ("RAID1E", "RAID 1E"),
+    ("None", "None"), (None, None),
+])
+def test_a_dmtf_volume_s_raid_type_is_the_clis_word(raid_type, said):
+    documents = tree(ILO6_TREE)
+    volume = next(doc for doc in documents.values() if "RAIDType" in doc)
+    volume["RAIDType"] = raid_type
+    (ctrl,) = read(documents).controllers
+    assert ctrl.logical_drives[0].raid == said

@@ -18,6 +18,7 @@ from smartarray_agent.collectors.redfish.resources import (
     members,
     mib_bytes,
     number,
+    raid_words,
     text,
     word,
 )
@@ -101,10 +102,18 @@ def _volume(path: str, doc: dict) -> LogicalDrive:
     return LogicalDrive(
         drive_id=text(doc.get("Id")) or path,
         size_bytes=capacity if capacity is not None and capacity >= 0 else None,
-        raid=text(doc.get("RAIDType")),
+        raid=_raid_type(text(doc.get("RAIDType"))),
         status=word(as_dict(doc.get("Status")).get("Health")),
         status_text=text(as_dict(doc.get("Status")).get("Health")),
     )
+
+
+def _raid_type(raid_type: str | None) -> str | None:
+    """DMTF's ``RAIDType`` in the CLI's words: ``RAID10`` -> ``RAID 1+0``; ``None`` (no
+    RAID) as sent."""
+    if raid_type is None or not raid_type.startswith("RAID"):
+        return raid_type
+    return raid_words(raid_type.removeprefix("RAID"))
 
 
 def _links(items: object, documents: Documents, notices: list[str]) -> list[tuple[str, dict]]:

@@ -216,6 +216,17 @@ def boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+# A RAID level -> the CLI's words for it ("RAID " and its Fault Tolerance), so a probe's
+# raid label is the local agent's; a level not listed is "RAID " and the level as sent
+# (1ADM, 10ADM, 1E: no CLI text of theirs was at hand)
+_RAID_LEVELS = {"10": "1+0"}
+
+
+def raid_words(level: str | None) -> str | None:
+    """``10`` -> ``RAID 1+0``, ``5`` -> ``RAID 5``: the CLI's words."""
+    return None if level is None else f"RAID {_RAID_LEVELS.get(level, level)}"
+
+
 def mib_bytes(mib: int | None) -> int | None:
     """Bytes of a size the iLO gives in MiB; None for a missing or negative one."""
     return mib * 2**20 if mib is not None and mib >= 0 else None

@@ -24,6 +24,7 @@ from smartarray_agent.collectors.redfish.resources import (
     members,
     mib_bytes,
     number,
+    raid_words,
     text,
     word,
 )
@@ -43,10 +44,6 @@ _NO_REASON = ("none", "ok")
 # AccelerationMethod -> whether the controller caches the logical drive; SmartCache (a
 # caching logical drive) does not say, so it stays unknown
 _ACCELERATION = {"controller_cache": True, "none": False, "io_bypass": False}
-# Raid (HPE's enum) -> the CLI's words for the same level ("RAID " and its Fault Tolerance),
-# so the probe's raid label is the local agent's; a level not listed (1ADM, 10ADM: no CLI
-# text of theirs was seen) is "RAID " and the level as sent
-_RAID = {"10": "1+0"}
 _PORT_BOX_BAY = re.compile(r"^(\w+):(\w+):(\w+)$")
 
 Documents = Mapping[str, dict]
@@ -173,7 +170,7 @@ def _logical_drive(path: str, doc: dict) -> LogicalDrive:
     return LogicalDrive(
         drive_id=str(ld_number) if ld_number is not None else text(doc.get("Id")) or path,
         size_bytes=mib_bytes(capacity),
-        raid=_raid(text(doc.get("Raid"))),
+        raid=raid_words(text(doc.get("Raid"))),
         status=status,
         status_text=status_text,
         caching=_ACCELERATION.get(word(doc.get("AccelerationMethod")) or ""),
@@ -215,11 +212,6 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
                        "SSDEnduranceUtilizationPercentage", "EraseCompletionPercentage",
                        "PowerOnHours")),
     )
-
-
-def _raid(level: str | None) -> str | None:
-    """``10`` -> ``RAID 1+0``, ``5`` -> ``RAID 5``: the CLI's words."""
-    return None if level is None else f"RAID {_RAID.get(level, level)}"
 
 
 def _interface(interface: str | None, media: str | None) -> str | None:
