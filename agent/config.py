@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from smartarray_agent.collectors.redfish.settings import IloLogin, RedfishSettings
+from smartarray_agent.collectors.redfish.settings import IloLogin, RedfishSettings, RedfishTable
 from smartarray_agent.configfile import (
     ConfigError,
     Document,
@@ -225,8 +225,14 @@ class Config(Settings):
     policy: PolicyConfig = PolicyConfig()
     audit: AuditConfig = AuditConfig()
     check: CheckConfig = CheckConfig()
-    redfish: RedfishSettings | None = None  # the iLO's battery charge; off without the table
+    redfish: RedfishTable | None = None  # the iLO login; with an address, its charge is read
     probe: ProbeConfig | None = None  # /probe for other hosts' iLOs; off without the table
+
+    @property
+    def own_ilo(self) -> RedfishSettings | None:
+        """The host's own iLO, whose battery charge the agent reads: ``[redfish]`` with an
+        address; None without the table or the address."""
+        return None if self.redfish is None else self.redfish.own_ilo
 
     @property
     def stale_after(self) -> float:

@@ -39,7 +39,7 @@ Enforce = Callable[[AnyCollector, Any], bool]
 
 def build_collectors(config: Config) -> list[AnyCollector]:
     """One collector of each kind the configuration wants; they share the iLO's charge."""
-    charge = Charge(config.redfish)
+    charge = Charge(config.own_ilo)
     built = (kind.from_config(config, charge) for kind in COLLECTORS)
     return [collector for collector in built if collector is not None]
 

@@ -108,7 +108,6 @@ host = "ilo"
         f"{path}:6: collect.stale_after_s: must be at least interval_s (60), or the values "
         "would be dropped between collections",
         f"{path}:8: web.listen_address: '9712' is not host:port",
-        f"{path}:9: redfish.address: required but not given",
         f"{path}:9: redfish.credentials_file: required but not given",
         f"{path}:10: redfish.host: unknown key",
     ]

@@ -37,11 +37,13 @@ def agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60, env=env)
 
 
-def config(tmp_path: Path, address: str, read_timeout_s: float = 2) -> str:
-    """A configuration whose [redfish] table trusts the fake iLO's certificate."""
+def config(tmp_path: Path, address: str | None, read_timeout_s: float = 2) -> str:
+    """A configuration whose [redfish] table trusts the fake iLO's certificate; without
+    ``address``, the table is the login alone."""
     path = tmp_path / "config.toml"
+    own = "" if address is None else f'address = "{address}"\n'
     path.write_text(
-        f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials_file(tmp_path)}"\n'
+        f'[redfish]\n{own}credentials_file = "{credentials_file(tmp_path)}"\n'
         f'ca_file = "{certificate()[0]}"\nconnect_timeout_s = 2\n'
         f"read_timeout_s = {read_timeout_s}\n")
     return str(path)
@@ -75,6 +77,25 @@ def test_status_ilo_json_is_the_status_contract_from_the_ilo_alone(tmp_path):
         f"redfish: read from the iLO at {ilo.address} alone")
     assert ilo.logins and ilo.logins == ilo.logouts
     assert {method for method, _, _ in ilo.requests} == {"POST", "GET", "DELETE"}
+
+
+def test_a_station_with_no_ilo_of_its_own_reads_one_with_the_login_alone(tmp_path):
+    # [redfish] without address: how to log in to iLOs, on a host whose own iLO (if any) is
+    # not read: --ilo names the one to read, and nothing else reads an iLO
+    cfg = config(tmp_path, None)
+    with serve(Ilo(ilo5())) as ilo:
+        status = agent(tmp_path, "status", "--ilo", ilo.address, "--config", cfg)
+        check = agent(tmp_path, "check", "--ilo", ilo.address, "--config", cfg)
+        assert agent(tmp_path, "config", "check", cfg).returncode == 0
+        metrics = agent(tmp_path, "metrics", "--once", "--simulate", "gen10", "--config", cfg,
+                        "--lock-file", str(tmp_path / "cli.lock"))
+        logins_after_metrics = len(ilo.logins)
+    assert status.returncode == 0, status.stderr
+    assert "PSIMXP408IA001" in status.stdout
+    assert check.returncode == 0 and check.stdout.startswith("SMARTARRAY OK"), check.stdout
+    assert metrics.returncode == 0, metrics.stderr
+    assert 'collector="redfish"' not in metrics.stdout  # no iLO of its own to collect from
+    assert logins_after_metrics == 2  # status and check logged in; metrics did not
 
 
 def test_status_ilo_table(tmp_path):

@@ -124,7 +124,7 @@ class CommandContext:
         slow); a failure is a warning and the command goes on without it."""
         from smartarray_agent.charge import Charge
 
-        charge = Charge(self.config.redfish)
+        charge = Charge(self.config.own_ilo)
         if charge.configured:
             charge.read()
             if charge.error is not None:

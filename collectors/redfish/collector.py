@@ -60,8 +60,9 @@ class RedfishCollector:
 
     @classmethod
     def from_config(cls, config: Config, charge: Charge) -> RedfishCollector | None:
-        """With a ``[redfish]`` table."""
-        return None if config.redfish is None else cls(config.redfish, charge)
+        """With a ``[redfish]`` table that names the host's own iLO."""
+        own = config.own_ilo
+        return None if own is None else cls(own, charge)
 
     def __init__(
         self, settings: RedfishSettings, charge: Charge, clock: Callable[[], float] = time.time

@@ -1,6 +1,7 @@
 """The ``[redfish]`` settings: where the iLO is, how to log in, how long to wait, how often.
 :class:`IloLogin` is the login, TLS and timeout half alone, which ``[probe]`` modules reuse
-(agent/config.py)."""
+(agent/config.py); :class:`RedfishTable` is the table as written, whose address is optional;
+:class:`RedfishSettings` is one iLO to read, with its address."""
 
 from __future__ import annotations
 
@@ -43,27 +44,42 @@ class IloLogin(Settings):
     read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
 
 
-class _Address(Settings):
-    address: Annotated[str, AfterValidator(_address)]
+class _OwnIlo(Settings):
+    address: Annotated[str, AfterValidator(_address)] | None = None
 
 
-class RedfishSettings(IloLogin, _Address):  # this order: address is the first key
-    """``address`` is a host name or IP, optionally with ``:port`` or an ``https://`` prefix:
-    the iLO's management address, or the host-interface address of the local iLO (iLO 5's
-    virtual NIC answers on ``16.1.15.1``). The agent speaks only HTTPS."""
+class RedfishTable(IloLogin, _OwnIlo):  # this order: address is the first key
+    """The ``[redfish]`` table. ``address``, when given, is the host's own iLO, whose
+    battery charge the agent reads: a host name or IP, optionally with ``:port`` or an
+    ``https://`` prefix, or the host-interface address of the local iLO (iLO 5's virtual NIC
+    answers on ``16.1.15.1``). Without it the table is the login alone, for ``--ilo``."""
 
     interval_s: Annotated[float, Field(ge=10, le=86400)] = 300.0  # at least once a day
     # how old a charge may be and still count; a week at most, as [collect] stale_after_s
     max_age_s: Annotated[float, Field(gt=0, le=7 * 86400)] = 900.0
 
     @model_validator(mode="after")
-    def _fresh_until_the_next_read(self) -> RedfishSettings:
+    def _fresh_until_the_next_read(self) -> RedfishTable:
         if self.max_age_s < self.interval_s:
             raise ValueError(
                 f"max_age_s ({self.max_age_s:g}) must be at least interval_s "
                 f"({self.interval_s:g}), or every charge would be too old before the next read"
             )
         return self
+
+    @property
+    def own_ilo(self) -> RedfishSettings | None:
+        """The host's own iLO, when the table names one."""
+        if self.address is None:
+            return None
+        return RedfishSettings.model_construct(**dict(self))  # validated above
+
+
+class RedfishSettings(RedfishTable):
+    """One iLO to read: the ``[redfish]`` table with its address, or the login with the
+    address ``--ilo`` or a probe names. The agent speaks only HTTPS."""
+
+    address: Annotated[str, AfterValidator(_address)]
 
     @property
     def host(self) -> str:
