@@ -22,8 +22,6 @@ def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
     or for an address that is not ``host[:port]``."""
     from pydantic import ValidationError
 
-    from smartarray_agent.collectors.redfish.settings import RedfishSettings
-
     settings = context.config.redfish
     if settings is None:
         raise CommandError(
@@ -31,7 +29,7 @@ def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
             "credentials_file (and ca_file or verify_tls) say how to log in to the iLO "
             "(docs/redfish.md)", exitcodes.BAD_INPUT)
     try:
-        return RedfishSettings.model_validate({**settings.model_dump(), "address": address})
+        return settings.at(address)
     except ValidationError as error:
         why = "; ".join(problem["msg"].removeprefix("Value error, ")
                         for problem in error.errors())

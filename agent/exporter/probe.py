@@ -299,7 +299,6 @@ def _fnmatch_pattern(pattern: str) -> str:
 def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
     """The module's login for ``target``, no timeout longer than the read has left: the
     logout, tried after the deadline too, is held to it as well."""
-    login = module.model_dump()
-    for key in ("connect_timeout_s", "read_timeout_s"):
-        login[key] = max(0.001, min(login[key], remaining_s))
-    return RedfishSettings.model_validate({**login, "address": target})
+    return module.model_copy(update={
+        key: max(0.001, min(getattr(module, key), remaining_s))
+        for key in ("connect_timeout_s", "read_timeout_s")}).at(target)

@@ -43,6 +43,11 @@ class IloLogin(Settings):
     connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 5.0
     read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
 
+    def at(self, address: str) -> RedfishSettings:
+        """This login for the iLO at ``address`` (``--ilo``'s, a probe's target), checked
+        as the file's table is: ValidationError names what is wrong."""
+        return RedfishSettings.model_validate({**self.model_dump(), "address": address})
+
 
 class _OwnIlo(Settings):
     address: Annotated[str, AfterValidator(_address)] | None = None
