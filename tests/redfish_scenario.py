@@ -169,13 +169,8 @@ def _logical_drives(out: Rendered, path: str, ctrl: Controller) -> None:
         else:
             out.exclude(("smartarray_logical_drive_info",), ctrl.slot,
                         f"RAID {ld.raid!r} is not in HPE's Raid enum")
-        if ld.status in _HEALTH:
-            doc["LogicalDriveStatusReasons"] = ["Ok"]
-            doc["Status"] = {"Health": _HEALTH[ld.status], "State": "Enabled"}
-        else:
-            out.exclude(("smartarray_logical_drive_status",
-                         "smartarray_logical_drive_status_info"), ctrl.slot,
-                        f"logical drive status {ld.status!r}: not rendered")
+        _drive_status(out, doc, ctrl.slot, ld.status, "logical",
+                      ("LogicalDriveStatusReasons", "Ok"))
         out.resources[ld_path] = doc
 
 
@@ -201,14 +196,22 @@ def _physical_drives(out: Rendered, path: str, ctrl: Controller) -> None:
             doc["Model"] = pd.model
         if pd.serial is not None:
             doc["SerialNumber"] = pd.serial
-        if pd.status in _HEALTH:
-            doc["DiskDriveStatusReasons"] = ["None"]
-            doc["Status"] = {"Health": _HEALTH[pd.status], "State": "Enabled"}
-        else:
-            out.exclude(("smartarray_physical_drive_status",
-                         "smartarray_physical_drive_status_info"), ctrl.slot,
-                        f"physical drive status {pd.status!r}: not rendered")
+        _drive_status(out, doc, ctrl.slot, pd.status, "physical",
+                      ("DiskDriveStatusReasons", "None"))
         out.resources[pd_path] = doc
+
+
+def _drive_status(out: Rendered, doc: dict, slot: str, status: str | None, drive: str,
+                  no_reason: tuple[str, str]) -> None:
+    """A drive's Status and its "no problem" status reason (``no_reason``: the property and
+    HPE's word for none) for a status both sides say alike; any other status is left out of
+    the comparison."""
+    if status in _HEALTH:
+        doc[no_reason[0]] = [no_reason[1]]
+        doc["Status"] = {"Health": _HEALTH[status], "State": "Enabled"}
+    else:
+        out.exclude((f"smartarray_{drive}_drive_status", f"smartarray_{drive}_drive_status_info"),
+                    slot, f"{drive} drive status {status!r}: not rendered")
 
 
 def _collection(path: str, members: list[str]) -> dict:
