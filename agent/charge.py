@@ -9,7 +9,9 @@ iLO when they need it (``read``), and the write path reads it again after a conf
 prompt. A ``read`` that fails forgets the earlier reading: what a one-off command judges is
 what it has just read, never a charge from before a prompt. The exporter, the guard,
 ``status``, ``check`` and the write path all judge through ``overlay``, and the exposition is
-made again at ``expires_at``, so an expired charge is never served.
+made again at ``expires_at``, so an expired charge is never served. The write path also asks
+``unread``: a configured iLO that gave a controller no charge (it could not be read, or its
+battery could not be tied to that controller, or reports none) counts as not read for it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the iLO client and its models load with the first reading
     from smartarray_agent.collectors.redfish.resources import Reading
     from smartarray_agent.collectors.redfish.settings import RedfishSettings
-    from smartarray_agent.model import Snapshot
+    from smartarray_agent.model import Controller, Snapshot
 
 
 class Charge:
@@ -78,6 +80,18 @@ class Charge:
             self._error = (f"the iLO gave a battery charge that is not a number from 0 to 100 "
                            f"(ChargeLevelPercent {', '.join(unreadable)})" if unreadable else None)
         return reading
+
+    def unread(self, ctrl: Controller) -> str | None:
+        """Why the configured iLO gave ``ctrl`` (as :meth:`overlay` left it) no charge; None
+        when it gave one, or when no iLO is configured. The write path judges an enable on
+        such a controller as on an iLO that could not be read."""
+        if self.settings is None or ctrl.backup_power.charge_percent is not None:
+            return None
+        if self.error is not None:
+            return self.error
+        return (f"the iLO answered but gave {ctrl.name} no battery charge: its battery could "
+                "not be tied to this controller, or reports none (`smartarray-agent status` "
+                "says which)")
 
     @property
     def read_at(self) -> float | None:

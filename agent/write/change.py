@@ -60,12 +60,11 @@ class ChargeSource(Protocol):
     def configured(self) -> bool: ...
 
     @property
-    def error(self) -> str | None: ...
-
-    @property
     def read_at(self) -> float | None: ...
 
     def read(self) -> object: ...
+
+    def unread(self, ctrl: Controller) -> str | None: ...
 
     def overlay(self, snapshot: Snapshot) -> Snapshot: ...
 
@@ -74,10 +73,12 @@ class NoCharge:
     """No iLO: the CLI's word alone."""
 
     configured = False
-    error = None
     read_at = None
 
     def read(self) -> None:
+        return None
+
+    def unread(self, ctrl: Controller) -> None:
         return None
 
     def overlay(self, snapshot: Snapshot) -> Snapshot:
@@ -356,7 +357,7 @@ class ChangeRunner:
         ctrl = self._controller(request.target)
         change = request.change
         change.entry.check(ctrl, change, _Query(self.runner))
-        charge_error = None if request.without_charge else self._charge_error()
+        charge_error = None if request.without_charge else self.charge.unread(ctrl)
         verdict = judge(ctrl, change, self.threshold_percent, charge_error)
         outcome = Outcome(
             verdict="planned", message=verdict.message,
@@ -378,11 +379,6 @@ class ChangeRunner:
             self._finish(outcome, "unchanged", f"{ctrl.name}: {change.describe()} is already "
                                                "set: nothing sent")
         return ctrl, verdict, outcome
-
-    def _charge_error(self) -> str | None:
-        if not self.charge.configured:
-            return None
-        return self.charge.error
 
     def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
         try:

@@ -15,11 +15,13 @@ the data leaves one answer:
 4. Anything else (two or more batteries, no battery, no match) maps nothing.
 
 A battery maps its charge only when it reports one (iLO 4 does not), and the reading only
-counts while it is at most ``max_age_s`` old. A controller the iLO reports
-``PresentAndCharging`` has its backup power marked ``recharging``: charging is not healthy,
-whatever the CLI printed. Where nothing is mapped, ``charge_percent``
-stays None, and the snapshot gets a notice that says why; the interlock then judges by the
-CLI's status alone.
+counts while it is at most ``max_age_s`` old. The worse of the two words wins: a mapped
+battery whose health is not ``OK`` (``Critical`` is ``failed``, :func:`battery_status`, the
+same word the iLO-only snapshot gives) and a controller the iLO reports
+``PresentAndCharging`` (``recharging``) set the controller's backup power status, whatever
+the CLI printed. Where nothing is mapped, ``charge_percent`` stays None and the snapshot gets
+a notice that says why; the write path then counts the iLO as unread for that controller
+(``Charge.unread``), and the metrics show no charge.
 """
 
 from __future__ import annotations
@@ -33,6 +35,19 @@ from smartarray_agent.model import Controller, Snapshot
 NOTICE = "redfish: "
 PRESENT = ("present", "present_and_charged", "present_and_charging")  # BackupPowerSourceStatus
 CHARGING = "present_and_charging"
+# HPE's battery Health -> the CLI's backup power status word, where they differ: a
+# Critical Smart Storage Battery is the one the CLI prints as "Failed (Replace Batteries)"
+_HEALTH_STATUS = {"critical": "failed"}
+
+
+def battery_status(health: str | None, charging: bool) -> str | None:
+    """The backup power status a Smart Storage Battery's ``Status.Health`` (normalised) and
+    its controller's ``PresentAndCharging`` say, in the CLI's words: ``recharging``, ``ok``,
+    ``failed`` for ``Critical``, the health word for any other; None when the iLO says
+    nothing. Every reader of an iLO battery judges it through this."""
+    if charging:
+        return "recharging"
+    return None if health is None else _HEALTH_STATUS.get(health, health)
 
 
 def backed_controllers(reading: Reading) -> list[ArrayController]:
@@ -83,7 +98,8 @@ def merge_charge(
     snapshot: Snapshot, reading: Reading, now: float, max_age_s: float
 ) -> Snapshot:
     """A copy of ``snapshot`` with ``backup_power.charge_percent`` set on the controllers the
-    reading's battery backs, when the reading is fresh. ``snapshot`` is not changed."""
+    reading's battery backs, and their status where the iLO's word is worse, when the reading
+    is fresh. ``snapshot`` is not changed."""
     merged = copy.deepcopy(snapshot)
     age = now - reading.taken_at
     if age > max_age_s:
@@ -94,20 +110,27 @@ def merge_charge(
     if found.reason is not None or found.battery is None:
         merged.notices.append(f"{NOTICE}charge not mapped: {found.reason}")
         return merged
-    charge = found.battery.charge_percent
-    if charge is None:
-        said = found.battery.charge_unreadable
-        merged.notices.append(f"{NOTICE}battery {found.battery.index} reports "
-                              + (f"a charge that is not a number 0-100: {said}" if said
-                                 else "no charge"))
-        return merged
+    battery = found.battery
     for position in found.controllers:
         ctrl = merged.controllers[position]
-        ctrl.backup_power.charge_percent = charge
-        if any(rf.backup_power == CHARGING and _same(ctrl, rf) for rf in reading.controllers):
-            ctrl.backup_power.status = "recharging"
-            merged.notices.append(f"{NOTICE}{ctrl.name}: the iLO reports its backup power "
-                                  "charging (PresentAndCharging)")
+        charging = any(rf.backup_power == CHARGING and _same(ctrl, rf)
+                       for rf in reading.controllers)
+        status = battery_status(battery.health, charging)
+        if status not in (None, "ok"):
+            ctrl.backup_power.status = status
+            ctrl.backup_power.status_text = ("PresentAndCharging" if charging
+                                             else f"iLO: {battery.health}")
+            merged.notices.append(
+                f"{NOTICE}{ctrl.name}: the iLO reports its backup power "
+                + ("charging (PresentAndCharging)" if charging else
+                   f"{status} (battery {battery.index} health {battery.health})"))
+        if battery.charge_percent is not None:
+            ctrl.backup_power.charge_percent = battery.charge_percent
+    if battery.charge_percent is None:
+        said = battery.charge_unreadable
+        merged.notices.append(f"{NOTICE}battery {battery.index} reports "
+                              + (f"a charge that is not a number 0-100: {said}" if said
+                                 else "no charge"))
     return merged
 
 

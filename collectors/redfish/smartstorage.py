@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 
+from smartarray_agent.collectors.redfish.merge import battery_status
 from smartarray_agent.collectors.redfish.resources import (
     Battery,
     array_controller,
@@ -89,11 +90,6 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
     )
 
 
-# HPE's battery Health -> the CLI's backup power status word, where they differ: a
-# Critical Smart Storage Battery is the one the CLI prints as "Failed (Replace Batteries)"
-_BATTERY_STATUS = {"critical": "failed"}
-
-
 def backup_power(status: str | None, battery: Battery | None,
                  battery_doc: dict | None) -> BackupPower:
     """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller.
@@ -113,8 +109,7 @@ def backup_power(status: str | None, battery: Battery | None,
     health = text(as_dict((battery_doc or {}).get("Status")).get("Health"))
     return BackupPower(
         source="batteries", count=1,
-        status="recharging" if charging else _BATTERY_STATUS.get(battery.health or "",
-                                                                   battery.health),
+        status=battery_status(battery.health, charging),
         status_text="PresentAndCharging" if charging else health,
         charge_percent=battery.charge_percent,
     )
