@@ -4,7 +4,7 @@ It serves iLO 5- or iLO 4-shaped resources (shapes and values from HPE's iLO Red
 reference and real answers), or a whole iLO 5 or iLO 6 tree from tests/redfish_data/; it has
 a session service that records every login and logout, checks the session token or basic
 auth on every GET, and injects faults: a delay, a hang, a forced status, a body that is not
-JSON, no session service.
+JSON, no session service, an answer that drips a byte at a time.
 """
 
 from __future__ import annotations
@@ -147,6 +147,8 @@ class Ilo:
     hang: set[str] = field(default_factory=set)
     status: dict[str, int] = field(default_factory=dict)
     raw: dict[str, bytes] = field(default_factory=dict)
+    # path -> seconds between bytes: the whole answer, head and body, sent a byte at a time
+    drip: dict[str, float] = field(default_factory=dict)
     # path -> (answers given normally, status of every later answer): an iLO that stops
     # answering part-way through a command
     fail_after: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -205,7 +207,25 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, ilo.raw[self.path], "text/html")
         if self.path not in ilo.resources:
             return self._json(404, {"error": {"code": "Base.1.0.ResourceMissingAtURI"}})
+        if self.path in ilo.drip:
+            return self._drip(ilo, json.dumps(ilo.resources[self.path]).encode())
         self._json(200, ilo.resources[self.path])
+
+    def _drip(self, ilo: Ilo, body: bytes) -> None:
+        """Each byte of the answer on its own, ``drip`` seconds apart, until the client
+        leaves or the test ends."""
+        answer = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                  f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        ilo.hanging.set()
+        for byte in answer:
+            try:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            except OSError:
+                return
+            if ilo.release.wait(ilo.drip[self.path]):
+                return
+        self.close_connection = True
 
     def do_POST(self) -> None:
         ilo = self.server.ilo

@@ -151,7 +151,7 @@ def test_hung_ilo_hits_the_read_timeout_and_still_logs_out(tmp_path):
     started = time.monotonic()
     message = failure(tmp_path, ilo, read_timeout_s=0.3)
     assert time.monotonic() - started < 3
-    assert message.endswith(f"no answer to GET {CHASSIS} within 0.3 s (read_timeout_s)")
+    assert message.endswith(f"no complete answer to GET {CHASSIS} within 0.3 s (read_timeout_s)")
     assert ilo.logins == ilo.logouts == ["monitor0000"]
 
 

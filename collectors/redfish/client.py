@@ -1,5 +1,10 @@
-"""HTTPS to the iLO: TLS verified by default, a connect and a read timeout, a Redfish session
-(login, then logout) with HTTP basic auth as the fallback for a service without sessions.
+"""HTTPS to the iLO: TLS verified by default, a Redfish session (login, then logout) with HTTP
+basic auth as the fallback for a service without sessions, and time limits that hold however
+slowly the bytes arrive: ``connect_timeout_s`` for the TCP connect and TLS handshake,
+``read_timeout_s`` for the whole of each answer (from the request to its last byte), and
+``read_deadline_s`` for the whole read (login to logout). A limit that passes shuts the
+socket down from a timer thread, which ends any receive in progress: a per-receive timeout
+alone lets an iLO that sends a byte a second hold a read for ever.
 
 The password, the basic-auth header and the session token never reach a log line or an error
 message: messages name the host, the request and the credentials file, nothing else.
@@ -8,11 +13,16 @@ message: messages name the host, the request and the credentials file, nothing e
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
 import logging
+import socket
 import ssl
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
@@ -26,6 +36,7 @@ log = logging.getLogger(__name__)
 SESSIONS = "/redfish/v1/SessionService/Sessions/"
 _NO_SESSION_SERVICE = frozenset({404, 405, 501})
 _MAX_BODY_BYTES = 16 * 2**20
+LOGOUT_GRACE_S = 2.0  # a logout after the read's deadline still gets this long
 
 
 @dataclass(frozen=True)
@@ -51,13 +62,16 @@ def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
 
 class RedfishClient:
     """``with RedfishClient(settings, credentials) as client: client.get(path)``: logs in on
-    entry and out on exit, over one kept-alive connection. With a ``deadline`` (monotonic;
-    ``/probe``'s), no request starts after it and none waits past it, but the logout."""
+    entry and out on exit, over one kept-alive connection. The read's deadline (monotonic) is
+    ``read_deadline_s`` from now, or ``deadline`` (``/probe``'s) when that is sooner: no
+    request starts after it and none waits past it, but the logout, which gets
+    ``LOGOUT_GRACE_S`` more."""
 
     def __init__(self, settings: RedfishSettings, credentials: Credentials,
                  deadline: float | None = None) -> None:
         self.settings = settings
-        self.deadline = deadline
+        own = time.monotonic() + settings.read_deadline_s
+        self.deadline = own if deadline is None else min(deadline, own)
         self._credentials = credentials
         self._tls = tls_context(settings)
         self._where = f"{settings.host}:{settings.port}"
@@ -155,26 +169,28 @@ class RedfishClient:
         self, method: str, path: str, headers: dict[str, str], body: bytes | None = None
     ) -> _Answer:
         request = f"{method} {path}"
-        logout = method == "DELETE"
-        left = self._time_left(request, logout)
+        left = self._time_left(request, logout=method == "DELETE")
         connection = self._connect(left)
         assert connection.sock is not None
-        connection.sock.settimeout(left)
-        try:
-            connection.request(
-                method, path, body=body, headers={"Accept": "application/json", **headers}
-            )
-            response = connection.getresponse()
-            data = response.read(_MAX_BODY_BYTES + 1)
-        except TimeoutError:
+        connection.sock.settimeout(left)  # no one receive waits longer than the answer may
+        failure: BaseException | None = None
+        with _cut_off(connection, left) as cut:
+            try:
+                connection.request(method, path, body=body,
+                                   headers={"Accept": "application/json", **headers})
+                response = connection.getresponse()
+                data = response.read(_MAX_BODY_BYTES + 1)
+            except (OSError, http.client.HTTPException) as error:
+                failure = error
+        if cut.is_set() or isinstance(failure, TimeoutError):
+            # the whole answer did not come in time, or one receive waited all of it
             self._drop_connection()
             raise RedfishError(
-                f"{self._where}: no answer to {request} within "
-                f"{_waited(left, self.settings.read_timeout_s, 'read_timeout_s')}"
-            ) from None
-        except (OSError, http.client.HTTPException) as error:
+                f"{self._where}: no complete answer to {request} within "
+                f"{_waited(left, self.settings.read_timeout_s, 'read_timeout_s')}")
+        if failure is not None:
             self._drop_connection()
-            raise RedfishError(f"{self._where}: {request} failed: {_reason(error)}") from None
+            raise RedfishError(f"{self._where}: {request} failed: {_reason(failure)}")
         if len(data) > _MAX_BODY_BYTES:
             self._drop_connection()
             raise RedfishError(f"{self._where}: {request}: answer larger than 16 MiB")
@@ -182,16 +198,17 @@ class RedfishClient:
         return _Answer(response.status, response.headers, data)
 
     def _time_left(self, request: str, logout: bool) -> float:
-        """How long ``request`` may wait for its answer: ``read_timeout_s``, or less when the
-        deadline is nearer. A logout is still tried after the deadline, the session being
-        the iLO's to keep otherwise."""
-        timeout = self.settings.read_timeout_s
-        if self.deadline is None or logout:
-            return timeout
+        """How long ``request`` may take, from sending it to the last byte of its answer:
+        ``read_timeout_s``, or less when the read's deadline is nearer. A logout is still
+        tried after the deadline, for ``LOGOUT_GRACE_S``: the session is the iLO's to keep
+        otherwise, and iLOs have few."""
         left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise RedfishError(f"{self._where}: {request}: not sent, the read's time is up")
-        return min(timeout, left)
+        if logout:
+            left = max(left, LOGOUT_GRACE_S)
+        elif left <= 0:
+            raise RedfishError(f"{self._where}: {request}: not sent, the read's time is up "
+                               f"({self.settings.read_deadline_s:g} s, read_deadline_s)")
+        return min(self.settings.read_timeout_s, left)
 
     def _connect(self, left: float) -> http.client.HTTPSConnection:
         if self._connection is not None and self._connection.sock is not None:
@@ -201,7 +218,13 @@ class RedfishClient:
             self.settings.host, self.settings.port, timeout=timeout, context=self._tls,
         )
         try:
-            connection.connect()  # TCP connect and TLS handshake, under the connect timeout
+            with _cut_off(connection, timeout) as cut:
+                try:
+                    connection.connect()  # TCP connect and TLS handshake
+                except OSError:
+                    if not cut.is_set():
+                        raise
+                    raise TimeoutError from None
         except TimeoutError:
             connection.close()
             raise RedfishError(
@@ -233,10 +256,34 @@ def _waited(seconds: float, setting: float, name: str) -> str:
     return f"{seconds:.2g} s (the read's time)"
 
 
+@contextmanager
+def _cut_off(connection: http.client.HTTPSConnection, seconds: float) -> Iterator[threading.Event]:
+    """Shut the connection's socket down when ``seconds`` pass inside the block: a receive
+    blocked on it, or on its TLS handshake, ends at once. The event says whether it did."""
+    cut = threading.Event()
+
+    def shut() -> None:
+        cut.set()
+        sock = connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):  # the plain socket's: TLS state is not touched
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    timer = threading.Timer(seconds, shut)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield cut
+    finally:
+        timer.cancel()
+
+
 def _json_object(body: bytes, where: str) -> dict:
+    # Hostile JSON is an answer that is not JSON too: an integer past the 4,300-digit limit
+    # (ValueError) or nesting deeper than the parser recurses (RecursionError).
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):
         raise RedfishError(f"{where}: the answer is not JSON") from None
     if not isinstance(data, dict):
         raise RedfishError(f"{where}: the answer is not a JSON object")

@@ -41,7 +41,8 @@ class IloLogin(Settings):
     ca_file: Annotated[FilePath, AfterValidator(_is_file)] | None = None
     verify_tls: bool = True
     connect_timeout_s: Annotated[float, Field(gt=0, le=120)] = 5.0
-    read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    read_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0  # each whole answer
+    read_deadline_s: Annotated[float, Field(gt=0, le=3600)] = 60.0  # the whole read
 
     def at(self, address: str) -> RedfishSettings:
         """This login for the iLO at ``address`` (``--ilo``'s, a probe's target), checked
