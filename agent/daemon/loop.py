@@ -1,6 +1,10 @@
 """The collection loop: one background thread that runs every collector on the schedule
 (``interval_s`` after the start of the previous round) and early when udev asks (debounced),
-publishes each result to the view as soon as it has it, and tells systemd how it went.
+publishes each result to the view as soon as it has it, and tells systemd how it went. A
+collector with an interval of its own (the iLO's, which can be slow) runs in a thread of its
+own, one read at a time, so that a round never waits for it: its result is published when it
+comes, with the other collectors' results made again over it (the iLO's charge is laid over
+the CLI's snapshot when the page is made).
 
 It sends ``READY=1`` when the first round is done, so a started service has data to
 serve (scrapes before that get the endpoint without controller data). It is the only sender
@@ -58,6 +62,8 @@ class CollectionLoop:
                              float] | None = None
         self._last: dict[str, Entry] = {}
         self._attempted_at: dict[str, float] = {}  # monotonic start of each last attempt
+        self._aside: dict[str, threading.Thread] = {}  # own-interval collectors reading now
+        self._came: list[tuple[AnyCollector, CollectorResult]] = []  # their results, to publish
         self._round_started = self._monotonic()
         self.rounds = 0  # completed rounds of collection
         self._thread = threading.Thread(target=self._run, name="collect", daemon=True)
@@ -125,6 +131,9 @@ class CollectionLoop:
             if not self._due(collector):
                 continue
             self._attempted_at[collector.name] = self._monotonic()
+            if collector.interval_s is not None:
+                self._collect_aside(collector)
+                continue
             previous = self._last.get(collector.name)
             result = collect_once(collector, previous[1] if previous else None)
             if self._acted_on(collector, result):
@@ -142,6 +151,38 @@ class CollectionLoop:
         else:
             self._notifier.status(status)
         self._notifier.watchdog()
+
+    def _collect_aside(self, collector: AnyCollector) -> None:
+        """Start ``collector`` in its own thread, unless its last read is still going."""
+        running = self._aside.get(collector.name)
+        if running is not None and running.is_alive():
+            return
+        previous = self._last.get(collector.name)
+
+        def collect() -> None:
+            result = collect_once(collector, previous[1] if previous else None)
+            with self._lock:
+                self._came.append((collector, result))
+            self._wake.set()
+
+        thread = threading.Thread(target=collect, name=f"collect-{collector.name}",
+                                  daemon=True)
+        self._aside[collector.name] = thread
+        thread.start()
+
+    def _publish_aside(self) -> None:
+        """Publish what the own-interval collectors brought, and make the other collectors'
+        pages again over it; a result of a collector that a reload replaced is dropped."""
+        with self._lock:
+            came, self._came = self._came, []
+        came = [(c, r) for c, r in came if c in self._collectors]
+        if not came:
+            return
+        for collector, result in came:
+            previous = self._last.get(collector.name)
+            self._last[collector.name] = (collector, result)
+            _log_outcome(collector, result, previous[1] if previous else None)
+        self._view.publish(came)  # the page is made again for every collector
 
     def _acted_on(self, collector: AnyCollector, result: CollectorResult) -> bool:
         if self._enforce is None or not result.success:
@@ -164,6 +205,7 @@ class CollectionLoop:
     def _wait_for_next_round(self) -> None:
         while not self._stop.is_set():
             self._apply_pending()
+            self._publish_aside()
             with self._lock:
                 due = self._round_started + self._interval_s
                 early = self._debounce.due_at()
