@@ -18,6 +18,7 @@ they are.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import pwd
@@ -184,11 +185,13 @@ class AuditReading:
 
 
 def read_log(path: Path) -> AuditReading:
-    """Every record of the audit file, in order; a torn line is skipped and its number
+    """Every record of the audit file (gzip-compressed when its name ends ``.gz``, as
+    logrotate leaves a rotated one), in order; a torn line is skipped and its number
     reported."""
     records: list[dict] = []
     torn: list[int] = []
-    with open(path, encoding="utf-8", errors="replace") as file:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as file:
         for number, line in enumerate(file, start=1):
             if not line.strip():
                 continue
