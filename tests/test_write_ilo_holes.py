@@ -242,3 +242,14 @@ def test_hostile_json_is_unknown_for_check_ilo(tmp_path, body):
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert result.stdout.startswith("SMARTARRAY UNKNOWN"), result.stdout
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("batteries", [[7, "x", None], {"Index": 1}, "none"])
+def test_battery_data_of_the_wrong_type_refuses_the_enable(tmp_path, batteries):
+    host = Host(tmp_path, "gen10")
+    resources = fake.ilo5()
+    resources[fake.CHASSIS]["Oem"]["Hpe"]["SmartStorageBattery"] = batteries
+    with fake.serve(fake.Ilo(resources)) as ilo:
+        result = host.agent(*NBWC_ON, "--yes", "--config", ilo_config(tmp_path, ilo.address))
+    _refused_and_nothing_sent(host, result)
+    assert "Traceback" not in result.stderr

@@ -14,7 +14,7 @@ from __future__ import annotations
 from smartarray_agent.collectors.redfish import dmtf
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
-from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.errors import UNREADABLE, RedfishError
 from smartarray_agent.collectors.redfish.resources import as_dict, chassis_batteries, members
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.redfish.snapshot import (
@@ -35,9 +35,14 @@ def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapsh
         credentials = load_credentials(settings.credentials_file)
     except CredentialsError as error:
         raise RedfishError(str(error)) from None
-    with RedfishClient(settings, credentials, deadline) as client:
-        documents = fetch_documents(client)
-    return snapshot_from(documents, f"{settings.host}:{settings.port}")
+    where = f"{settings.host}:{settings.port}"
+    try:
+        with RedfishClient(settings, credentials, deadline) as client:
+            documents = fetch_documents(client)
+        return snapshot_from(documents, where)
+    except UNREADABLE as error:
+        raise RedfishError(f"{where}: an answer could not be read: "
+                           f"{type(error).__name__}") from None
 
 
 def fetch_documents(client: RedfishClient) -> dict[str, dict]:

@@ -9,3 +9,9 @@ class RedfishError(CollectionError):
     """A Redfish collection failed. The message is one line and never holds a password or a
     session token. A :class:`CollectionError`, so the agent's collection loop reports it as a
     failed collection like any other."""
+
+
+# What mapping a JSON document that parsed can still raise on a hostile value (a wrong type
+# where a helper trusted one, a number too large to convert, nesting too deep to copy): the
+# readers turn these into a RedfishError, "the iLO could not be read", never a traceback.
+UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
