@@ -1,0 +1,55 @@
+"""What an iLO may make the agent hold (issue #39, finding 2): one answer at most 1 MiB, the
+answers of one read at most 4 MiB. A 16 MiB answer of ``{}`` objects parsed to 450 MiB, and
+a read kept every document until it ended."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from smartarray_agent.collectors.redfish.client import MAX_ANSWER_BYTES, MAX_READ_BYTES
+from smartarray_agent.collectors.redfish.collector import read_reading
+from smartarray_agent.collectors.redfish.crawl import read_ilo
+from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.collectors.redfish.settings import RedfishSettings
+
+from . import redfish_ilo as fake
+
+
+def _settings(tmp_path, address: str) -> RedfishSettings:
+    return RedfishSettings(address=address, credentials_file=fake.credentials_file(tmp_path),
+                           ca_file=fake.certificate()[0], read_timeout_s=10)
+
+
+def _padded(document: dict, size: int) -> dict:
+    """``document`` with an OEM field that brings its JSON to ``size`` bytes or more."""
+    return {**document, "Oem": {**document.get("Oem", {}), "Pad": "x" * size}}
+
+
+def test_an_answer_larger_than_1_mib_ends_the_read(tmp_path):
+    resources = fake.ilo5()
+    resources[fake.CHASSIS] = {"Oem": {"Hpe": {"SmartStorageBattery": [{}] * MAX_ANSWER_BYTES}}}
+    with fake.serve(fake.Ilo(resources)) as ilo:
+        with pytest.raises(RedfishError, match=r"answer larger than 1 MiB"):
+            read_reading(_settings(tmp_path, ilo.address))
+        assert ilo.logouts == ilo.logins
+
+
+def test_answers_that_pass_4_mib_in_one_read_end_it(tmp_path):
+    each = MAX_ANSWER_BYTES - 4096
+    controllers = [_padded(fake.controller(ident=str(n), slot=str(n)), each) for n in range(5)]
+    resources = fake.ilo5(controllers=controllers)
+    assert sum(len(json.dumps(c)) for c in controllers) > MAX_READ_BYTES
+    with fake.serve(fake.Ilo(resources)) as ilo:
+        with pytest.raises(RedfishError, match=r"the read's answers passed 4 MiB"):
+            read_reading(_settings(tmp_path, ilo.address))
+        with pytest.raises(RedfishError, match=r"passed 4 MiB|larger than 1 MiB"):
+            read_ilo(_settings(tmp_path, ilo.address))
+
+
+def test_a_read_within_the_bounds_is_read(tmp_path):
+    controllers = [_padded(fake.controller(), 512 * 1024)]
+    with fake.serve(fake.Ilo(fake.ilo5(controllers=controllers))) as ilo:
+        reading = read_reading(_settings(tmp_path, ilo.address))
+    assert [c.serial for c in reading.controllers] == [fake.GEN10_SERIAL]
