@@ -12,9 +12,12 @@ import re
 from collections.abc import Mapping
 
 from smartarray_agent.collectors.redfish.resources import (
+    OTHER,
     as_dict,
+    cache_present,
     fetched,
     integer,
+    is_collection,
     members,
     mib_bytes,
     number,
@@ -46,10 +49,25 @@ def controllers(storage_path: str, storage: dict, documents: Documents) -> list[
 def _storage_controllers(storage: dict, documents: Documents,
                          notices: list[str]) -> list[dict]:
     """``Controllers`` (the collection, Storage v1.15 and later), else the deprecated inline
-    ``StorageControllers`` array."""
-    if isinstance(storage.get("Controllers"), dict):
-        return [doc for _, doc in _collection(storage["Controllers"], documents, "Controllers",
-                                              notices)]
+    ``StorageControllers`` array. Where the collection or one of its members was not read,
+    the inline controllers, which the Storage resource already carries, are used, and a
+    notice says so: a controller the iLO gave is never dropped."""
+    carried = _carried(storage)
+    where = controllers_link(storage)
+    if where is None:
+        return carried
+    missing: list[str] = []
+    found = _collection(storage["Controllers"], documents, "Controllers", missing)
+    if not missing or not carried:
+        notices.extend(missing)
+        return [doc for _, doc in found]
+    notices.append(f"redfish: {where} was not read in full: the controller is the one the "
+                   "Storage resource carries (StorageControllers)")
+    return carried
+
+
+def _carried(storage: dict) -> list[dict]:
+    """The controllers a Storage resource carries inline (``StorageControllers``)."""
     inline = storage.get("StorageControllers")
     return [c for c in inline if isinstance(c, dict)] if isinstance(inline, list) else []
 
@@ -60,7 +78,6 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
     slot = _SLOT.match(label or "")
     cache = as_dict(doc.get("CacheSummary"))
     size = integer(cache.get("TotalCacheSizeMiB"))
-    state = word(as_dict(cache.get("Status")).get("State"))
     return Controller(
         slot=slot.group(1).lower() if slot else None,
         location=None if slot else label,
@@ -69,7 +86,7 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
         firmware=text(doc.get("FirmwareVersion")),
         status=word(as_dict(doc.get("Status")).get("Health")),
         cache=Cache(
-            present=None if state is None else state != "absent",
+            present=cache_present(as_dict(cache.get("Status")).get("State"), size),
             status=word(as_dict(cache.get("Status")).get("Health")),
             size_bytes=mib_bytes(size),
         ),
@@ -108,12 +125,26 @@ def _volume(path: str, doc: dict) -> LogicalDrive:
     )
 
 
+# DMTF's RAIDType (Volume v1.3 and later) in the CLI's words, as iLO 5's Raid is
+# (resources.raid_words): HPE's 1ADM and 10ADM are DMTF's RAID1Triple and RAID10Triple; the
+# levels no Smart Array has are "RAID " and the level as DMTF spells it. "None" (no RAID
+# level) is null: the contract has no word for it, and raw keeps it.
+RAID_TYPES: dict[str, str | None] = {
+    "RAID0": "0", "RAID1": "1", "RAID3": "3", "RAID4": "4", "RAID5": "5", "RAID6": "6",
+    "RAID10": "10", "RAID01": "01", "RAID6TP": "6TP", "RAID1E": "1E", "RAID50": "50",
+    "RAID60": "60", "RAID00": "00", "RAID10E": "10E", "RAID1Triple": "1ADM",
+    "RAID10Triple": "10ADM", "None": None,
+}
+
+
 def _raid_type(raid_type: str | None) -> str | None:
-    """DMTF's ``RAIDType`` in the CLI's words: ``RAID10`` -> ``RAID 1+0``; ``None`` (no
-    RAID) as sent."""
-    if raid_type is None or not raid_type.startswith("RAID"):
-        return raid_type
-    return raid_words(raid_type.removeprefix("RAID"))
+    """DMTF's ``RAIDType`` in the CLI's words: ``RAID10`` -> ``RAID 1+0``; a value DMTF
+    does not define is ``other``."""
+    if raid_type is None:
+        return None
+    if raid_type not in RAID_TYPES:
+        return OTHER
+    return raid_words(RAID_TYPES[raid_type])
 
 
 def _links(items: object, documents: Documents, notices: list[str]) -> list[tuple[str, dict]]:
@@ -131,7 +162,7 @@ def _collection(link: object, documents: Documents, name: str,
                 notices: list[str]) -> list[tuple[str, dict]]:
     where = as_dict(link).get("@odata.id")
     collection = documents.get(where) if isinstance(where, str) else None
-    if collection is None or not isinstance(collection.get("Members"), list):
+    if collection is None or not is_collection(collection):
         notices.append(f"redfish: the iLO's {name} collection was not read: no {name} known")
         return []
     return fetched(documents, members(collection, str(where)), notices)
@@ -140,6 +171,17 @@ def _collection(link: object, documents: Documents, name: str,
 def drive_links(storage: dict) -> list[str]:
     """Every path under a Storage resource that its snapshot reads, for the crawler."""
     return _paths(storage.get("Drives"))
+
+
+def controllers_link(storage: dict) -> str | None:
+    """The path of a Storage resource's ``Controllers`` collection."""
+    where = as_dict(storage.get("Controllers")).get("@odata.id")
+    return where if isinstance(where, str) else None
+
+
+def carries_controllers(storage: dict) -> bool:
+    """Whether a Storage resource carries a controller inline (``StorageControllers``)."""
+    return bool(_carried(storage))
 
 
 def collection_links(storage: dict) -> list[str]:

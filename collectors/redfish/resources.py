@@ -35,6 +35,7 @@ from smartarray_agent.collectors.redfish.errors import RedfishError
 _SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+OTHER = "other"  # the contract's word for a value the iLO's definitions do not list
 
 
 class _Model(BaseModel):
@@ -119,12 +120,33 @@ def fetched(documents: Mapping[str, dict], paths: Iterable[str],
 
 
 def members(collection: dict, where: str) -> list[str]:
-    """The ``@odata.id`` of every member of a Redfish collection."""
+    """The paths of every member of a Redfish collection: ``Members[].@odata.id``, or, in
+    iLO 4's HAL form, ``links.Member[].href``."""
     items = collection.get("Members")
+    key = "@odata.id"
+    if not isinstance(items, list):
+        items, key = as_dict(collection.get("links")).get("Member"), "href"
     if not isinstance(items, list):
         raise RedfishError(f"{where}: not a Redfish collection (no Members list)")
-    ids = [item.get("@odata.id") for item in items if isinstance(item, dict)]
-    return [member for member in ids if isinstance(member, str) and member.startswith("/")]
+    paths = [as_dict(item).get(key) for item in items]
+    return [path for path in paths if isinstance(path, str) and path.startswith("/")]
+
+
+def is_collection(document: dict | None) -> bool:
+    """Whether ``document`` lists members in either form :func:`members` reads."""
+    return document is not None and (
+        isinstance(document.get("Members"), list)
+        or isinstance(as_dict(document.get("links")).get("Member"), list))
+
+
+def link(document: dict, name: str) -> str | None:
+    """The path ``Links.<name>.@odata.id`` names, or, in iLO 4's HAL form,
+    ``links.<name>.href``; None when neither is there."""
+    for links, key in (("Links", "@odata.id"), ("links", "href")):
+        path = as_dict(as_dict(document.get(links)).get(name)).get(key)
+        if isinstance(path, str) and path.startswith("/"):
+            return path
+    return None
 
 
 def array_controller(resource: str, data: dict) -> ArrayController:
@@ -142,6 +164,15 @@ def array_controller(resource: str, data: dict) -> ArrayController:
         cache_size_mib=integer(data.get("CacheMemorySizeMiB")),
         health=word(as_dict(data.get("Status")).get("Health")),
     )
+
+
+def cache_present(state: object, size_mib: int | None) -> bool | None:
+    """Whether the controller has a cache module: its status' ``State`` says (``Absent`` is
+    none, any other state one); without a state, a cache size above 0 is a cache there."""
+    name = word(state)
+    if name is not None:
+        return name != "absent"
+    return True if size_mib is not None and size_mib > 0 else None
 
 
 def _ilo5_battery(entry: dict) -> Battery:

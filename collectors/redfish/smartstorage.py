@@ -14,13 +14,18 @@ import math
 import re
 from collections.abc import Mapping
 
+from smartarray_agent.collectors.redfish.merge import PRESENT
 from smartarray_agent.collectors.redfish.resources import (
+    OTHER,
     Battery,
     array_controller,
     as_dict,
     boolean,
+    cache_present,
     fetched,
     integer,
+    is_collection,
+    link,
     members,
     mib_bytes,
     number,
@@ -28,19 +33,52 @@ from smartarray_agent.collectors.redfish.resources import (
     text,
     word,
 )
-from smartarray_agent.model import BackupPower, Cache, Controller, LogicalDrive, PhysicalDrive
+from smartarray_agent.model import (
+    LOGICAL_DRIVE_STATES,
+    PHYSICAL_DRIVE_STATES,
+    BackupPower,
+    Cache,
+    Controller,
+    LogicalDrive,
+    PhysicalDrive,
+    drive_class,
+)
 
 # CurrentOperatingMode -> the model's mode words
 _MODES = {"raid": "raid", "hba": "hba", "mixed": "mixed"}
 _ON_OFF = {"enabled": True, "disabled": False}
-# LogicalDriveStatusReasons whose word differs from the CLI's word for the same state
+# HPE's LogicalDriveStatusReasons (HpeSmartStorageLogicalDrive.v2_3_0), each in the word of
+# the drive tables (agent/model.py, LOGICAL_DRIVE_STATES) for the same state, or "other"
+# where no listed word means it; a value HPE does not define is "other" too.
 # ("Recovering" is HPE's Interim Recovery Mode: a drive lost, not a rebuild)
-_LOGICAL_REASONS = {"recovering": "interim_recovery_mode", "wrong_drive": "wrong_drive_replaced",
-                    "bad_connect": "bad_drive_connection"}
-# DiskDriveStatusReasons likewise
-_DISK_REASONS = {"predictive_fail": "predictive_failure", "erase_completed": "erase_complete",
-                 "failed_due_to_predictive_spare_activation": "failed"}
-_NO_REASON = ("none", "ok")
+LOGICAL_REASONS = {
+    "Unknown": "other", "Ok": "ok", "Failed": "failed", "Unconfigured": "other",
+    "Recovering": "interim_recovery_mode", "ReadyForRebuild": "ready_for_rebuild",
+    "Rebuilding": "rebuilding", "WrongDrive": "wrong_drive_replaced",
+    "BadConnect": "bad_drive_connection", "Overheating": "other", "Shutdown": "failed",
+    "Expanding": "expanding", "NotAvailable": "other",
+    "QueuedForExpansion": "queued_for_expansion", "MultipathAccessDegraded": "other",
+    "Erasing": "erasing", "PredictiveSpareRebuildReady": "ready_for_rebuild",
+    "RapidParityInitInProgress": "other", "RapidParityInitPending": "other",
+    "NoAccessEncryptedNoControllerKey": "other",
+    "UnencryptedToEncryptedInProgress": "transforming", "NewKeyRekeyInProgress": "transforming",
+    "NoAccessEncryptedControllerEncryptionNotEnabled": "other",
+    "UnencryptedToEncryptedNotStarted": "other", "NewLogDrvKeyRekeyRequestReceived": "other",
+}
+# HPE's DiskDriveStatusReasons (HpeSmartStorageDiskDrive.v2_1_0) likewise
+# (PHYSICAL_DRIVE_STATES); "None" is no reason at all: Status.Health says
+DISK_REASONS: dict[str, str | None] = {
+    "None": None, "Unknown": "other", "CommunicationFailure": "failed", "Zoned": "other",
+    "EraseInProgress": "erase_in_progress", "QueuedForErase": "erasing",
+    "EraseCompleted": "erase_complete", "EraseFailed": "other", "EraseAborted": "other",
+    "Failed": "failed", "NonAuthenticDrive": "other", "CarrierCommunicationFailure": "other",
+    "PredictiveFail": "predictive_failure", "NotSupported": "other", "SizeNotValid": "other",
+    "FailedDueToPredictiveSpareActivation": "failed", "Rebuilding": "rebuilding",
+    "TransientDataDrive": "other", "Unrecoverable": "failed",
+}
+# the drive classes (agent/model.py) the check counts as healthy: a Status.Health of
+# Warning or Critical wins over a reason of these
+_HEALTHY = ("ok", "progressing")
 # AccelerationMethod -> whether the controller caches the logical drive; SmartCache (a
 # caching logical drive) does not say, so it stays unknown
 _ACCELERATION = {"controller_cache": True, "none": False, "io_bypass": False}
@@ -55,7 +93,6 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
     Storage Battery mapped to it (collectors/redfish/merge.py, rule 1), or None."""
     rf = array_controller(path, doc)
     notices: list[str] = []
-    links = as_dict(doc.get("Links"))
     read = integer(doc.get("ReadCachePercent"))
     read = read if read is not None and 0 <= read <= 100 else None
     size = rf.cache_size_mib
@@ -68,7 +105,7 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
         status=rf.health,
         mode=_MODES.get(word(doc.get("CurrentOperatingMode")) or ""),
         cache=Cache(
-            present=_present(as_dict(doc.get("CacheModuleStatus")).get("State")),
+            present=cache_present(as_dict(doc.get("CacheModuleStatus")).get("State"), size),
             status=rf.cache_module_health,
             size_bytes=mib_bytes(size),
             read_percent=read,
@@ -78,9 +115,9 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
         ),
         backup_power=backup_power(rf.backup_power, battery, battery_doc),
         logical_drives=[_logical_drive(p, d) for p, d in _linked(
-            documents, links, "LogicalDrives", notices)],
+            documents, doc, "LogicalDrives", notices)],
         physical_drives=[_physical_drive(p, d) for p, d in _linked(
-            documents, links, "PhysicalDrives", notices)],
+            documents, doc, "PhysicalDrives", notices)],
         notices=notices,
         raw=_raw(doc, ("Location", "Model", "SerialNumber", "Status", "CurrentOperatingMode",
                        "CacheModuleStatus", "CacheMemorySizeMiB", "ReadCachePercent",
@@ -100,14 +137,16 @@ def backup_power(status: str | None, battery: Battery | None,
 
     ``NotPresent``: no backup power (count 0). ``PresentAndCharging``: ``recharging``.
     Otherwise the status is the battery's ``Status.Health``, ``Critical`` in the CLI's word
-    for a battery to replace, ``failed``; with no battery mapped,
-    ``PresentAndCharged`` ("present and fully charged") is ``ok`` and ``Present``
-    ("charging information is unknown") is unknown."""
+    for a battery to replace, ``failed``; with no battery mapped, backup power said present
+    is one source of a kind and charge unknown, ``PresentAndCharged`` ("present and fully
+    charged") ``ok`` and ``Present`` ("charging information is unknown") of a status
+    unknown."""
     if status == "not_present":
         return BackupPower(count=0)
     charging = status == "present_and_charging"
     if battery is None:
-        return BackupPower(status="recharging" if charging else
+        return BackupPower(count=1 if status in PRESENT else None,
+                           status="recharging" if charging else
                            "ok" if status == "present_and_charged" else None,
                            status_text="PresentAndCharging" if charging else None)
     health = text(as_dict((battery_doc or {}).get("Status")).get("Health"))
@@ -125,47 +164,45 @@ def firmware(doc: dict) -> str | None:
     return text(as_dict(as_dict(doc.get("FirmwareVersion")).get("Current")).get("VersionString"))
 
 
-def _present(state: object) -> bool | None:
-    """``CacheModuleStatus.State``: ``Absent`` is no module, any other state one."""
-    name = word(state)
-    return None if name is None else name != "absent"
-
-
-def _linked(documents: Documents, links: dict, name: str,
+def _linked(documents: Documents, doc: dict, name: str,
             notices: list[str]) -> list[tuple[str, dict]]:
-    """The members of the collection ``Links.<name>`` points to, as fetched."""
-    where = as_dict(links.get(name)).get("@odata.id")
-    if not isinstance(where, str):
+    """The members of the collection the controller's ``Links.<name>`` (iLO 4:
+    ``links.<name>``) points to, as fetched."""
+    where = link(doc, name)
+    if where is None:
         notices.append(f"redfish: the iLO gives no Links.{name}: no {name} known")
         return []
     collection = documents.get(where)
-    if collection is None or not isinstance(collection.get("Members"), list):
+    if collection is None or not is_collection(collection):
         notices.append(f"redfish: {where} was not read: no {name} known")
         return []
     return fetched(documents, members(collection, where), notices)
 
 
-def _status(reasons: object, health: object, renames: dict[str, str]) -> tuple[str | None,
-                                                                                str | None]:
-    """The state word and the text it came from: the first status reason that is not
-    ``None``/``Ok`` (renamed to the CLI's word), else ``ok`` for an ``Ok`` reason, else the
-    resource's ``Status.Health``."""
+def _status(reasons: object, health: object, table: Mapping[str, str | None],
+            states: dict[str, str]) -> tuple[str | None, str | None]:
+    """The state word and the text it came from: the first status reason that is a problem
+    (in the contract's word, ``table``), else ``ok`` for an ``Ok`` reason, else the
+    resource's ``Status.Health``. The worse of the two wins: a ``Status.Health`` other than
+    ``OK`` replaces a reason whose state the check counts as healthy (``states``)."""
     said = [r.strip() for r in reasons if isinstance(r, str) and r.strip()] if isinstance(
         reasons, list) else []
-    words = [word(r) for r in said]
-    problems = [w for w in words if w not in _NO_REASON]
-    if problems:
-        first = problems[0] or ""
-        return renames.get(first, first), ", ".join(said)
-    if "ok" in words:
-        return "ok", ", ".join(said)
-    return word(health), text(health)
+    words = [table.get(r, OTHER) for r in said]
+    problems = [w for w in words if w not in (None, "ok")]
+    health_word, health_text = word(health), text(health)
+    if not problems and "ok" not in words:
+        return health_word, health_text
+    status = problems[0] if problems else "ok"
+    if health_word not in (None, "ok") and drive_class(states, status) in _HEALTHY:
+        return health_word, f"{', '.join(said)}; Status.Health {health_text}"
+    return status, ", ".join(said)
 
 
 def _logical_drive(path: str, doc: dict) -> LogicalDrive:
     ld_number = integer(doc.get("LogicalDriveNumber"))
     status, status_text = _status(doc.get("LogicalDriveStatusReasons"),
-                                  as_dict(doc.get("Status")).get("Health"), _LOGICAL_REASONS)
+                                  as_dict(doc.get("Status")).get("Health"), LOGICAL_REASONS,
+                                  LOGICAL_DRIVE_STATES)
     capacity = integer(doc.get("CapacityMiB"))
     return LogicalDrive(
         drive_id=str(ld_number) if ld_number is not None else text(doc.get("Id")) or path,
@@ -184,7 +221,8 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
     parts = _PORT_BOX_BAY.match(location or "") if word(
         doc.get("LocationFormat")) == "controller_port_box_bay" else None
     status, status_text = _status(doc.get("DiskDriveStatusReasons"),
-                                  as_dict(doc.get("Status")).get("Health"), _DISK_REASONS)
+                                  as_dict(doc.get("Status")).get("Health"), DISK_REASONS,
+                                  PHYSICAL_DRIVE_STATES)
     capacity = integer(doc.get("CapacityMiB"))
     wear = number(doc.get("SSDEnduranceUtilizationPercentage"), 0, math.inf)
     erase = number(doc.get("EraseCompletionPercentage"), 0, 100)
