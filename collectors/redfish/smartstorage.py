@@ -1,8 +1,9 @@
-"""iLO 5's HPE OEM storage model -> status model controllers. Pure: no I/O.
+"""iLO 4's and iLO 5's HPE OEM storage model -> status model controllers. Pure: no I/O.
 
 Properties and values from HPE's iLO 5 Redfish reference (resource definitions of
 ``HpeSmartStorageArrayController.v2_2_0``, ``HpeSmartStorageLogicalDrive.v2_3_0`` and
-``HpeSmartStorageDiskDrive.v2_1_0``); docs/redfish.md lists which field comes from which
+``HpeSmartStorageDiskDrive.v2_1_0``) and iLO 4's (``HpSmartStorage...``: the same names, fewer
+properties, links also in the HAL form); docs/redfish.md lists which field comes from which
 property. A property that is absent, of the wrong type or out of range leaves its field
 ``None``; no field is filled from a property that means something else.
 """

@@ -3,8 +3,8 @@
 fetches the documents), so anything that has the documents (``status --ilo``, ``check
 --ilo``, a later ``/probe``) builds the same snapshot from them.
 
-``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 5
-(HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
+``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 4
+and 5 (HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
 controller (collectors/redfish/smartstorage.py); else iLO 6 and later (the DMTF model,
 ``Systems/1/Storage``, collectors/redfish/dmtf.py). The battery is ``Chassis/1``
 ``Oem.Hpe.SmartStorageBattery[]`` (iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to
@@ -56,7 +56,7 @@ def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
 
 
 def uses_smartstorage(documents: Documents) -> bool:
-    """Whether the iLO lists a controller in HPE's OEM model (iLO 5)."""
+    """Whether the iLO lists a controller in HPE's OEM model (iLO 4 and 5)."""
     collection = documents.get(ARRAY_CONTROLLERS)
     return collection is not None and bool(members(collection, ARRAY_CONTROLLERS))
 
