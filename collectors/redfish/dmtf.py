@@ -11,18 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from pydantic import AliasPath, Field
+
 from smartarray_agent.collectors.redfish.resources import (
     OTHER,
+    Count,
+    Integer,
+    Payload,
+    Percent,
+    Text,
+    Word,
     as_dict,
     cache_present,
     fetched,
-    integer,
     is_collection,
     members,
     mib_bytes,
-    number,
     raid_words,
-    text,
     word,
 )
 from smartarray_agent.model import Cache, Controller, LogicalDrive, PhysicalDrive
@@ -72,23 +77,64 @@ def _carried(storage: dict) -> list[dict]:
     return [c for c in inline if isinstance(c, dict)] if isinstance(inline, list) else []
 
 
+class StorageController(Payload):
+    """A DMTF ``StorageController``: a member of the ``Controllers`` collection, or an
+    entry of the inline ``StorageControllers[]``."""
+
+    label: Text = Field(None, validation_alias=AliasPath("Location", "PartLocation",
+                                                         "ServiceLabel"))
+    model: Text = Field(None, alias="Model")
+    name: Text = Field(None, alias="Name")
+    serial: Text = Field(None, alias="SerialNumber")
+    firmware: Text = Field(None, alias="FirmwareVersion")
+    health: Word = Field(None, validation_alias=AliasPath("Status", "Health"))
+    cache_size_mib: Integer = Field(None, validation_alias=AliasPath("CacheSummary",
+                                                                     "TotalCacheSizeMiB"))
+    cache_state: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
+                                                               "State"))
+    cache_health: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
+                                                                "Health"))
+
+
+class Drive(Payload):
+    """A DMTF ``Drive``."""
+
+    label: Text = Field(None, validation_alias=AliasPath("PhysicalLocation", "PartLocation",
+                                                         "ServiceLabel"))
+    id: Text = Field(None, alias="Id")
+    protocol: Text = Field(None, alias="Protocol")
+    capacity_bytes: Count = Field(None, alias="CapacityBytes")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    model: Text = Field(None, alias="Model")
+    serial: Text = Field(None, alias="SerialNumber")
+    revision: Text = Field(None, alias="Revision")
+    life_left_percent: Percent = Field(None, alias="PredictedMediaLifeLeftPercent")
+
+
+class Volume(Payload):
+    """A DMTF ``Volume``."""
+
+    id: Text = Field(None, alias="Id")
+    capacity_bytes: Count = Field(None, alias="CapacityBytes")
+    raid_type: Text = Field(None, alias="RAIDType")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+
+
 def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDrive],
                 notices: list[str]) -> Controller:
-    label = text(as_dict(as_dict(doc.get("Location")).get("PartLocation")).get("ServiceLabel"))
-    slot = _SLOT.match(label or "")
-    cache = as_dict(doc.get("CacheSummary"))
-    size = integer(cache.get("TotalCacheSizeMiB"))
+    sc = StorageController.model_validate(doc)
+    slot = _SLOT.match(sc.label or "")
     return Controller(
         slot=slot.group(1).lower() if slot else None,
-        location=None if slot else label,
-        model=text(doc.get("Model")) or text(doc.get("Name")) or "storage controller",
-        serial=text(doc.get("SerialNumber")),
-        firmware=text(doc.get("FirmwareVersion")),
-        status=word(as_dict(doc.get("Status")).get("Health")),
+        location=None if slot else sc.label,
+        model=sc.model or sc.name or "storage controller",
+        serial=sc.serial,
+        firmware=sc.firmware,
+        status=sc.health,
         cache=Cache(
-            present=cache_present(as_dict(cache.get("Status")).get("State"), size),
-            status=word(as_dict(cache.get("Status")).get("Health")),
-            size_bytes=mib_bytes(size),
+            present=cache_present(sc.cache_state, sc.cache_size_mib),
+            status=sc.cache_health,
+            size_bytes=mib_bytes(sc.cache_size_mib),
         ),
         logical_drives=volumes,
         physical_drives=drives,
@@ -97,31 +143,28 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
 
 
 def _drive(path: str, doc: dict) -> PhysicalDrive:
-    label = as_dict(as_dict(doc.get("PhysicalLocation")).get("PartLocation")).get(
-        "ServiceLabel")
-    capacity = integer(doc.get("CapacityBytes"))
-    life = number(doc.get("PredictedMediaLifeLeftPercent"), 0, 100)
+    drive = Drive.model_validate(doc)
     return PhysicalDrive(
-        drive_id=text(label) or text(doc.get("Id")) or path,
-        interface=text(doc.get("Protocol")),
-        size_bytes=capacity if capacity is not None and capacity >= 0 else None,
-        status=word(as_dict(doc.get("Status")).get("Health")),
-        status_text=text(as_dict(doc.get("Status")).get("Health")),
-        model=text(doc.get("Model")),
-        serial=text(doc.get("SerialNumber")),
-        firmware=text(doc.get("Revision")),
-        usage_remaining_percent=life,
+        drive_id=drive.label or drive.id or path,
+        interface=drive.protocol,
+        size_bytes=drive.capacity_bytes,
+        status=word(drive.health),
+        status_text=drive.health,
+        model=drive.model,
+        serial=drive.serial,
+        firmware=drive.revision,
+        usage_remaining_percent=drive.life_left_percent,
     )
 
 
 def _volume(path: str, doc: dict) -> LogicalDrive:
-    capacity = integer(doc.get("CapacityBytes"))
+    volume = Volume.model_validate(doc)
     return LogicalDrive(
-        drive_id=text(doc.get("Id")) or path,
-        size_bytes=capacity if capacity is not None and capacity >= 0 else None,
-        raid=_raid_type(text(doc.get("RAIDType"))),
-        status=word(as_dict(doc.get("Status")).get("Health")),
-        status_text=text(as_dict(doc.get("Status")).get("Health")),
+        drive_id=volume.id or path,
+        size_bytes=volume.capacity_bytes,
+        raid=_raid_type(volume.raid_type),
+        status=word(volume.health),
+        status_text=volume.health,
     )
 
 

@@ -16,7 +16,9 @@ Where the batteries are (field names from HPE's iLO Redfish reference and real a
   ``PresentAndCharging``), ``CacheModuleStatus{Health}``,
   ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
 
-A value of the wrong type or out of range is ``None``, never a guess; words are normalised
+Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by a
+pydantic alias or path). A value of the wrong type or out of range is ``None``, never a guess
+(the lenient types, :data:`Text`, :data:`Word`, :data:`Percent`, ...); words are normalised
 like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``).
 """
 
@@ -50,21 +52,21 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def text(value: Any) -> str | None:
+def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def number(value: Any, low: float, high: float) -> float | None:
+def _number(value: Any, low: float, high: float) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value) if low <= value <= high else None
 
 
-def integer(value: Any) -> int | None:
+def _integer(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def boolean(value: Any) -> bool | None:
+def _boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
@@ -74,23 +76,39 @@ def as_dict(value: Any) -> dict:
 
 # The types of a property read from the iLO: a value of the wrong type or out of range is
 # None, never a guess, and never a validation error (one odd property does not lose the rest)
-Text = Annotated[str | None, BeforeValidator(text)]  # padding trimmed, "" is None
+Text = Annotated[str | None, BeforeValidator(_text)]  # padding trimmed, "" is None
 Word = Annotated[str | None, BeforeValidator(lambda value: word(value))]
-Integer = Annotated[int | None, BeforeValidator(integer)]
-Flag = Annotated[bool | None, BeforeValidator(boolean)]
-Percent = Annotated[float | None, BeforeValidator(lambda value: number(value, 0, 100))]
-Amount = Annotated[float | None, BeforeValidator(lambda value: number(value, 0, math.inf))]
+Integer = Annotated[int | None, BeforeValidator(_integer)]
+Flag = Annotated[bool | None, BeforeValidator(_boolean)]
+Percent = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, 100))]
+Amount = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, math.inf))]
+Celsius = Annotated[float | None, BeforeValidator(lambda value: _number(value, -273, math.inf))]
+# a whole percentage, 0-100 (ReadCachePercent)
+Share = Annotated[int | None, BeforeValidator(
+    lambda value: value if _integer(value) is not None and 0 <= value <= 100 else None)]
+# a count or size that cannot be negative (CapacityMiB, PowerOnHours)
+Count = Annotated[int | None, BeforeValidator(
+    lambda value: value if _integer(value) is not None and value >= 0 else None)]
+# a list of words as sent, padding trimmed, anything but a non-empty string left out
+Texts = Annotated[list[str], BeforeValidator(
+    lambda value: [t for t in map(_text, value) if t] if isinstance(value, list) else [])]
 
 
-class _Payload(_Model):
+def firmware_path() -> AliasPath:
+    """HPE's ``FirmwareVersion.Current.VersionString``."""
+    return AliasPath("FirmwareVersion", "Current", "VersionString")
+
+
+class Payload(_Model):
     """A model read from an iLO's JSON by its property names (aliases), ignoring the
-    properties it does not name; made by field name too (tests, merged readings)."""
+    properties it does not name; made by field name too (tests, merged readings). Every
+    field has a lenient type, so no answer, however odd, fails validation."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, validate_by_name=True,
                               validate_by_alias=True)
 
 
-class Battery(_Payload):
+class Battery(Payload):
     """An HPE Smart Storage Battery: iLO 5's ``Oem.Hpe.SmartStorageBattery[]`` entry, or
     iLO 4's ``Oem.Hp.Battery[]`` entry (its own names as the second choice)."""
 
@@ -102,14 +120,16 @@ class Battery(_Payload):
     firmware: Text = Field(None, alias="FirmwareVersion")
     charge_percent: Percent = Field(None, alias="ChargeLevelPercent")  # iLO 5 only
     # ChargeLevelPercent as sent, when the iLO sent one that is not a number 0-100 (null too)
-    charge_unreadable: str | None = None
+    charge_unreadable: Text = None
     # BatteryWearLevelPercent: 100 = worn out
     wear_percent: Percent = Field(None, alias="BatteryWearLevelPercent")
     capacity_watts: Amount = Field(
         None, validation_alias=AliasChoices("MaximumCapWatts", "MaxCapWatts"))
     remaining_charge_time_s: Amount = Field(None, alias="RemainingChargeTimeSeconds")
-    # ok, warning, critical (iLO 4: Condition)
+    # ok, warning, critical (iLO 4: Condition), and as sent
     health: Word = Field(
+        None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
+    health_text: Text = Field(
         None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
     # enabled, absent, ... (iLO 4: from Present)
     state: Word = Field(None, validation_alias=AliasPath("Status", "State"))
@@ -124,19 +144,19 @@ class Battery(_Payload):
         if not isinstance(data, dict):
             return data
         derived = dict(data)
-        if "ChargeLevelPercent" in data and number(data["ChargeLevelPercent"], 0, 100) is None:
+        if "ChargeLevelPercent" in data and _number(data["ChargeLevelPercent"], 0, 100) is None:
             derived["charge_unreadable"] = json.dumps(data["ChargeLevelPercent"])
         if "Present" in data and "Status" not in data:
             derived["state"] = {"yes": "enabled", "no": "absent"}.get(word(data["Present"]) or "")
         return derived
 
 
-class ArrayController(_Payload):
+class ArrayController(Payload):
     """An ``HpeSmartStorageArrayController`` (iLO 4: ``HpSmartStorageArrayController``)."""
 
     resource: str  # the path it was read from
     location: Text = Field(None, alias="Location")  # "Slot 0" as printed
-    slot: str | None = None  # "0"; None for "Slot UNKNOWN" or another format
+    slot: Text = None  # "0"; None for "Slot UNKNOWN" or another format
     serial: Text = Field(None, alias="SerialNumber")
     model: Text = Field(None, alias="Model")
     # present, not_present, present_and_charg{ed,ing}
@@ -152,7 +172,7 @@ class ArrayController(_Payload):
         """The slot of ``Location`` (``Slot 0`` -> ``0``)."""
         if not isinstance(data, dict) or "Location" not in data:
             return data
-        match = _SLOT.match(text(data["Location"]) or "")
+        match = _SLOT.match(_text(data["Location"]) or "")
         slot = match.group(1).lower() if match else None
         return {**data, "slot": None if slot == "unknown" else slot}
 

@@ -11,27 +11,35 @@ property. A property that is absent, of the wrong type or out of range leaves it
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
+
+from pydantic import AliasPath, Field
 
 from smartarray_agent.collectors.redfish.merge import PRESENT
 from smartarray_agent.collectors.redfish.resources import (
     OTHER,
+    Amount,
+    ArrayController,
     Battery,
-    array_controller,
-    as_dict,
-    boolean,
+    Celsius,
+    Count,
+    Flag,
+    Integer,
+    Payload,
+    Percent,
+    Share,
+    Text,
+    Texts,
+    Word,
     cache_present,
     fetched,
-    integer,
+    firmware_path,
     is_collection,
     link,
     members,
     mib_bytes,
-    number,
     raid_words,
-    text,
     word,
 )
 from smartarray_agent.model import (
@@ -88,33 +96,76 @@ _PORT_BOX_BAY = re.compile(r"^(\w+):(\w+):(\w+)$")
 Documents = Mapping[str, dict]
 
 
-def controller(path: str, doc: dict, documents: Documents, battery: Battery | None,
-               battery_doc: dict | None) -> Controller:
+class SmartArray(ArrayController):
+    """What the snapshot reads of an ``HpeSmartStorageArrayController`` beyond what the
+    battery mapping reads (:class:`ArrayController`)."""
+
+    firmware: Text = Field(None, validation_alias=firmware_path())
+    mode: Word = Field(None, alias="CurrentOperatingMode")
+    cache_module_state: Word = Field(None, validation_alias=AliasPath("CacheModuleStatus",
+                                                                      "State"))
+    read_cache_percent: Share = Field(None, alias="ReadCachePercent")
+    no_battery_write_cache: Flag = Field(None, alias="WriteCacheWithoutBackupPowerEnabled")
+    drive_write_cache: Word = Field(None, alias="DriveWriteCache")
+
+
+class SmartLogicalDrive(Payload):
+    """An ``HpeSmartStorageLogicalDrive`` (iLO 4: ``HpSmartStorageLogicalDrive``)."""
+
+    number: Integer = Field(None, alias="LogicalDriveNumber")
+    id: Text = Field(None, alias="Id")
+    capacity_mib: Count = Field(None, alias="CapacityMiB")
+    raid: Text = Field(None, alias="Raid")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    reasons: Texts = Field(default_factory=list, alias="LogicalDriveStatusReasons")
+    acceleration: Word = Field(None, alias="AccelerationMethod")
+
+
+class SmartDiskDrive(Payload):
+    """An ``HpeSmartStorageDiskDrive`` (iLO 4: ``HpSmartStorageDiskDrive``)."""
+
+    location: Text = Field(None, alias="Location")
+    location_format: Word = Field(None, alias="LocationFormat")
+    id: Text = Field(None, alias="Id")
+    interface: Text = Field(None, alias="InterfaceType")
+    media: Word = Field(None, alias="MediaType")
+    capacity_mib: Count = Field(None, alias="CapacityMiB")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    reasons: Texts = Field(default_factory=list, alias="DiskDriveStatusReasons")
+    model: Text = Field(None, alias="Model")
+    serial: Text = Field(None, alias="SerialNumber")
+    firmware: Text = Field(None, validation_alias=firmware_path())
+    temperature_c: Celsius = Field(None, alias="CurrentTemperatureCelsius")
+    worn_percent: Amount = Field(None, alias="SSDEnduranceUtilizationPercentage")
+    erase_percent: Percent = Field(None, alias="EraseCompletionPercentage")
+    power_on_hours: Count = Field(None, alias="PowerOnHours")
+
+
+def controller(path: str, doc: dict, documents: Documents,
+               battery: Battery | None) -> Controller:
     """One ``HpeSmartStorageArrayController`` with its drives; ``battery`` is the Smart
     Storage Battery mapped to it (collectors/redfish/merge.py, rule 1), or None."""
-    rf = array_controller(path, doc)
+    rf = SmartArray.model_validate({**doc, "resource": path})
     notices: list[str] = []
-    read = integer(doc.get("ReadCachePercent"))
-    read = read if read is not None and 0 <= read <= 100 else None
-    size = rf.cache_size_mib
+    read = rf.read_cache_percent
     return Controller(
         slot=rf.slot,
         location=rf.location if rf.slot is None else None,
         model=rf.model or "Smart Array (the iLO gives no Model)",
         serial=rf.serial,
-        firmware=firmware(doc),
+        firmware=rf.firmware,
         status=rf.health,
-        mode=_MODES.get(word(doc.get("CurrentOperatingMode")) or ""),
+        mode=_MODES.get(rf.mode or ""),
         cache=Cache(
-            present=cache_present(as_dict(doc.get("CacheModuleStatus")).get("State"), size),
+            present=cache_present(rf.cache_module_state, rf.cache_size_mib),
             status=rf.cache_module_health,
-            size_bytes=mib_bytes(size),
+            size_bytes=mib_bytes(rf.cache_size_mib),
             read_percent=read,
             write_percent=None if read is None else 100 - read,
-            no_battery_write_cache=boolean(doc.get("WriteCacheWithoutBackupPowerEnabled")),
-            drive_write_cache=_ON_OFF.get(word(doc.get("DriveWriteCache")) or ""),
+            no_battery_write_cache=rf.no_battery_write_cache,
+            drive_write_cache=_ON_OFF.get(rf.drive_write_cache or ""),
         ),
-        backup_power=backup_power(rf.backup_power, battery, battery_doc),
+        backup_power=backup_power(rf.backup_power, battery),
         logical_drives=[_logical_drive(p, d) for p, d in _linked(
             documents, doc, "LogicalDrives", notices)],
         physical_drives=[_physical_drive(p, d) for p, d in _linked(
@@ -132,8 +183,7 @@ def controller(path: str, doc: dict, documents: Documents, battery: Battery | No
 _BATTERY_STATUS = {"critical": "failed"}
 
 
-def backup_power(status: str | None, battery: Battery | None,
-                 battery_doc: dict | None) -> BackupPower:
+def backup_power(status: str | None, battery: Battery | None) -> BackupPower:
     """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller.
 
     ``NotPresent``: no backup power (count 0). ``PresentAndCharging``: ``recharging``.
@@ -150,19 +200,13 @@ def backup_power(status: str | None, battery: Battery | None,
                            status="recharging" if charging else
                            "ok" if status == "present_and_charged" else None,
                            status_text="PresentAndCharging" if charging else None)
-    health = text(as_dict((battery_doc or {}).get("Status")).get("Health"))
     return BackupPower(
         source="batteries", count=1,
         status="recharging" if charging else _BATTERY_STATUS.get(battery.health or "",
                                                                    battery.health),
-        status_text="PresentAndCharging" if charging else health,
+        status_text="PresentAndCharging" if charging else battery.health_text,
         charge_percent=battery.charge_percent,
     )
-
-
-def firmware(doc: dict) -> str | None:
-    """``FirmwareVersion.Current.VersionString``."""
-    return text(as_dict(as_dict(doc.get("FirmwareVersion")).get("Current")).get("VersionString"))
 
 
 def _linked(documents: Documents, doc: dict, name: str,
@@ -180,71 +224,59 @@ def _linked(documents: Documents, doc: dict, name: str,
     return fetched(documents, members(collection, where), notices)
 
 
-def _status(reasons: object, health: object, table: Mapping[str, str | None],
+def _status(said: list[str], health: str | None, table: Mapping[str, str | None],
             states: dict[str, str]) -> tuple[str | None, str | None]:
     """The state word and the text it came from: the first status reason that is a problem
     (in the contract's word, ``table``), else ``ok`` for an ``Ok`` reason, else the
     resource's ``Status.Health``. The worse of the two wins: a ``Status.Health`` other than
     ``OK`` replaces a reason whose state the check counts as healthy (``states``)."""
-    said = [r.strip() for r in reasons if isinstance(r, str) and r.strip()] if isinstance(
-        reasons, list) else []
     words = [table.get(r, OTHER) for r in said]
     problems = [w for w in words if w not in (None, "ok")]
-    health_word, health_text = word(health), text(health)
+    health_word = word(health)
     if not problems and "ok" not in words:
-        return health_word, health_text
+        return health_word, health
     status = problems[0] if problems else "ok"
     if health_word not in (None, "ok") and drive_class(states, status) in _HEALTHY:
-        return health_word, f"{', '.join(said)}; Status.Health {health_text}"
+        return health_word, f"{', '.join(said)}; Status.Health {health}"
     return status, ", ".join(said)
 
 
 def _logical_drive(path: str, doc: dict) -> LogicalDrive:
-    ld_number = integer(doc.get("LogicalDriveNumber"))
-    status, status_text = _status(doc.get("LogicalDriveStatusReasons"),
-                                  as_dict(doc.get("Status")).get("Health"), LOGICAL_REASONS,
-                                  LOGICAL_DRIVE_STATES)
-    capacity = integer(doc.get("CapacityMiB"))
+    ld = SmartLogicalDrive.model_validate(doc)
+    status, status_text = _status(ld.reasons, ld.health, LOGICAL_REASONS, LOGICAL_DRIVE_STATES)
     return LogicalDrive(
-        drive_id=str(ld_number) if ld_number is not None else text(doc.get("Id")) or path,
-        size_bytes=mib_bytes(capacity),
-        raid=raid_words(text(doc.get("Raid"))),
+        drive_id=str(ld.number) if ld.number is not None else ld.id or path,
+        size_bytes=mib_bytes(ld.capacity_mib),
+        raid=raid_words(ld.raid),
         status=status,
         status_text=status_text,
-        caching=_ACCELERATION.get(word(doc.get("AccelerationMethod")) or ""),
+        caching=_ACCELERATION.get(ld.acceleration or ""),
         raw=_raw(doc, ("LogicalDriveNumber", "CapacityMiB", "Raid", "Status",
                        "LogicalDriveStatusReasons", "AccelerationMethod")),
     )
 
 
 def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
-    location = text(doc.get("Location"))
-    parts = _PORT_BOX_BAY.match(location or "") if word(
-        doc.get("LocationFormat")) == "controller_port_box_bay" else None
-    status, status_text = _status(doc.get("DiskDriveStatusReasons"),
-                                  as_dict(doc.get("Status")).get("Health"), DISK_REASONS,
-                                  PHYSICAL_DRIVE_STATES)
-    capacity = integer(doc.get("CapacityMiB"))
-    wear = number(doc.get("SSDEnduranceUtilizationPercentage"), 0, math.inf)
-    erase = number(doc.get("EraseCompletionPercentage"), 0, 100)
-    hours = integer(doc.get("PowerOnHours"))
-    temperature = number(doc.get("CurrentTemperatureCelsius"), -273, math.inf)
+    pd = SmartDiskDrive.model_validate(doc)
+    parts = _PORT_BOX_BAY.match(pd.location or "") if (
+        pd.location_format == "controller_port_box_bay") else None
+    status, status_text = _status(pd.reasons, pd.health, DISK_REASONS, PHYSICAL_DRIVE_STATES)
     return PhysicalDrive(
-        drive_id=location or text(doc.get("Id")) or path,
+        drive_id=pd.location or pd.id or path,
         port=parts.group(1) if parts else None,
         box=parts.group(2) if parts else None,
         bay=parts.group(3) if parts else None,
-        interface=_interface(text(doc.get("InterfaceType")), word(doc.get("MediaType"))),
-        size_bytes=mib_bytes(capacity),
+        interface=_interface(pd.interface, pd.media),
+        size_bytes=mib_bytes(pd.capacity_mib),
         status=status,
         status_text=status_text,
-        progress_percent=erase,
-        model=text(doc.get("Model")),
-        serial=text(doc.get("SerialNumber")),
-        firmware=firmware(doc),
-        temperature_c=temperature,
-        usage_remaining_percent=None if wear is None else 100 - wear,
-        power_on_hours=hours if hours is not None and hours >= 0 else None,
+        progress_percent=pd.erase_percent,
+        model=pd.model,
+        serial=pd.serial,
+        firmware=pd.firmware,
+        temperature_c=pd.temperature_c,
+        usage_remaining_percent=None if pd.worn_percent is None else 100 - pd.worn_percent,
+        power_on_hours=pd.power_on_hours,
         raw=_raw(doc, ("Location", "LocationFormat", "InterfaceType", "MediaType",
                        "CapacityMiB", "Status", "DiskDriveStatusReasons", "Model",
                        "SerialNumber", "CurrentTemperatureCelsius",
