@@ -19,9 +19,11 @@ from .redfish_ilo import (
     ILO4_HAL_TREE,
     ILO4_TREE,
     ILO6_TREE,
+    SYSTEM,
     Ilo,
     certificate,
     credentials_file,
+    ilo4,
     serve,
     tree,
 )
@@ -228,3 +230,16 @@ def test_dmtf_raid_types_are_contract_words(raid_type, said):
     volume = next(doc for doc in documents.values() if "RAIDType" in doc)
     volume["RAIDType"] = raid_type
     assert read(documents).controllers[0].logical_drives[0].raid == said
+
+
+def test_ilo4_battery_in_systems_1_backs_the_controller_with_no_charge():
+    """iLO 4 lists its battery in Systems/1 Oem.Hp.Battery[] (HPE's iLO 4 resource
+    definitions): Condition is its health, and it has no charge."""
+    documents = tree(ILO4_TREE)
+    documents[SYSTEM] = ilo4()[SYSTEM]
+    snapshot = read(documents)
+    power = snapshot.controllers[0].backup_power
+    assert (power.source, power.count, power.status, power.status_text, power.charge_percent
+            ) == ("batteries", 1, "ok", "Ok", None)
+    # with no charge known, the policy judges by the status, as it judges the CLI's "OK"
+    assert backup_power_state(snapshot.controllers[0], 80).protected
