@@ -40,12 +40,16 @@ GEN10_MODEL = "HPE Smart Array P408i-a SR Gen10"
 DATA = Path(__file__).resolve().parent / "redfish_data"
 ILO5_TREE = "ilo5-p408i-a-gen10"  # the host of the simulator's gen10 scenario, seen by iLO 5
 ILO6_TREE = "ilo6-mr408i-o-gen11"  # a Gen11 with the DMTF Storage model only
+ILO4_TREE = "ilo4-p244br-gen9"  # iLO 4 2.x: links in both forms (public test data)
+ILO4_HAL_TREE = "ilo4-p830i-gen9-hal"  # iLO 4 in the HAL form alone (a user's paste)
 ILO5_CONTROLLER = CONTROLLERS + "0/"
 
 
 def tree(name: str) -> dict[str, dict]:
-    """A fresh copy of a resource tree: path -> JSON object, as the iLO serves it."""
-    return json.loads((DATA / f"{name}.json").read_text())
+    """A fresh copy of a resource tree: path -> JSON object, as the iLO serves it (the
+    file's ``_source`` header, where it has one, left out)."""
+    documents = json.loads((DATA / f"{name}.json").read_text())
+    return {path: doc for path, doc in documents.items() if not path.startswith("_")}
 
 
 @functools.cache

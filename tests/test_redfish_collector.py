@@ -65,7 +65,7 @@ def test_healthy_ilo5_in_one_logged_out_session(tmp_path):
         "index": 1, "model": "875241-B21", "product_name": "HPE Smart Storage Battery",
         "serial": "6WQXK0JWYF441K", "spare_part": "878643-001", "firmware": "0.70",
         "charge_percent": 99.0, "capacity_watts": 96.0, "remaining_charge_time_s": 0.0,
-        "health": "ok", "state": "enabled",
+        "health": "ok", "health_text": "OK", "state": "enabled",
     }
     (ctrl,) = reading.controllers
     assert (ctrl.slot, ctrl.serial, ctrl.backup_power, ctrl.cache_module_health) == (

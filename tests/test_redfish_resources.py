@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import AliasChoices, AliasPath, BaseModel
 
+from smartarray_agent.collectors.redfish.dmtf import Drive, StorageController, Volume
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.resources import (
+    ArrayController,
+    Battery,
     array_controller,
     chassis_batteries,
     members,
     system_batteries,
+)
+from smartarray_agent.collectors.redfish.smartstorage import (
+    SmartArray,
+    SmartDiskDrive,
+    SmartLogicalDrive,
 )
 
 from .redfish_ilo import CHASSIS, SYSTEM, battery_ilo5, controller, ilo4, ilo5
@@ -56,3 +65,32 @@ def test_members_of_a_collection():
     assert members(data, "/c/") == ["/redfish/v1/a/"]
     with pytest.raises(RedfishError, match="not a Redfish collection"):
         members({"Items": []}, "/c/")
+
+
+def _odd_document(model: type[BaseModel]) -> dict:
+    """A document with an object where each property ``model`` reads should be a value."""
+    document: dict = {}
+    for field in model.model_fields.values():
+        names = field.validation_alias or field.alias
+        for name in names.choices if isinstance(names, AliasChoices) else [names]:
+            path = name.path if isinstance(name, AliasPath) else [name]
+            if path == [None]:
+                continue
+            target = document
+            for key in path[:-1]:
+                target = target.setdefault(key, {})
+            target[path[-1]] = {"odd": 1}
+    return document
+
+
+@pytest.mark.parametrize("model", [Battery, ArrayController, SmartArray, SmartLogicalDrive,
+                                   SmartDiskDrive, StorageController, Drive, Volume],
+                         ids=lambda model: model.__name__)
+def test_every_property_of_the_wrong_type_is_unknown_and_nothing_fails(model):
+    document = _odd_document(model)
+    assert len(document) >= 3
+    read = model.model_validate({**document, "resource": "/x/"}).model_dump()
+    read.pop("resource", None)
+    # a charge that is no number is kept as sent, for the notice that says so
+    assert read.pop("charge_unreadable", '{"odd": 1}') == '{"odd": 1}'
+    assert all(value in (None, []) for value in read.values()), read

@@ -69,7 +69,7 @@ def test_status_ilo_json_is_the_status_contract_from_the_ilo_alone(tmp_path):
         "status", "size_bytes", "read_percent", "write_percent", "no_battery_write_cache",
         "drive_write_cache", "present")} == {
         "status": "ok", "size_bytes": 2**31, "read_percent": 20, "write_percent": 80,
-        "no_battery_write_cache": False, "drive_write_cache": False, "present": None}
+        "no_battery_write_cache": False, "drive_write_cache": False, "present": True}
     assert ctrl["backup_power"]["charge_percent"] == 99.0
     assert [d["usage_remaining_percent"] for d in ctrl["physical_drives"]] == [97, 97, 96, None]
     assert ctrl["logical_drives"][0]["status"] == "ok"

@@ -57,11 +57,12 @@ def current(found: dict, family: str, label: str = "state") -> str:
     # HPE: "Present": backup power present, charging information unknown; the battery
     # says the rest (merge.py, rule 1)
     ("Present", True, ("batteries", 1, "ok", 99.0), "ok", False),
-    ("Present", False, (None, None, None, None), "absent", True),
+    # with no battery mapped: one source of a kind, status and charge unknown
+    ("Present", False, (None, 1, None, None), "absent", True),
     ("PresentAndCharged", True, ("batteries", 1, "ok", 99.0), "ok", False),
-    ("PresentAndCharged", False, (None, None, "ok", None), "ok", False),
+    ("PresentAndCharged", False, (None, 1, "ok", None), "ok", False),
     ("PresentAndCharging", True, ("batteries", 1, "recharging", 99.0), "recharging", True),
-    ("PresentAndCharging", False, (None, None, "recharging", None), "recharging", True),
+    ("PresentAndCharging", False, (None, 1, "recharging", None), "recharging", True),
     ("NotPresent", True, (None, 0, None, None), "absent", True),
     ("NotPresent", False, (None, 0, None, None), "absent", True),
     # none, a word HPE does not define, the wrong type: unknown, and no battery is mapped
@@ -119,7 +120,9 @@ def test_the_battery_s_health_is_the_backup_power_status(health, status, state, 
     ({"Health": "OK", "State": "Enabled"}, True, "ok", "ok", None),
     ({"Health": "Warning", "State": "Enabled"}, True, "warning", "other", "warning"),
     ({"Health": "Critical", "State": "Enabled"}, True, "critical", "other", "critical"),
-    ({"Health": "OK"}, None, "ok", "ok", None),  # iLO 5 before 1.40: no State
+    # iLO 5 before 1.40: no State; the controller's CacheMemorySizeMiB (2048) says a cache
+    # is there
+    ({"Health": "OK"}, True, "ok", "ok", None),
     # State: Absent is no module; any other state is a module there
     ({"Health": "OK", "State": "Absent"}, False, "ok", "ok", None),
     ({"Health": "Critical", "State": "Disabled"}, True, "critical", "other", "critical"),
@@ -128,9 +131,9 @@ def test_the_battery_s_health_is_the_backup_power_status(health, status, state, 
     # none, a word HPE does not define, the wrong type: unknown
     ({"State": "Enabled"}, True, None, "absent", None),
     ({"Health": "Degraded", "State": "Enabled"}, True, "degraded", "other", "degraded"),
-    ({"Health": 1, "State": 7}, None, None, "absent", None),
-    (MISSING, None, None, "absent", None),
-    ("OK", None, None, "absent", None),  # a string, not the Status object
+    ({"Health": 1, "State": 7}, True, None, "absent", None),
+    (MISSING, True, None, "absent", None),
+    ("OK", True, None, "absent", None),  # a string, not the Status object
 ])
 def test_every_cache_module_status(value, present, status, state, word):
     ctrl = controller(CacheModuleStatus=value)

@@ -2,11 +2,14 @@
 Redfish session, the documents by path. The running half of the agentless snapshot; the
 parsing half is pure.
 
-iLO 5: ``Chassis/1`` (the battery), ``Systems/1/SmartStorage/ArrayControllers`` and each
-controller, its ``Links.LogicalDrives`` and ``Links.PhysicalDrives`` collections and their
-members. Where that lists no controller (iLO 6 and later): ``Systems/1/Storage``, each
-Storage resource, its ``Controllers`` and ``Volumes`` collections with their members, and
-each of its ``Drives``. A resource that is not there (404) is left out; the snapshot says so.
+iLO 4 and 5: ``Chassis/1`` (the battery; iLO 4: ``Systems/1``),
+``Systems/1/SmartStorage/ArrayControllers`` and each controller, its ``Links.LogicalDrives``
+and ``Links.PhysicalDrives`` collections (iLO 4: ``links`` and ``href``) and their members.
+Where that lists no controller (iLO 6 and later): ``Systems/1/Storage``, each Storage
+resource, its ``Controllers`` and ``Volumes`` collections with their members, and each of
+its ``Drives``. A resource that is not there (404) is left out; the snapshot says so. A
+``Controllers`` collection that fails otherwise (500, a timeout) is left out too where the
+Storage resource carries its controllers inline, and the snapshot says why.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from smartarray_agent.collectors.redfish import dmtf
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import UNREADABLE, RedfishError
-from smartarray_agent.collectors.redfish.resources import as_dict, chassis_batteries, members
+from smartarray_agent.collectors.redfish.resources import chassis_batteries, link, members
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.redfish.snapshot import (
     ARRAY_CONTROLLERS,
     CHASSIS,
+    NOTICE,
     STORAGE,
     SYSTEM,
     snapshot_from,
@@ -36,16 +40,22 @@ def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapsh
     except CredentialsError as error:
         raise RedfishError(str(error)) from None
     where = f"{settings.host}:{settings.port}"
+    failed: list[str] = []
     try:
         with RedfishClient(settings, credentials, deadline) as client:
-            documents = fetch_documents(client)
-        return snapshot_from(documents, where)
+            documents = fetch_documents(client, failed)
+        snapshot = snapshot_from(documents, where)
     except UNREADABLE as error:
         raise RedfishError(f"{where}: an answer could not be read: "
                            f"{type(error).__name__}") from None
+    snapshot.notices.extend(f"{NOTICE}{reason}" for reason in failed)
+    return snapshot
 
 
-def fetch_documents(client: RedfishClient) -> dict[str, dict]:
+def fetch_documents(client: RedfishClient, failed: list[str]) -> dict[str, dict]:
+    """The documents :func:`snapshot_from` reads, by the path their links name; a request
+    the snapshot can do without (a ``Controllers`` collection whose controllers the Storage
+    resource also carries inline) that fails is added to ``failed``, why, and not raised."""
     documents: dict[str, dict] = {}
 
     def get(path: str) -> dict | None:
@@ -67,15 +77,21 @@ def fetch_documents(client: RedfishClient) -> dict[str, dict]:
     get(ARRAY_CONTROLLERS)
     if uses_smartstorage(documents):
         for path in get_members(ARRAY_CONTROLLERS):
-            links = as_dict(documents[path].get("Links"))
             for name in ("LogicalDrives", "PhysicalDrives"):
-                link = as_dict(links.get(name)).get("@odata.id")
-                if isinstance(link, str):
-                    get_members(link)
+                where = link(documents[path], name)
+                if where is not None:
+                    get_members(where)
         return documents
     for path in get_members(STORAGE):
-        for link in dmtf.collection_links(documents[path]):
-            get_members(link)
-        for drive in dmtf.drive_links(documents[path]):
+        storage = documents[path]
+        for where in dmtf.collection_links(storage):
+            try:
+                get_members(where)
+            except RedfishError as error:
+                if where != dmtf.controllers_link(storage) or not dmtf.carries_controllers(
+                        storage):
+                    raise
+                failed.append(str(error))
+        for drive in dmtf.drive_links(storage):
             get(drive)
     return documents

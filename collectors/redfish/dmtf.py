@@ -11,15 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from pydantic import AliasPath, Field
+
 from smartarray_agent.collectors.redfish.resources import (
+    OTHER,
+    Count,
+    Integer,
+    Payload,
+    Percent,
+    Text,
+    Word,
     as_dict,
+    cache_present,
     fetched,
-    integer,
+    is_collection,
     members,
     mib_bytes,
-    number,
     raid_words,
-    text,
     word,
 )
 from smartarray_agent.model import Cache, Controller, LogicalDrive, PhysicalDrive
@@ -46,32 +54,87 @@ def controllers(storage_path: str, storage: dict, documents: Documents) -> list[
 def _storage_controllers(storage: dict, documents: Documents,
                          notices: list[str]) -> list[dict]:
     """``Controllers`` (the collection, Storage v1.15 and later), else the deprecated inline
-    ``StorageControllers`` array."""
-    if isinstance(storage.get("Controllers"), dict):
-        return [doc for _, doc in _collection(storage["Controllers"], documents, "Controllers",
-                                              notices)]
+    ``StorageControllers`` array. Where the collection or one of its members was not read,
+    the inline controllers, which the Storage resource already carries, are used, and a
+    notice says so: a controller the iLO gave is never dropped."""
+    carried = _carried(storage)
+    where = controllers_link(storage)
+    if where is None:
+        return carried
+    missing: list[str] = []
+    found = _collection(storage["Controllers"], documents, "Controllers", missing)
+    if not missing or not carried:
+        notices.extend(missing)
+        return [doc for _, doc in found]
+    notices.append(f"redfish: {where} was not read in full: the controller is the one the "
+                   "Storage resource carries (StorageControllers)")
+    return carried
+
+
+def _carried(storage: dict) -> list[dict]:
+    """The controllers a Storage resource carries inline (``StorageControllers``)."""
     inline = storage.get("StorageControllers")
     return [c for c in inline if isinstance(c, dict)] if isinstance(inline, list) else []
 
 
+class StorageController(Payload):
+    """A DMTF ``StorageController``: a member of the ``Controllers`` collection, or an
+    entry of the inline ``StorageControllers[]``."""
+
+    label: Text = Field(None, validation_alias=AliasPath("Location", "PartLocation",
+                                                         "ServiceLabel"))
+    model: Text = Field(None, alias="Model")
+    name: Text = Field(None, alias="Name")
+    serial: Text = Field(None, alias="SerialNumber")
+    firmware: Text = Field(None, alias="FirmwareVersion")
+    health: Word = Field(None, validation_alias=AliasPath("Status", "Health"))
+    cache_size_mib: Integer = Field(None, validation_alias=AliasPath("CacheSummary",
+                                                                     "TotalCacheSizeMiB"))
+    cache_state: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
+                                                               "State"))
+    cache_health: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
+                                                                "Health"))
+
+
+class Drive(Payload):
+    """A DMTF ``Drive``."""
+
+    label: Text = Field(None, validation_alias=AliasPath("PhysicalLocation", "PartLocation",
+                                                         "ServiceLabel"))
+    id: Text = Field(None, alias="Id")
+    protocol: Text = Field(None, alias="Protocol")
+    capacity_bytes: Count = Field(None, alias="CapacityBytes")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    model: Text = Field(None, alias="Model")
+    serial: Text = Field(None, alias="SerialNumber")
+    revision: Text = Field(None, alias="Revision")
+    life_left_percent: Percent = Field(None, alias="PredictedMediaLifeLeftPercent")
+
+
+class Volume(Payload):
+    """A DMTF ``Volume``."""
+
+    id: Text = Field(None, alias="Id")
+    capacity_bytes: Count = Field(None, alias="CapacityBytes")
+    raid_type: Text = Field(None, alias="RAIDType")
+    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+
+
 def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDrive],
                 notices: list[str]) -> Controller:
-    label = text(as_dict(as_dict(doc.get("Location")).get("PartLocation")).get("ServiceLabel"))
-    slot = _SLOT.match(label or "")
-    cache = as_dict(doc.get("CacheSummary"))
-    size = integer(cache.get("TotalCacheSizeMiB"))
-    state = word(as_dict(cache.get("Status")).get("State"))
+    sc = StorageController.model_validate(doc)
+    slot = _SLOT.match(sc.label or "")
     return Controller(
         slot=slot.group(1).lower() if slot else None,
-        location=None if slot else label,
-        model=text(doc.get("Model")) or text(doc.get("Name")) or "storage controller",
-        serial=text(doc.get("SerialNumber")),
-        firmware=text(doc.get("FirmwareVersion")),
-        status=word(as_dict(doc.get("Status")).get("Health")),
+        location=None if slot else sc.label,
+        model=sc.model or sc.name or "storage controller",
+        serial=sc.serial,
+        firmware=sc.firmware,
+        status=sc.health,
         cache=Cache(
-            present=None if state is None else state != "absent",
-            status=word(as_dict(cache.get("Status")).get("Health")),
-            size_bytes=mib_bytes(size),
+            present=cache_present(sc.cache_state, sc.cache_size_mib),
+            status=sc.cache_health,
+            size_bytes=mib_bytes(sc.cache_size_mib),
         ),
         logical_drives=volumes,
         physical_drives=drives,
@@ -80,40 +143,51 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
 
 
 def _drive(path: str, doc: dict) -> PhysicalDrive:
-    label = as_dict(as_dict(doc.get("PhysicalLocation")).get("PartLocation")).get(
-        "ServiceLabel")
-    capacity = integer(doc.get("CapacityBytes"))
-    life = number(doc.get("PredictedMediaLifeLeftPercent"), 0, 100)
+    drive = Drive.model_validate(doc)
     return PhysicalDrive(
-        drive_id=text(label) or text(doc.get("Id")) or path,
-        interface=text(doc.get("Protocol")),
-        size_bytes=capacity if capacity is not None and capacity >= 0 else None,
-        status=word(as_dict(doc.get("Status")).get("Health")),
-        status_text=text(as_dict(doc.get("Status")).get("Health")),
-        model=text(doc.get("Model")),
-        serial=text(doc.get("SerialNumber")),
-        firmware=text(doc.get("Revision")),
-        usage_remaining_percent=life,
+        drive_id=drive.label or drive.id or path,
+        interface=drive.protocol,
+        size_bytes=drive.capacity_bytes,
+        status=word(drive.health),
+        status_text=drive.health,
+        model=drive.model,
+        serial=drive.serial,
+        firmware=drive.revision,
+        usage_remaining_percent=drive.life_left_percent,
     )
 
 
 def _volume(path: str, doc: dict) -> LogicalDrive:
-    capacity = integer(doc.get("CapacityBytes"))
+    volume = Volume.model_validate(doc)
     return LogicalDrive(
-        drive_id=text(doc.get("Id")) or path,
-        size_bytes=capacity if capacity is not None and capacity >= 0 else None,
-        raid=_raid_type(text(doc.get("RAIDType"))),
-        status=word(as_dict(doc.get("Status")).get("Health")),
-        status_text=text(as_dict(doc.get("Status")).get("Health")),
+        drive_id=volume.id or path,
+        size_bytes=volume.capacity_bytes,
+        raid=_raid_type(volume.raid_type),
+        status=word(volume.health),
+        status_text=volume.health,
     )
 
 
+# DMTF's RAIDType (Volume v1.3 and later) in the CLI's words, as iLO 5's Raid is
+# (resources.raid_words): HPE's 1ADM and 10ADM are DMTF's RAID1Triple and RAID10Triple; the
+# levels no Smart Array has are "RAID " and the level as DMTF spells it. "None" (no RAID
+# level) is null: the contract has no word for it, and raw keeps it.
+RAID_TYPES: dict[str, str | None] = {
+    "RAID0": "0", "RAID1": "1", "RAID3": "3", "RAID4": "4", "RAID5": "5", "RAID6": "6",
+    "RAID10": "10", "RAID01": "01", "RAID6TP": "6TP", "RAID1E": "1E", "RAID50": "50",
+    "RAID60": "60", "RAID00": "00", "RAID10E": "10E", "RAID1Triple": "1ADM",
+    "RAID10Triple": "10ADM", "None": None,
+}
+
+
 def _raid_type(raid_type: str | None) -> str | None:
-    """DMTF's ``RAIDType`` in the CLI's words: ``RAID10`` -> ``RAID 1+0``; ``None`` (no
-    RAID) as sent."""
-    if raid_type is None or not raid_type.startswith("RAID"):
-        return raid_type
-    return raid_words(raid_type.removeprefix("RAID"))
+    """DMTF's ``RAIDType`` in the CLI's words: ``RAID10`` -> ``RAID 1+0``; a value DMTF
+    does not define is ``other``."""
+    if raid_type is None:
+        return None
+    if raid_type not in RAID_TYPES:
+        return OTHER
+    return raid_words(RAID_TYPES[raid_type])
 
 
 def _links(items: object, documents: Documents, notices: list[str]) -> list[tuple[str, dict]]:
@@ -131,7 +205,7 @@ def _collection(link: object, documents: Documents, name: str,
                 notices: list[str]) -> list[tuple[str, dict]]:
     where = as_dict(link).get("@odata.id")
     collection = documents.get(where) if isinstance(where, str) else None
-    if collection is None or not isinstance(collection.get("Members"), list):
+    if collection is None or not is_collection(collection):
         notices.append(f"redfish: the iLO's {name} collection was not read: no {name} known")
         return []
     return fetched(documents, members(collection, str(where)), notices)
@@ -140,6 +214,17 @@ def _collection(link: object, documents: Documents, name: str,
 def drive_links(storage: dict) -> list[str]:
     """Every path under a Storage resource that its snapshot reads, for the crawler."""
     return _paths(storage.get("Drives"))
+
+
+def controllers_link(storage: dict) -> str | None:
+    """The path of a Storage resource's ``Controllers`` collection."""
+    where = as_dict(storage.get("Controllers")).get("@odata.id")
+    return where if isinstance(where, str) else None
+
+
+def carries_controllers(storage: dict) -> bool:
+    """Whether a Storage resource carries a controller inline (``StorageControllers``)."""
+    return bool(_carried(storage))
 
 
 def collection_links(storage: dict) -> list[str]:

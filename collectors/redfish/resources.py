@@ -16,7 +16,9 @@ Where the batteries are (field names from HPE's iLO Redfish reference and real a
   ``PresentAndCharging``), ``CacheModuleStatus{Health}``,
   ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
 
-A value of the wrong type or out of range is ``None``, never a guess; words are normalised
+Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by a
+pydantic alias or path). A value of the wrong type or out of range is ``None``, never a guess
+(the lenient types, :data:`Text`, :data:`Word`, :data:`Percent`, ...); words are normalised
 like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``).
 """
 
@@ -26,50 +28,153 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
 
 from smartarray_agent.collectors.redfish.errors import RedfishError
 
 _SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+OTHER = "other"  # the contract's word for a value the iLO's definitions do not list
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Battery(_Model):
-    index: int | None = None
-    model: str | None = None
-    product_name: str | None = None
-    serial: str | None = None
-    spare_part: str | None = None
-    firmware: str | None = None
-    charge_percent: float | None = None  # ChargeLevelPercent (iLO 5 only)
+def _text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _number(value: Any, low: float, high: float) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value) if low <= value <= high else None
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _boolean(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+# The types of a property read from the iLO: a value of the wrong type or out of range is
+# None, never a guess, and never a validation error (one odd property does not lose the rest)
+Text = Annotated[str | None, BeforeValidator(_text)]  # padding trimmed, "" is None
+Word = Annotated[str | None, BeforeValidator(lambda value: word(value))]
+Integer = Annotated[int | None, BeforeValidator(_integer)]
+Flag = Annotated[bool | None, BeforeValidator(_boolean)]
+Percent = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, 100))]
+Amount = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, math.inf))]
+Celsius = Annotated[float | None, BeforeValidator(lambda value: _number(value, -273, math.inf))]
+# a whole percentage, 0-100 (ReadCachePercent)
+Share = Annotated[int | None, BeforeValidator(
+    lambda value: value if _integer(value) is not None and 0 <= value <= 100 else None)]
+# a count or size that cannot be negative (CapacityMiB, PowerOnHours)
+Count = Annotated[int | None, BeforeValidator(
+    lambda value: value if _integer(value) is not None and value >= 0 else None)]
+# a list of words as sent, padding trimmed, anything but a non-empty string left out
+Texts = Annotated[list[str], BeforeValidator(
+    lambda value: [t for t in map(_text, value) if t] if isinstance(value, list) else [])]
+
+
+def firmware_path() -> AliasPath:
+    """HPE's ``FirmwareVersion.Current.VersionString``."""
+    return AliasPath("FirmwareVersion", "Current", "VersionString")
+
+
+class Payload(_Model):
+    """A model read from an iLO's JSON by its property names (aliases), ignoring the
+    properties it does not name; made by field name too (tests, merged readings). Every
+    field has a lenient type, so no answer, however odd, fails validation."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, validate_by_name=True,
+                              validate_by_alias=True)
+
+
+class Battery(Payload):
+    """An HPE Smart Storage Battery: iLO 5's ``Oem.Hpe.SmartStorageBattery[]`` entry, or
+    iLO 4's ``Oem.Hp.Battery[]`` entry (its own names as the second choice)."""
+
+    index: Integer = Field(None, alias="Index")
+    model: Text = Field(None, alias="Model")
+    product_name: Text = Field(None, alias="ProductName")
+    serial: Text = Field(None, alias="SerialNumber")
+    spare_part: Text = Field(None, validation_alias=AliasChoices("SparePartNumber", "Spare"))
+    firmware: Text = Field(None, alias="FirmwareVersion")
+    charge_percent: Percent = Field(None, alias="ChargeLevelPercent")  # iLO 5 only
     # ChargeLevelPercent as sent, when the iLO sent one that is not a number 0-100 (null too)
-    charge_unreadable: str | None = None
-    wear_percent: float | None = None  # BatteryWearLevelPercent: 100 = worn out
-    capacity_watts: float | None = None  # MaximumCapWatts / MaxCapWatts
-    remaining_charge_time_s: float | None = None  # RemainingChargeTimeSeconds
-    health: str | None = None  # ok, warning, critical (iLO 4: Condition)
-    state: str | None = None  # enabled, absent, ... (iLO 4: from Present)
-    error_code: str | None = None
-    failure_predicted: bool | None = None
+    charge_unreadable: Text = None
+    # BatteryWearLevelPercent: 100 = worn out
+    wear_percent: Percent = Field(None, alias="BatteryWearLevelPercent")
+    capacity_watts: Amount = Field(
+        None, validation_alias=AliasChoices("MaximumCapWatts", "MaxCapWatts"))
+    remaining_charge_time_s: Amount = Field(None, alias="RemainingChargeTimeSeconds")
+    # ok, warning, critical (iLO 4: Condition), and as sent
+    health: Word = Field(
+        None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
+    health_text: Text = Field(
+        None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
+    # enabled, absent, ... (iLO 4: from Present)
+    state: Word = Field(None, validation_alias=AliasPath("Status", "State"))
+    error_code: Text = Field(None, alias="ErrorCode")
+    failure_predicted: Flag = Field(None, alias="FailurePredicted")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, data: Any) -> Any:
+        """``charge_unreadable`` from ``ChargeLevelPercent``; iLO 4's ``Present`` (``Yes``,
+        ``No``) as the state (``enabled``, ``absent``)."""
+        if not isinstance(data, dict):
+            return data
+        derived = dict(data)
+        if "ChargeLevelPercent" in data and _number(data["ChargeLevelPercent"], 0, 100) is None:
+            derived["charge_unreadable"] = json.dumps(data["ChargeLevelPercent"])
+        if "Present" in data and "Status" not in data:
+            derived["state"] = {"yes": "enabled", "no": "absent"}.get(word(data["Present"]) or "")
+        return derived
 
 
-class ArrayController(_Model):
-    resource: str  # the @odata.id it was read from
-    location: str | None = None  # "Slot 0" as printed
-    slot: str | None = None  # "0"; None for "Slot UNKNOWN" or another format
-    serial: str | None = None
-    model: str | None = None
-    backup_power: str | None = None  # present, not_present, present_and_charg{ed,ing}
-    cache_module_health: str | None = None
-    cache_size_mib: int | None = None
-    health: str | None = None
+class ArrayController(Payload):
+    """An ``HpeSmartStorageArrayController`` (iLO 4: ``HpSmartStorageArrayController``)."""
+
+    resource: str  # the path it was read from
+    location: Text = Field(None, alias="Location")  # "Slot 0" as printed
+    slot: Text = None  # "0"; None for "Slot UNKNOWN" or another format
+    serial: Text = Field(None, alias="SerialNumber")
+    model: Text = Field(None, alias="Model")
+    # present, not_present, present_and_charg{ed,ing}
+    backup_power: Word = Field(None, alias="BackupPowerSourceStatus")
+    cache_module_health: Word = Field(
+        None, validation_alias=AliasPath("CacheModuleStatus", "Health"))
+    cache_size_mib: Integer = Field(None, alias="CacheMemorySizeMiB")
+    health: Word = Field(None, validation_alias=AliasPath("Status", "Health"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _slot(cls, data: Any) -> Any:
+        """The slot of ``Location`` (``Slot 0`` -> ``0``)."""
+        if not isinstance(data, dict) or "Location" not in data:
+            return data
+        match = _SLOT.match(_text(data["Location"]) or "")
+        slot = match.group(1).lower() if match else None
+        return {**data, "slot": None if slot == "unknown" else slot}
 
 
 class Reading(_Model):
@@ -91,18 +196,19 @@ def word(value: Any) -> str | None:
 
 def chassis_batteries(chassis: dict) -> list[Battery] | None:
     """iLO 5's batteries in a Chassis resource; None when it has no battery list."""
-    entries = _oem(chassis).get("SmartStorageBattery")
-    if not isinstance(entries, list):
-        return None
-    return [_ilo5_battery(entry) for entry in entries if isinstance(entry, dict)]
+    return _batteries(chassis, "SmartStorageBattery")
 
 
 def system_batteries(system: dict) -> list[Battery] | None:
     """iLO 4's batteries in a ComputerSystem resource; None when it has no battery list."""
-    entries = _oem(system).get("Battery")
+    return _batteries(system, "Battery")
+
+
+def _batteries(resource: dict, key: str) -> list[Battery] | None:
+    entries = _oem(resource).get(key)
     if not isinstance(entries, list):
         return None
-    return [_ilo4_battery(entry) for entry in entries if isinstance(entry, dict)]
+    return [Battery.model_validate(entry) for entry in entries if isinstance(entry, dict)]
 
 
 def fetched(documents: Mapping[str, dict], paths: Iterable[str],
@@ -119,101 +225,51 @@ def fetched(documents: Mapping[str, dict], paths: Iterable[str],
 
 
 def members(collection: dict, where: str) -> list[str]:
-    """The ``@odata.id`` of every member of a Redfish collection."""
+    """The paths of every member of a Redfish collection: ``Members[].@odata.id``, or, in
+    iLO 4's HAL form, ``links.Member[].href``."""
     items = collection.get("Members")
+    key = "@odata.id"
+    if not isinstance(items, list):
+        items, key = as_dict(collection.get("links")).get("Member"), "href"
     if not isinstance(items, list):
         raise RedfishError(f"{where}: not a Redfish collection (no Members list)")
-    ids = [item.get("@odata.id") for item in items if isinstance(item, dict)]
-    return [member for member in ids if isinstance(member, str) and member.startswith("/")]
+    paths = [as_dict(item).get(key) for item in items]
+    return [path for path in paths if isinstance(path, str) and path.startswith("/")]
+
+
+def is_collection(document: dict | None) -> bool:
+    """Whether ``document`` lists members in either form :func:`members` reads."""
+    return document is not None and (
+        isinstance(document.get("Members"), list)
+        or isinstance(as_dict(document.get("links")).get("Member"), list))
+
+
+def link(document: dict, name: str) -> str | None:
+    """The path ``Links.<name>.@odata.id`` names, or, in iLO 4's HAL form,
+    ``links.<name>.href``; None when neither is there."""
+    for links, key in (("Links", "@odata.id"), ("links", "href")):
+        path = as_dict(as_dict(document.get(links)).get(name)).get(key)
+        if isinstance(path, str) and path.startswith("/"):
+            return path
+    return None
 
 
 def array_controller(resource: str, data: dict) -> ArrayController:
-    location = text(data.get("Location"))
-    match = _SLOT.match(location or "")
-    slot = match.group(1).lower() if match else None
-    return ArrayController(
-        resource=resource,
-        location=location,
-        slot=None if slot == "unknown" else slot,
-        serial=text(data.get("SerialNumber")),
-        model=text(data.get("Model")),
-        backup_power=word(data.get("BackupPowerSourceStatus")),
-        cache_module_health=word(as_dict(data.get("CacheModuleStatus")).get("Health")),
-        cache_size_mib=integer(data.get("CacheMemorySizeMiB")),
-        health=word(as_dict(data.get("Status")).get("Health")),
-    )
+    return ArrayController.model_validate({**data, "resource": resource})
 
 
-def _ilo5_battery(entry: dict) -> Battery:
-    status = as_dict(entry.get("Status"))
-    return Battery(
-        **_identity(entry),
-        spare_part=text(entry.get("SparePartNumber")),
-        charge_percent=number(entry.get("ChargeLevelPercent"), 0, 100),
-        charge_unreadable=_unreadable(entry, "ChargeLevelPercent", 0, 100),
-        wear_percent=number(entry.get("BatteryWearLevelPercent"), 0, 100),
-        capacity_watts=number(entry.get("MaximumCapWatts"), 0, math.inf),
-        remaining_charge_time_s=number(entry.get("RemainingChargeTimeSeconds"), 0, math.inf),
-        health=word(status.get("Health")),
-        state=word(status.get("State")),
-        error_code=text(entry.get("ErrorCode")),
-        failure_predicted=boolean(entry.get("FailurePredicted")),
-    )
-
-
-def _ilo4_battery(entry: dict) -> Battery:
-    present = word(entry.get("Present"))
-    return Battery(
-        **_identity(entry),
-        spare_part=text(entry.get("Spare")),
-        capacity_watts=number(entry.get("MaxCapWatts"), 0, math.inf),
-        health=word(entry.get("Condition")),
-        state={"yes": "enabled", "no": "absent"}.get(present or ""),
-    )
-
-
-def _identity(entry: dict) -> dict[str, Any]:
-    return {
-        "index": integer(entry.get("Index")),
-        "model": text(entry.get("Model")),
-        "product_name": text(entry.get("ProductName")),
-        "serial": text(entry.get("SerialNumber")),
-        "firmware": text(entry.get("FirmwareVersion")),
-    }
+def cache_present(state: object, size_mib: int | None) -> bool | None:
+    """Whether the controller has a cache module: its status' ``State`` says (``Absent`` is
+    none, any other state one); without a state, a cache size above 0 is a cache there."""
+    name = word(state)
+    if name is not None:
+        return name != "absent"
+    return True if size_mib is not None and size_mib > 0 else None
 
 
 def _oem(resource: dict) -> dict:
     oem = as_dict(resource.get("Oem"))
     return as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp"))
-
-
-def as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def text(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def number(value: Any, low: float, high: float) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value) if low <= value <= high else None
-
-
-def _unreadable(entry: dict, key: str, low: float, high: float) -> str | None:
-    """``entry[key]`` as JSON text when it is there but not a number from low to high."""
-    if key not in entry or number(entry[key], low, high) is not None:
-        return None
-    return json.dumps(entry[key])
-
-
-def integer(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def boolean(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 # A RAID level -> the CLI's words for it ("RAID " and its Fault Tolerance), so a probe's

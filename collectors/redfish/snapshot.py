@@ -3,8 +3,8 @@
 fetches the documents), so anything that has the documents (``status --ilo``, ``check
 --ilo``, a later ``/probe``) builds the same snapshot from them.
 
-``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 5
-(HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
+``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 4
+and 5 (HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
 controller (collectors/redfish/smartstorage.py); else iLO 6 and later (the DMTF model,
 ``Systems/1/Storage``, collectors/redfish/dmtf.py). The battery is ``Chassis/1``
 ``Oem.Hpe.SmartStorageBattery[]`` (iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to
@@ -22,7 +22,6 @@ from smartarray_agent.collectors.redfish.resources import (
     Battery,
     Reading,
     array_controller,
-    as_dict,
     chassis_batteries,
     members,
     system_batteries,
@@ -56,42 +55,35 @@ def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
 
 
 def uses_smartstorage(documents: Documents) -> bool:
-    """Whether the iLO lists a controller in HPE's OEM model (iLO 5)."""
+    """Whether the iLO lists a controller in HPE's OEM model (iLO 4 and 5)."""
     collection = documents.get(ARRAY_CONTROLLERS)
     return collection is not None and bool(members(collection, ARRAY_CONTROLLERS))
 
 
-def battery_entries(documents: Documents) -> tuple[list[Battery], list[dict]]:
-    """The batteries the iLO lists, parsed and as sent: ``Chassis/1`` (iLO 5), else
-    ``Systems/1`` (iLO 4)."""
-    for path, read, key in ((CHASSIS, chassis_batteries, "SmartStorageBattery"),
-                            (SYSTEM, system_batteries, "Battery")):
-        doc = documents.get(path) or {}
-        parsed = read(doc)
-        if parsed is not None:
-            oem = as_dict(doc.get("Oem"))
-            listed = (as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp")))[key]
-            return parsed, [entry for entry in listed if isinstance(entry, dict)]
-    return [], []
+def batteries(documents: Documents) -> list[Battery]:
+    """The batteries the iLO lists: ``Chassis/1`` (iLO 5), else ``Systems/1`` (iLO 4)."""
+    for path, read in ((CHASSIS, chassis_batteries), (SYSTEM, system_batteries)):
+        found = read(documents.get(path) or {})
+        if found is not None:
+            return found
+    return []
 
 
 def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
     listed = members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS)
     read = [(path, documents[path]) for path in listed if path in documents]
     notices += [f"{NOTICE}{path} was not read" for path in listed if path not in documents]
-    batteries, entries = battery_entries(documents)
-    reading = Reading(taken_at=0, batteries=batteries,
+    found = batteries(documents)
+    reading = Reading(taken_at=0, batteries=found,
                       controllers=[array_controller(path, doc) for path, doc in read])
     backed = {rf.resource for rf in backed_controllers(reading)}
-    if len(batteries) != 1:
+    if len(found) != 1:
         notices.append(f"{NOTICE}backup power charge unknown: the iLO reports "
-                       f"{len(batteries)} batteries" + (
+                       f"{len(found)} batteries" + (
                            " and Redfish does not say which controller each one backs"
-                           if batteries else ""))
+                           if found else ""))
     notices += [f"{NOTICE}battery {b.index} reports a charge that is not a number 0-100: "
                 f"{b.charge_unreadable}: the charge is unknown"
-                for b in batteries if b.charge_unreadable is not None]
-    return [smartstorage.controller(
-        path, doc, documents,
-        batteries[0] if path in backed else None, entries[0] if path in backed else None)
-        for path, doc in read]
+                for b in found if b.charge_unreadable is not None]
+    return [smartstorage.controller(path, doc, documents, found[0] if path in backed else None)
+            for path, doc in read]
