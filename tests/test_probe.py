@@ -151,6 +151,27 @@ def test_a_target_off_the_allow_list_is_refused_before_any_connection(tmp_path):
     assert ilo.connections == 0 and not ilo.requests
 
 
+def test_an_address_pattern_admits_addresses_and_a_name_pattern_names(tmp_path):
+    """A name that starts like an admitted address is not one (issue #39 item 1), an address
+    is not a name, and a number that the resolver would take for an address is neither."""
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.0/24:*", "ilo-*.example.net:*",
+                                           "*ff*:*"]), 80.0)) as server:
+        port = ilo.address.rsplit(":", 1)[1]
+        admitted = get(server, f"target={ilo.address}")
+        refused = [get(server, query) for query in (
+            f"target=127.0.0.1.evil.test:{port}", f"target=127.0.1.1:{port}",
+            f"target=[::ffff:127.0.0.1]:{port}", f"target=localhost:{port}")]
+        malformed = [get(server, query) for query in (
+            f"target=2130706433:{port}", f"target=127.1:{port}", f"target=0x7f.0.0.1:{port}",
+            f"target=0177.0.0.1:{port}", f"target=[127.0.0.1]:{port}")]
+    assert admitted[0] == 200 and value(admitted[1], "smartarray_probe_success") == 1.0
+    assert [status for status, _ in refused] == [403] * 4, refused
+    assert [status for status, _ in malformed] == [400] * 5, malformed
+    assert "not an address" in malformed[0][1]
+    assert len(ilo.logins) == 1
+
+
 def test_a_wrong_password_is_a_failed_probe_that_names_no_secret(tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
     config = probe_config(tmp_path, ["127.0.0.1:*"], password=WRONG_PASSWORD)
