@@ -170,7 +170,18 @@ class Prober:
     def answer(self, snapshot: Snapshot | None, duration_s: float,
                age_s: float | None = None) -> ProbeAnswer:
         """The page for ``snapshot`` (None: the read failed), read ``age_s`` ago (None: no
-        read ended in time for this probe)."""
+        read ended in time for this probe). A snapshot that cannot be rendered is a failed
+        read: one target's read never takes the answer down."""
+        try:
+            return self._page(snapshot, duration_s, age_s)
+        except Exception:  # a bug; the model's bounds keep out the numbers known to do this
+            if snapshot is None:
+                raise
+            log.exception("a probe's read could not be rendered; answered as a failed read")
+            return self._page(None, duration_s, age_s)
+
+    def _page(self, snapshot: Snapshot | None, duration_s: float,
+              age_s: float | None) -> ProbeAnswer:
         out = Families(HELP)
         out.gauge("smartarray_probe_success", {}, float(snapshot is not None))
         out.gauge("smartarray_probe_duration_seconds", {}, round(duration_s, 6))
