@@ -77,6 +77,7 @@ def distrusted_entry(
     owners: Collection[int],
     trusted_gid: int | None = None,
     opened: os.stat_result | None = None,
+    sticky_ok: bool = False,
 ) -> tuple[Path, Distrust] | None:
     """The first of ``path`` and the directories above it, as written and as resolved
     through symbolic links, that someone other than ``owners`` (and the members of
@@ -87,13 +88,14 @@ def distrusted_entry(
     still to be made is skipped: its directory is what counts. ``path``'s own directory may
     not be writable by others even if sticky (anyone could plant a file or a link there);
     a directory higher up may if it is sticky, like /tmp. OSError (its ``filename`` the
-    entry) when an entry cannot be checked."""
+    entry) when an entry cannot be checked. ``sticky_ok``: ``path``'s own directory may be
+    sticky too (where only a directory is to be made, and then checked as one's own)."""
     path = Path(os.path.abspath(path))
     resolved = path.resolve()
     checked: set[tuple[Path, bool]] = set()  # an entry, and whether as the own directory
     for target in (path, resolved):
         for entry in (target, *target.parents):
-            own_directory = entry == target.parent
+            own_directory = entry == target.parent and not sticky_ok
             if (entry, own_directory) in checked or (entry, True) in checked:
                 continue
             checked.add((entry, own_directory))

@@ -63,24 +63,29 @@ def make_state_dir(directory: Path) -> Path:
     before anything is made, unless only this user or root could have changed it and every
     directory above it."""
     directory = Path(os.path.abspath(directory))
+    missing: list[Path] = []
     existing = directory
     while not os.path.lexists(existing):
+        missing.append(existing)
         existing = existing.parent
-    _refuse_untrusted(directory, existing)
-    for missing in reversed(directory.relative_to(existing).parents[:-1]):
-        with suppress(FileExistsError):  # made meanwhile: checked below like the rest
-            (existing / missing).mkdir(mode=0o700)
-    with suppress(FileExistsError):
-        directory.mkdir(mode=0o700)
+    _refuse_untrusted(directory, existing, sticky_ok=True)  # nothing made through a link
+    for entry in reversed(missing):
+        try:
+            entry.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile: checked below like the rest
+            pass
+        except OSError as error:
+            raise ScenarioError(f"cannot make {entry}: {error.strerror or error}") from None
     _refuse_untrusted(directory, directory / "state.json")
     return directory
 
 
-def _refuse_untrusted(directory: Path, path: Path) -> None:
+def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -> None:
     """ScenarioError unless only this user or root could have changed ``path`` and every
-    directory above it (``path``'s own directory not even when it is sticky)."""
+    directory above it (``path``'s own directory, unless ``sticky_ok``, not even when it is
+    sticky: the state files are made in it)."""
     try:
-        found = distrusted_entry(path, owners=(0, os.geteuid()))
+        found = distrusted_entry(path, owners=(0, os.geteuid()), sticky_ok=sticky_ok)
     except OSError as error:
         raise ScenarioError(f"cannot check {error.filename}: {error.strerror or error}: "
                             f"refusing to keep the simulator's state in {directory}") from None
