@@ -182,7 +182,8 @@ def test_a_number_out_of_range_poisons_no_target(tmp_path):
     documents = tree(ILO5_TREE)
     huge = 10**400
     documents[ILO5_CONTROLLER + "LogicalDrives/1/"]["CapacityMiB"] = huge
-    documents[ILO5_CONTROLLER + "DiskDrives/0/"].update(CapacityMiB=huge, PowerOnHours=huge)
+    documents[ILO5_CONTROLLER + "DiskDrives/0/"].update(CapacityMiB=huge, PowerOnHours=huge,
+                                                        CurrentTemperatureCelsius=huge)
     with serve(Ilo(documents)) as ilo, endpoint(
             Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)) as server:
         answers = [get(server, f"target={ilo.address}") for _ in range(3)]
@@ -196,6 +197,9 @@ def test_a_number_out_of_range_poisons_no_target(tmp_path):
         assert sorted(sizes) == [915715 * 2**20] * 3
         hours = [h for (name, _), h in found.items() if name.startswith(POWER_ON)]
         assert hours == [21840 * 3600.0] * 2
+        temperatures = [name for (name, _) in found
+                        if name == "smartarray_physical_drive_temperature_celsius"]
+        assert len(temperatures) == 3
     assert len(ilo.logins) == 1
 
 
