@@ -24,6 +24,7 @@ from smartarray_agent.configfile import (
     refuse_untrusted,
     validate,
 )
+from smartarray_agent.exporter.targets import target_pattern
 from smartarray_agent.locations import CONFIG_FILE
 
 DEFAULT_PATH = Path(CONFIG_FILE)
@@ -155,28 +156,7 @@ class CheckConfig(Settings):
     charge_critical_percent: Percent | None = None
 
 
-_HOST_PATTERN = re.compile(r"[a-z0-9.*?\-]+|\[[0-9a-f:.*?]+\]")
-_PORT_PATTERN = re.compile(r"[0-9*?]+")
 _MODULE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def target_pattern(value: str) -> str:
-    """A ``[probe] targets`` entry, ``host[:port]`` with fnmatch wildcards (``*``, ``?``),
-    as ``host:port``: host lower-cased, port 443 when not given. ValueError says why not."""
-    text = value.strip().lower()
-    if text.startswith("[") and "]" in text:
-        host, _, rest = text.partition("]")
-        host += "]"
-        port = rest.removeprefix(":") if rest.startswith(":") else rest or "443"
-    else:
-        host, sep, port = text.partition(":")
-        port = port if sep else "443"
-    if not _HOST_PATTERN.fullmatch(host) or not _PORT_PATTERN.fullmatch(port):
-        raise ValueError(f"{value!r} is not a host[:port] pattern such as "
-                         "'ilo-*.example.net' or '10.1.2.3:443'")
-    if not host.strip("*?[]."):
-        raise ValueError(f"{value!r} would allow any host: name the iLOs")
-    return f"{host}:{port}"
 
 
 class ProbeModule(IloLogin):

@@ -28,7 +28,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust
+from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
@@ -135,24 +135,17 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
     writable by no one else (a group other than root's counts as someone else). A directory
     higher up may be world-writable if it is sticky, like /tmp; the file's own directory
     may not, or anyone could plant a file or a link there."""
-    path = Path(os.path.abspath(path))
-    resolved = path.resolve()
-    checked: set[Path] = set()
-    for target in (path, resolved):
-        for entry in (target, *target.parents):
-            if entry in checked:
-                continue
-            checked.add(entry)
-            try:
-                info = opened if entry == resolved and opened else os.lstat(entry)
-            except FileNotFoundError:
-                continue  # a file still to be made: its directory is what counts
-            except OSError as error:
-                return f"cannot check {entry}: {error.strerror or error}"
-            problem = _entry_problem(entry, info, own_directory=entry == target.parent)
-            if problem is not None:
-                return problem
-    return None
+    try:
+        found = distrusted_entry(path, owners=(0,), trusted_gid=0, opened=opened)
+    except OSError as error:
+        return f"cannot check {error.filename}: {error.strerror or error}"
+    if found is None:
+        return None
+    entry, why = found
+    fix = "only root may be able to change what root reads and runs"
+    if why.what == "owner":
+        return f"{entry} belongs to uid {why.uid}, not root ({fix})"
+    return f"{entry} is writable by {why.writers} (mode {why.mode:04o}; {fix})"
 
 
 def credentials_directory() -> Path | None:
@@ -203,18 +196,6 @@ def refuse_untrusted(document: Document,
                 if path is not None and (problem := trust_problem(path)) is not None]
     if problems:
         raise ConfigError(problems)
-
-
-def _entry_problem(entry: Path, info: os.stat_result, *, own_directory: bool) -> str | None:
-    if stat.S_ISLNK(info.st_mode):
-        return None  # its target is checked as the resolved path
-    found = distrust(info, kind=None, owners=(0,), trusted_gid=0, sticky_ok=not own_directory)
-    if found is None:
-        return None
-    fix = "only root may be able to change what root reads and runs"
-    if found.what == "owner":
-        return f"{entry} belongs to uid {found.uid}, not root ({fix})"
-    return f"{entry} is writable by {found.writers} (mode {found.mode:04o}; {fix})"
 
 
 def _children(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:

@@ -5,6 +5,10 @@ normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``fail
 Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
 duplicates included) so nothing the CLI printed is lost.
 
+A whole number outside its field's range (a size past 2**63 - 1 bytes, a percent past 100)
+is ``None`` too: no controller has it, and the exposition could not render it (a 400-digit
+``CapacityMiB`` overflows a float), so it is unknown, as a line the CLI did not print.
+
 The blocks are pydantic models: ``status --json`` is :func:`to_json` (their
 ``model_dump_json``), and their JSON Schema is ``docs/status.schema.json`` (made by
 ``python -m smartarray_agent.model``). An attribute that is not a field is refused, and
@@ -15,10 +19,30 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 RawPairs = list[tuple[str, str]]
+INT64_MAX = 2**63 - 1  # the widest size or count a Redfish or Linux interface gives
+
+
+def _unknown_outside(low: int, high: int) -> BeforeValidator:
+    """A whole number outside ``low``..``high`` is unknown (None), never a value."""
+
+    def within(value: object) -> object:
+        outside = (isinstance(value, int) and not isinstance(value, bool)
+                   and not low <= value <= high)
+        return None if outside else value
+
+    return BeforeValidator(within)
+
+
+Bytes = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
+                  _unknown_outside(0, INT64_MAX)]  # a size
+Count = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
+                  _unknown_outside(0, INT64_MAX)]  # units, hours, days
+WholePercent = Annotated[Annotated[int, Field(ge=0, le=100)] | None, _unknown_outside(0, 100)]
 
 _PAREN_TAIL = re.compile(r"\s*\(.*$")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -55,11 +79,11 @@ class Cache(_Block):
     status: str | None = None
     status_details: str | None = None
     disable_reason: str | None = None
-    size_bytes: int | None = None
-    memory_available_bytes: int | None = None
-    battery_backed_size_bytes: int | None = None
-    read_percent: int | None = None
-    write_percent: int | None = None
+    size_bytes: Bytes = None
+    memory_available_bytes: Bytes = None
+    battery_backed_size_bytes: Bytes = None
+    read_percent: WholePercent = None
+    write_percent: WholePercent = None
     no_battery_write_cache: bool | None = None
     drive_write_cache: bool | None = None
     drive_write_cache_policy: DriveWriteCachePolicy | None = None
@@ -70,7 +94,7 @@ class BackupPower(_Block):
     """What keeps the write cache safe through a power cut: batteries or capacitors."""
 
     source: str | None = None  # "batteries" | "capacitors"
-    count: int | None = None
+    count: Count = None
     status: str | None = None
     status_text: str | None = None  # the status line as printed, parenthesised tail kept
     charge_percent: float | None = None  # only from a source that reports it (Redfish)
@@ -100,7 +124,7 @@ class LogicalDrive(_Block):
 
     drive_id: str  # "1", "2", ... as printed
     array: str | None = None
-    size_bytes: int | None = None
+    size_bytes: Bytes = None
     size_text: str | None = None
     raid: str | None = None
     status: str | None = None  # the state word: "ok", "recovering", "ready_for_rebuild", ...
@@ -120,7 +144,7 @@ class PhysicalDrive(_Block):
     box: str | None = None
     bay: str | None = None
     interface: str | None = None  # "SAS", "SATA SSD", "Solid State SATA", ...
-    size_bytes: int | None = None
+    size_bytes: Bytes = None
     size_text: str | None = None
     status: str | None = None  # the state word: "ok", "failed", "erase_in_progress", ...
     status_text: str | None = None
@@ -132,8 +156,8 @@ class PhysicalDrive(_Block):
     temperature_c: float | None = None
     max_temperature_c: float | None = None  # "Maximum Temperature (C)"
     usage_remaining_percent: float | None = None  # SSD wear; negative past rated endurance
-    power_on_hours: int | None = None
-    estimated_life_remaining_days: int | None = None
+    power_on_hours: Count = None
+    estimated_life_remaining_days: Count = None
     ssd_smart_trip_wearout: bool | None = None
     raw: RawPairs = Field(default_factory=list)
 

@@ -1,9 +1,10 @@
 """May this path be trusted? One answer for the lock files, the credentials file, the
-configuration walk and the simulator's private directory: from a ``stat`` result (``lstat``,
+configuration walk and the simulator's state directory: from a ``stat`` result (``lstat``,
 or ``fstat`` of the descriptor actually used), the type, the owner and who else may change
-or read it. Each caller words the refusal for its readers; :class:`Distrust` says what is
-wrong. This module imports nothing of the project, so both ``smartarray_agent`` and its
-collectors may use it.
+or read it (:func:`distrust`); and for a path with every directory above it
+(:func:`distrusted_entry`). Each caller words the refusal for its readers; :class:`Distrust`
+says what is wrong. This module imports nothing of the project, so both
+``smartarray_agent`` and its collectors may use it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import stat
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
@@ -67,3 +69,44 @@ def distrust(
     if sticky_ok and stat.S_ISDIR(info.st_mode) and mode & stat.S_ISVTX:
         bits &= ~WRITABLE_BY_OTHERS
     return found("mode") if bits else None
+
+
+def distrusted_entry(
+    path: Path,
+    *,
+    owners: Collection[int],
+    trusted_gid: int | None = None,
+    opened: os.stat_result | None = None,
+    sticky_ok: bool = False,
+) -> tuple[Path, Distrust] | None:
+    """The first of ``path`` and the directories above it, as written and as resolved
+    through symbolic links, that someone other than ``owners`` (and the members of
+    ``trusted_gid``) could have changed, with what is wrong; None when there is none.
+
+    ``opened``: the stat of the descriptor actually read, for the resolved ``path``. A link
+    on the way is not refused: its target is checked as part of the resolved path. An entry
+    still to be made is skipped: its directory is what counts. ``path``'s own directory may
+    not be writable by others even if sticky (anyone could plant a file or a link there);
+    a directory higher up may if it is sticky, like /tmp. OSError (its ``filename`` the
+    entry) when an entry cannot be checked. ``sticky_ok``: ``path``'s own directory may be
+    sticky too (where only a directory is to be made, and then checked as one's own)."""
+    path = Path(os.path.abspath(path))
+    resolved = path.resolve()
+    checked: set[tuple[Path, bool]] = set()  # an entry, and whether as the own directory
+    for target in (path, resolved):
+        for entry in (target, *target.parents):
+            own_directory = entry == target.parent and not sticky_ok
+            if (entry, own_directory) in checked or (entry, True) in checked:
+                continue
+            checked.add((entry, own_directory))
+            try:
+                info = opened if entry == resolved and opened else os.lstat(entry)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            found = distrust(info, kind=None, owners=owners, trusted_gid=trusted_gid,
+                             sticky_ok=not own_directory)
+            if found is not None:
+                return entry, found
+    return None

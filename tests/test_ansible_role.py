@@ -181,7 +181,8 @@ def probe_vars(root: Path, **extra: object) -> dict:
     return role_vars(
         root,
         smartarray_agent_probe_targets=["ilo-*.example.net", "ilo-db02.example.net:443",
-                                        "10.1.2.3", "ilo-db?.example.net", "[fd00::5]:8443"],
+                                        "10.1.2.3", "ilo-db?.example.net", "[fd00::5]:8443",
+                                        "10.99.0.0/24"],
         smartarray_agent_probe_modules={
             "default": {"username": "monitor", "password": "s3\"cr'et",
                         "ca_file": str(root / "ca" / "ilo-ca.pem")},
@@ -198,7 +199,7 @@ def probe_vars(root: Path, **extra: object) -> dict:
 def test_a_probe_node_gets_a_checked_probe_table_and_a_target_list(tmp_path):
     """Issue 27 item 3: the [probe] table with a module per login, each login in its own
     root-only file, config check accepts it, and the probe job's file_sd file lists the iLOs
-    (the allow-list's entries without wildcards) with the module as a URL parameter."""
+    (the allow-list's entries without wildcards or ranges) with the module as a URL parameter."""
     root = tmp_path / "root"
     (root / "file_sd" / "ilo").mkdir(parents=True)
     variables = probe_vars(root)
@@ -210,7 +211,7 @@ def test_a_probe_node_gets_a_checked_probe_table_and_a_target_list(tmp_path):
     config = tomllib.loads((etc / "config.toml").read_text())
     assert config["probe"] == {
         "targets": ["ilo-*.example.net", "ilo-db02.example.net:443", "10.1.2.3",
-                    "ilo-db?.example.net", "[fd00::5]:8443"],
+                    "ilo-db?.example.net", "[fd00::5]:8443", "10.99.0.0/24"],
         "timeout_s": 9.0, "max_sessions": 4, "min_interval_s": 120.0,
         "modules": {
             "default": {"credentials_file": str(etc / "probe-default-credentials.toml"),

@@ -108,3 +108,44 @@ def test_reset_refuses_while_a_simulator_of_that_host_runs(tmp_path):
     assert busy.returncode == 1
     assert "a simulator process of" in busy.stderr and "not reset under it" in busy.stderr
     assert (tmp_path / "sim" / "state.json").exists()
+
+
+OTHER_UID = 65534  # nobody: a user whose runtime directory root was given
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the question is root's")
+def test_root_refuses_a_users_runtime_directory_and_follows_none_of_its_links(tmp_path):
+    """Issue 39 item 7: root with a user's XDG_RUNTIME_DIR (su without -) created a file
+    where the user's instance.lock link pointed, and appended through their
+    invocations.jsonl link to a root-only file. Both commands refuse the directory."""
+    runtime = tmp_path / "run-user"
+    hosts = runtime / "smartarray-sim"
+    for scenario in ("gen9-battery", "gen10"):
+        (hosts / scenario).mkdir(parents=True)
+    (hosts / "gen9-battery" / "state.json").write_text("{}")  # something to reset
+    root_only = tmp_path / "root-only"
+    root_only.write_text("root's own\n")
+    root_only.chmod(0o600)
+    for scenario in ("gen9-battery", "gen10"):
+        (hosts / scenario / "instance.lock").symlink_to(tmp_path / f"made-{scenario}")
+        (hosts / scenario / "invocations.jsonl").symlink_to(root_only)
+    for path in (runtime, *runtime.rglob("*")):
+        os.lchown(path, OTHER_UID, OTHER_UID)
+    runtime.chmod(0o700)
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("SMARTARRAY_SIM_STATE_DIR", "SMARTARRAY_SIM_FAULTS")}
+    env["XDG_RUNTIME_DIR"] = str(runtime)
+
+    reset = subprocess.run([sys.executable, "-m", "smartarray_agent", "simulate", "reset",
+                            "gen9-battery"], capture_output=True, text=True, env=env,
+                           timeout=60)
+    simulated = subprocess.run([str(Path(sys.executable).with_name("smartarray-sim")),
+                                "--scenario", "gen10", "ctrl", "all", "show"],
+                               capture_output=True, text=True, env=env, timeout=60)
+    assert reset.returncode == 2 and "belongs to uid 65534" in reset.stderr, reset
+    assert simulated.returncode == 2 and "belongs to uid 65534" in simulated.stderr, simulated
+    assert not list(tmp_path.glob("made-*"))
+    assert root_only.read_text() == "root's own\n"
+    assert (hosts / "gen9-battery" / "state.json").read_text() == "{}"
+    assert sorted(path.name for path in (hosts / "gen10").iterdir()) == [
+        "instance.lock", "invocations.jsonl"]

@@ -5,6 +5,7 @@ root, where the question arises at all (as another user the kernel refuses anywa
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,74 @@ print(child.wait())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.split() == ["refused", "refused", "refused", "-15"], done.stderr
+
+
+# PID 1 of a private PID namespace, as systemd is: the leader of its session and process
+# group, taking SIGRTMIN+4 (poweroff for systemd) when it comes. It starts the payload once
+# per way of making PID 1 (or its group) a file's signal owner, and says whether the payload
+# was let and whether the signal reached it.
+PID1 = """
+import os, signal, subprocess, sys
+os.setsid()
+power_off = signal.SIGRTMIN + 4
+signal.pthread_sigmask(signal.SIG_BLOCK, {power_off})  # kept pending: asked below
+for way in sys.argv[2:]:
+    said = subprocess.run([sys.executable, "-c", sys.argv[1], way], capture_output=True,
+                          text=True).stdout.strip() or "crashed"
+    got = signal.sigtimedwait({power_off}, 0) is not None
+    print(way, said, "signalled" if got else "untouched")
+"""
+# A child of the root agent: makes the owner of a socket's I/O signal PID 1 (or process
+# group 1, or itself), picks SIGRTMIN+4 with F_SETSIG, then does I/O on it.
+PAYLOAD = """
+import fcntl, os, signal, socket, struct, sys
+from smartarray_agent.confine import keep_away_from_init
+if os.environ.get("CONFINED"):
+    keep_away_from_init()
+F_SETOWN_EX, F_OWNER_PID, F_OWNER_PGRP, FIOSETOWN, SIOCSPGRP = 15, 1, 2, 0x8901, 0x8902
+ways = {
+    "F_SETOWN": lambda fd: fcntl.fcntl(fd, fcntl.F_SETOWN, 1),
+    "F_SETOWN-pgrp": lambda fd: fcntl.fcntl(fd, fcntl.F_SETOWN, -1),
+    "F_SETOWN_EX": lambda fd: fcntl.fcntl(fd, F_SETOWN_EX, struct.pack("ii", F_OWNER_PID, 1)),
+    "F_SETOWN_EX-pgrp": lambda fd: fcntl.fcntl(fd, F_SETOWN_EX,
+                                               struct.pack("ii", F_OWNER_PGRP, 1)),
+    "FIOSETOWN": lambda fd: fcntl.ioctl(fd, FIOSETOWN, struct.pack("i", 1)),
+    "SIOCSPGRP": lambda fd: fcntl.ioctl(fd, SIOCSPGRP, struct.pack("i", -1)),
+    "F_SETOWN-self": lambda fd: fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid()),
+}
+mine, theirs = socket.socketpair()
+try:
+    ways[sys.argv[1]](mine.fileno())
+    fcntl.fcntl(mine, fcntl.F_SETSIG, signal.SIGRTMIN + 4)
+    fcntl.fcntl(mine, fcntl.F_SETFL, fcntl.fcntl(mine, fcntl.F_GETFL) | os.O_ASYNC)
+    print("allowed")
+except PermissionError:
+    print("refused")
+theirs.send(b"x")  # mine is readable: its owner is signalled, now
+"""
+WAYS = ("F_SETOWN", "F_SETOWN-pgrp", "F_SETOWN_EX", "F_SETOWN_EX-pgrp", "FIOSETOWN",
+        "SIOCSPGRP", "F_SETOWN-self")
+
+
+def _as_pid_1_sees_it(confined: bool) -> list[str]:
+    env = {**os.environ, "CONFINED": "1" if confined else ""}
+    done = subprocess.run(["unshare", "--pid", "--fork", "--kill-child", sys.executable, "-c",
+                           PID1, PAYLOAD, *WAYS], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
+def test_a_confined_process_cannot_make_pid_1_its_signal_owner():
+    """Issue 39 item 5: F_SETOWN/F_SETOWN_EX to PID 1 or its group, or FIOSETOWN/SIOCSPGRP,
+    then F_SETSIG and I/O, signalled PID 1 of a private PID namespace; the filter refuses the
+    owner, and a process may still own its own files' signals."""
+    assert _as_pid_1_sees_it(confined=False) == [  # the test can tell
+        f"{way} allowed {'untouched' if way.endswith('self') else 'signalled'}"
+        for way in WAYS]
+    assert _as_pid_1_sees_it(confined=True) == [
+        f"{way} {'allowed' if way.endswith('self') else 'refused'} untouched" for way in WAYS]
 
 
 def _seccomp_filters(pid: int) -> int:

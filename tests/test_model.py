@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
-from smartarray_agent.model import Cache, Snapshot, to_json
+from smartarray_agent.model import INT64_MAX, Cache, PhysicalDrive, Snapshot, to_json
 
 from .captures import needs_captures, real_files
 from .model_reader import read_snapshot
@@ -16,6 +16,18 @@ def test_a_misspelt_attribute_is_refused():
     cache = Cache()
     with pytest.raises(ValueError, match="no field"):
         cache.read_precent = 25  # type: ignore[attr-defined]
+
+
+def test_a_whole_number_out_of_range_is_unknown():
+    """No controller has it and no metric could carry it (issue #39 item 3): None, as a line
+    not printed; the edges of each range are values."""
+    drive = PhysicalDrive(drive_id="1I:1:1", size_bytes=10**400, power_on_hours=-1,
+                          estimated_life_remaining_days=INT64_MAX + 1)
+    assert (drive.size_bytes, drive.power_on_hours, drive.estimated_life_remaining_days) == (
+        None, None, None)
+    cache = Cache(size_bytes=INT64_MAX, read_percent=101, write_percent=0)
+    assert (cache.size_bytes, cache.read_percent, cache.write_percent) == (INT64_MAX, None, 0)
+    assert Cache.model_validate_json('{"size_bytes": 1%s}' % ("0" * 400)).size_bytes is None
 
 
 @needs_captures

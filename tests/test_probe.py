@@ -27,9 +27,11 @@ from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
 from smartarray_agent.exporter.request import Request, parse_head
 from smartarray_agent.exporter.webconfig import WebSecurity
+from smartarray_agent.model import Cache, Controller, Snapshot
 
 from .redfish_ilo import (
     CHASSIS,
+    ILO5_CONTROLLER,
     ILO5_TREE,
     PASSWORD,
     Ilo,
@@ -41,6 +43,7 @@ from .redfish_ilo import (
 )
 
 WRONG_PASSWORD = "not-the-Pa55word-either"
+POWER_ON = "smartarray_physical_drive_power_on_seconds"
 
 
 def probe_config(tmp_path: Path, targets: list[str], password: str = PASSWORD,
@@ -149,6 +152,74 @@ def test_a_target_off_the_allow_list_is_refused_before_any_connection(tmp_path):
     assert "is not in [probe] targets" in refused[0][1]
     assert [status for status, _ in malformed] == [400] * 8, malformed
     assert ilo.connections == 0 and not ilo.requests
+
+
+def test_an_address_pattern_admits_addresses_and_a_name_pattern_names(tmp_path):
+    """A name that starts like an admitted address is not one (issue #39 item 1), an address
+    is not a name, and a number that the resolver would take for an address is neither."""
+    with serve(Ilo(tree(ILO5_TREE))) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.0/24:*", "ilo-*.example.net:*",
+                                           "*ff*:*"]), 80.0)) as server:
+        port = ilo.address.rsplit(":", 1)[1]
+        admitted = get(server, f"target={ilo.address}")
+        refused = [get(server, query) for query in (
+            f"target=127.0.0.1.evil.test:{port}", f"target=127.0.1.1:{port}",
+            f"target=[::ffff:127.0.0.1]:{port}", f"target=localhost:{port}")]
+        malformed = [get(server, query) for query in (
+            f"target=2130706433:{port}", f"target=127.1:{port}", f"target=0x7f.0.0.1:{port}",
+            f"target=0177.0.0.1:{port}", f"target=[127.0.0.1]:{port}")]
+    assert admitted[0] == 200 and value(admitted[1], "smartarray_probe_success") == 1.0
+    assert [status for status, _ in refused] == [403] * 4, refused
+    assert [status for status, _ in malformed] == [400] * 5, malformed
+    assert "not an address" in malformed[0][1]
+    assert len(ilo.logins) == 1
+
+
+def test_a_number_out_of_range_poisons_no_target(tmp_path):
+    """A 400-digit CapacityMiB (and PowerOnHours) is no size the exposition can render: it
+    is unknown, and every probe of the target is answered (issue #39 item 3; before, the
+    rendering raised OverflowError on the loop and the connection closed unanswered)."""
+    documents = tree(ILO5_TREE)
+    huge = 10**400
+    documents[ILO5_CONTROLLER + "LogicalDrives/1/"]["CapacityMiB"] = huge
+    documents[ILO5_CONTROLLER + "DiskDrives/0/"].update(CapacityMiB=huge, PowerOnHours=huge,
+                                                        CurrentTemperatureCelsius=huge)
+    with serve(Ilo(documents)) as ilo, endpoint(
+            Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)) as server:
+        answers = [get(server, f"target={ilo.address}") for _ in range(3)]
+    assert [status for status, _ in answers] == [200] * 3
+    for _, page in answers:
+        assert value(page, "smartarray_probe_success") == 1.0
+        found = samples(page)
+        # the drives whose numbers are out of range have no size; the others keep theirs
+        sizes = [size for (name, _), size in found.items() if name.endswith("_size_bytes")
+                 and "drive" in name]
+        assert sorted(sizes) == [915715 * 2**20] * 3
+        hours = [h for (name, _), h in found.items() if name.startswith(POWER_ON)]
+        assert hours == [21840 * 3600.0] * 2
+        temperatures = [name for (name, _) in found
+                        if name == "smartarray_physical_drive_temperature_celsius"]
+        assert len(temperatures) == 3
+    assert len(ilo.logins) == 1
+
+
+def test_a_read_that_cannot_be_rendered_is_a_failed_probe(tmp_path, caplog):
+    """Whatever slips past the model's bounds (here a snapshot built without them), a read
+    that cannot be rendered is answered as a failed one, not an exception on the loop
+    (issue #39 item 3)."""
+    poisoned = Snapshot.model_construct(controllers=[Controller.model_construct(
+        **{**Controller(model="P408i-a").__dict__, "cache": Cache.model_construct(
+            **{**Cache().__dict__, "size_bytes": 10**400})})])
+    prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)
+    try:
+        answer = prober.answer(poisoned, 1.5, 3.0)
+    finally:
+        prober.close()
+    assert answer.status == 200
+    page = answer.body.decode()
+    assert value(page, "smartarray_probe_success") == 0.0
+    assert value(page, "smartarray_probe_duration_seconds") == 1.5
+    assert "could not be rendered" in caplog.text
 
 
 def test_a_wrong_password_is_a_failed_probe_that_names_no_secret(tmp_path, caplog):

@@ -54,7 +54,7 @@ def test_probe_problems_are_named_with_their_line(private):
     assert problems(path) == [
         f"{path}:2: probe.targets.0: '*' would allow any host: name the iLOs",
         f"{path}:2: probe.targets.1: 'ilo/1' is not a host[:port] pattern such as "
-        "'ilo-*.example.net' or '10.1.2.3:443'",
+        "'ilo-*.example.net', '10.1.2.3:443' or '10.99.0.0/24'",
         f"{path}:3: probe.timeout_s: must be greater than 0 (got 0)",
         f"{path}:4: probe.max_sessions: must be at most 64 (got 1000)",
         f"{path}:5: probe.modules: module name 'a b': use letters, digits, _ and - only",
@@ -66,6 +66,38 @@ def test_probe_problems_are_named_with_their_line(private):
         f"{path}:3: probe.refresh_timeout_s: must be at most 600 (got 601)",
         f"{path}:6: probe.modules.default.address: unknown key",
         f"{path}:7: probe.modules.default.read_timeout_s: must be at most 600 (got 601)",
+    ]
+
+
+def test_address_patterns_are_addresses_and_cidr_ranges(private):
+    """An address pattern admits addresses alone: a glob on a dotted quad would also admit
+    names (``10.99.0.*`` matched ``10.99.0.5.evil.test``), so ranges are CIDR (issue #39
+    item 1)."""
+    creds = credentials_file(private)
+    path = private / "config.toml"
+    module = f'[probe.modules.default]\ncredentials_file = "{creds}"\n'
+    path.write_text('[probe]\ntargets = ["10.99.0.0/24", "10.1.2.3/32:8443", "[FD00::/64]:*",'
+                    ' "ilo-?.example.net"]\n' + module)
+    probe = load_config(path).probe
+    assert probe is not None
+    assert probe.targets == ["10.99.0.0/24:443", "10.1.2.3:8443", "[fd00::/64]:*",
+                             "ilo-?.example.net:443"]
+    path.write_text('[probe]\ntargets = ["10.99.0.*", "10.99.?.1:443", "10.1.2", "010.1.2.3",'
+                    ' "10.99.0.1/24", "0.0.0.0/0", "[fd00::*]"]\n' + module)
+    assert problems(path) == [
+        f"{path}:2: probe.targets.0: '10.99.0.*' is not an address: give an address range "
+        "as CIDR, such as '10.99.0.0/24'",
+        f"{path}:2: probe.targets.1: '10.99.?.1:443' is not an address: give an address range "
+        "as CIDR, such as '10.99.0.0/24'",
+        f"{path}:2: probe.targets.2: '10.1.2' is not an address: give an address range "
+        "as CIDR, such as '10.99.0.0/24'",
+        f"{path}:2: probe.targets.3: '010.1.2.3' is not an address: give an address range "
+        "as CIDR, such as '10.99.0.0/24'",
+        f"{path}:2: probe.targets.4: '10.99.0.1/24' has host bits set: the range is "
+        "'10.99.0.0/24'",
+        f"{path}:2: probe.targets.5: '0.0.0.0/0' would allow any host: name the iLOs",
+        f"{path}:2: probe.targets.6: '[fd00::*]' is not an address: give an address range "
+        "as CIDR, such as '10.99.0.0/24'",
     ]
 
 

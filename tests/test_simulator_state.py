@@ -17,7 +17,8 @@ from smartarray_agent.collectors.simulator import scenario as schema
 from smartarray_agent.collectors.simulator.commands import CommandError, parse
 from smartarray_agent.collectors.simulator.dialect import DIALECTS
 from smartarray_agent.collectors.simulator.modify import apply, plan
-from smartarray_agent.collectors.simulator.scenario import load_scenario
+from smartarray_agent.collectors.simulator.scenario import ScenarioError, load_scenario
+from smartarray_agent.collectors.simulator.state import make_state_dir
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -163,3 +164,17 @@ def test_a_state_another_version_saved_keeps_its_changes_or_is_made_again(tmp_pa
     shown = _sim(tmp_path, *words, "ctrl", "slot=0", "show")
     assert shown.returncode == 0, shown.stderr
     assert b"Cache Ratio: 10% Read / 90% Write" in shown.stdout  # the file's ratio
+
+
+def test_a_state_directory_may_be_made_in_a_sticky_directory_but_not_be_one(tmp_path):
+    """Like /tmp: a directory of one's own is made in it and checked as one's own; the
+    sticky directory itself holds no state, anyone could plant a link there (issue 39
+    item 7)."""
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    made = make_state_dir(sticky / "sim" / "gen10")
+    assert made == sticky / "sim" / "gen10" and made.is_dir()
+    assert oct(made.stat().st_mode & 0o777) == oct(0o700)
+    with pytest.raises(ScenarioError, match="is writable by everyone"):
+        make_state_dir(sticky)

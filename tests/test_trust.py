@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, Distrust, distrust
+from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, Distrust, distrust, distrusted_entry
 
 ME = os.geteuid()
 
@@ -80,3 +80,27 @@ def test_a_sticky_directory_may_be_open_to_all_only_when_allowed(tmp_path):
                         sticky_ok=True).what == "mode"
     finally:
         os.chmod(tmp_path, plain.st_mode & 0o7777)
+
+
+def test_a_path_is_judged_with_every_directory_above_it(tmp_path):
+    """The walk the configuration and the simulator's state directory share: the first entry
+    an owner not allowed could have changed is named; a sticky directory is trusted above a
+    file's own directory, not as it (anyone could plant a file there)."""
+    sticky = tmp_path / "sticky"
+    own = sticky / "own"
+    own.mkdir(parents=True)
+    sticky.chmod(0o1777)
+    assert distrusted_entry(own / "state.json", owners=(ME,)) is None
+    assert distrusted_entry(own / "state.json", owners=(ME + 1,)) == (
+        own, Distrust("owner", ME, os.getegid(), 0o755 & ~_umask()))
+    found = distrusted_entry(sticky / "state.json", owners=(ME,))
+    assert found is not None and found[0] == sticky and found[1].what == "mode"
+    (own / "link").symlink_to(sticky)  # a link is judged by where it leads
+    found = distrusted_entry(own / "link" / "state.json", owners=(ME,))
+    assert found is not None and found[0] == sticky and found[1].what == "mode"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -67,5 +67,7 @@ def reset(scenario: Annotated[str | None, typer.Argument(
                 done = True
         except state.SimulatorBusy as error:
             raise fail(str(error), exitcodes.VENDOR_ERROR) from None
+        except simulator.ScenarioError as error:  # a directory someone else could change
+            raise fail(str(error), exitcodes.BAD_INPUT) from None
     if not done:
         print("nothing to reset")

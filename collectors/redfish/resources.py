@@ -57,9 +57,13 @@ def _text(value: Any) -> str | None:
 
 
 def _number(value: Any, low: float, high: float) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if low <= value <= high else None
+    try:
+        value = float(value)
+    except OverflowError:  # a whole number past a float's range (400 digits): no value
+        return None
+    return value if math.isfinite(value) and low <= value <= high else None
 
 
 def _integer(value: Any) -> int | None:

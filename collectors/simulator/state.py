@@ -7,6 +7,11 @@ a simulator process runs) and
 ``invocations.jsonl``: one JSON object a line, ``event`` being ``start`` (id, pid, argv, mode),
 ``command`` (id, command) or ``end`` (id, pid, exit_code); every event also has ``monotonic``
 (CLOCK_MONOTONIC, comparable between processes) and ``wall`` (epoch seconds).
+
+Only this user or root may have written the state directory or any directory above it
+(agent/trust.py): root given a user's ``XDG_RUNTIME_DIR`` (``su`` without ``-``) refuses it,
+as the agent refuses its lock there, rather than follow the user's links to create or append
+to a file of root's choosing. The files in it are opened without following a link.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
-from smartarray_agent.trust import distrust
+from smartarray_agent.trust import distrust, distrusted_entry
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
@@ -53,10 +58,57 @@ def private_directory(directory: Path) -> Path:
     return directory
 
 
+def make_state_dir(directory: Path) -> Path:
+    """``directory``, with the directories missing on the way made (0700); ScenarioError,
+    before anything is made, unless only this user or root could have changed it and every
+    directory above it."""
+    directory = Path(os.path.abspath(directory))
+    missing: list[Path] = []
+    existing = directory
+    while not os.path.lexists(existing):
+        missing.append(existing)
+        existing = existing.parent
+    _refuse_untrusted(directory, existing, sticky_ok=True)  # nothing made through a link
+    for entry in reversed(missing):
+        try:
+            entry.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile: checked below like the rest
+            pass
+        except OSError as error:
+            raise ScenarioError(f"cannot make {entry}: {error.strerror or error}") from None
+    _refuse_untrusted(directory, directory / "state.json")
+    return directory
+
+
+def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -> None:
+    """ScenarioError unless only this user or root could have changed ``path`` and every
+    directory above it (``path``'s own directory, unless ``sticky_ok``, not even when it is
+    sticky: the state files are made in it)."""
+    try:
+        found = distrusted_entry(path, owners=(0, os.geteuid()), sticky_ok=sticky_ok)
+    except OSError as error:
+        raise ScenarioError(f"cannot check {error.filename}: {error.strerror or error}: "
+                            f"refusing to keep the simulator's state in {directory}") from None
+    if found is None:
+        return
+    entry, why = found
+    if why.what == "owner":
+        wrong = f"{entry} belongs to uid {why.uid}, neither root nor uid {os.geteuid()}"
+    else:
+        wrong = f"{entry} is writable by {why.writers} (mode {why.mode:04o})"
+    raise ScenarioError(f"{wrong}: refusing to keep the simulator's state in {directory} "
+                        f"(set {STATE_DIR_ENV} to a directory of yours)")
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """``open()``'s opener for the state files: never through a symbolic link."""
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+
+
 @contextmanager
 def _state_lock(directory: Path) -> Iterator[None]:
     """The state lock: around every create, modify and reset of ``state.json``."""
-    with open(directory / "state.lock", "a") as handle:
+    with open(directory / "state.lock", "a", opener=_no_follow) as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -73,9 +125,10 @@ def reset(directory: Path) -> bool:
     starts again from the scenario file. False when there was nothing to forget; raises
     SimulatorBusy while one of its simulator processes runs (its instance lock is held)."""
     state_file = directory / "state.json"
-    if not state_file.exists():
+    if not os.path.lexists(state_file):
         return False
-    instance = os.open(directory / "instance.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    _refuse_untrusted(directory, state_file)
+    instance = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
     try:
         try:
             fcntl.flock(instance, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -105,7 +158,7 @@ class StateStore:
         self.directory = directory
         self.scenario_path = scenario_path
         self._instance_fd: int | None = None
-        directory.mkdir(parents=True, exist_ok=True)
+        make_state_dir(directory)
 
     @property
     def state_file(self) -> Path:
@@ -169,19 +222,20 @@ class StateStore:
 
     def _read(self) -> dict | None:
         try:
-            return json.loads(self.state_file.read_text(encoding="utf-8"))
+            with open(self.state_file, encoding="utf-8", opener=_no_follow) as handle:
+                return json.load(handle)
         except FileNotFoundError:
             return None
 
     def _write(self, saved: dict) -> None:
         tmp = self.directory / ".state.json.tmp"  # one name: every write holds the state lock
-        with open(tmp, "w", encoding="utf-8") as handle:
+        with open(tmp, "w", encoding="utf-8", opener=_no_follow) as handle:
             json.dump(saved, handle, indent=1)
         os.replace(tmp, self.state_file)
 
     def claim_instance(self) -> bool:
         """Hold the single-instance lock until the process ends; False if another has it."""
-        fd = os.open(self.directory / "instance.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _no_follow(str(self.directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -194,7 +248,7 @@ class StateStore:
         """Append one invocation-log event."""
         record = {"event": event, "id": ident, "monotonic": time.monotonic(), "wall": time.time()}
         line = json.dumps({**record, **fields}) + "\n"
-        with open(self.log_file, "a", encoding="utf-8") as handle:
+        with open(self.log_file, "a", encoding="utf-8", opener=_no_follow) as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.write(line)
 
