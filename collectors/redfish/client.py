@@ -36,11 +36,12 @@ log = logging.getLogger(__name__)
 SESSIONS = "/redfish/v1/SessionService/Sessions/"
 _NO_SESSION_SERVICE = frozenset({404, 405, 501})
 # Bounds on what an iLO may make the agent hold: a real answer is 1-20 kB and a whole read
-# (a host with 8 controllers and 100 drives) under 1 MiB, while JSON parses to up to about 30
-# times its size (a 16 MiB answer of `{}` objects took 450 MiB): one answer at most 1 MiB, all
-# the answers of one read (login to logout) at most 4 MiB.
+# (a host with 8 controllers and 100 drives) under 1 MiB, while JSON parses to up to 32 times
+# its size (a 16 MiB answer of `{}` objects took 450 MiB): one answer at most 1 MiB, all the
+# answers of one read (login to logout) at most 2 MiB, which hold 64 MiB at the worst. The
+# units' MemoryMax= is reckoned from these (docs/privileges.md).
 MAX_ANSWER_BYTES = 2**20
-MAX_READ_BYTES = 4 * 2**20
+MAX_READ_BYTES = 2 * 2**20
 LOGOUT_GRACE_S = 2.0  # a logout after the read's deadline still gets this long
 
 
@@ -203,7 +204,7 @@ class RedfishClient:
             raise RedfishError(
                 f"{self._where}: {request}: " + (
                     "answer larger than 1 MiB (MAX_ANSWER_BYTES)" if len(data) > MAX_ANSWER_BYTES
-                    else "the read's answers passed 4 MiB (MAX_READ_BYTES)"))
+                    else "the read's answers passed 2 MiB (MAX_READ_BYTES)"))
         log.debug("%s %s: HTTP %d", self._where, request, response.status)
         return _Answer(response.status, response.headers, data)
 
