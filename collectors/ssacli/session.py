@@ -61,6 +61,7 @@ class ConsoleSession:
         self._child: pexpect.spawn | None = None
         self.banner = ""  # what the console printed before its first prompt
         self._pending = ""  # printed after a prompt, before the next command was sent
+        self.ended = ""  # how the last console ended ("exited 134"), once closed
 
     @property
     def alive(self) -> bool:
@@ -104,6 +105,8 @@ class ConsoleSession:
                 pass
         end_groups([child.pid])
         child.close(force=True)  # reaps it
+        self.ended = (f"exited {child.exitstatus}" if child.exitstatus is not None
+                      else f"was killed by signal {child.signalstatus}")
 
     def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
         assert self._child is not None
@@ -140,7 +143,7 @@ class ConsoleSession:
                 tail = answer.last_line()
                 self.close()
                 raise SessionDied(
-                    f"the CLI console ended during {what!r}"
+                    f"the CLI console {self.ended or 'ended'} during {what!r}"
                     + (f" (last line: {tail!r})" if tail else "")
                 ) from None
 
