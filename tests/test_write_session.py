@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
+import textwrap
 
 import pexpect
 import pytest
@@ -144,3 +146,25 @@ def test_the_fallback_is_in_the_debug_log(tmp_path, monkeypatch, caplog):
     assert "the CLI console failed" in caplog.text and "runs one-shot" in caplog.text
     assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console", "argv",
                                                                         "argv"]
+
+
+def test_a_console_that_never_shows_its_prompt_falls_back_to_one_shot_runs(tmp_path):
+    program = tmp_path / "ssacli"
+    argv = vendor_argv("gen9-battery", state_dir=tmp_path / "sim")
+    program.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import os, sys, time
+        if not sys.argv[1:]:  # a console that prints no prompt
+            print("HP Array Configuration Utility CLI", flush=True)
+            time.sleep(60)
+        os.execv({argv[0]!r}, {argv!r} + sys.argv[1:])
+        """))
+    program.chmod(0o755)
+    runner = VendorRunner(VendorCli((str(program),), "ssacli"),
+                          HostLock(tmp_path / "cli.lock", 10), timeout_s=30,
+                          start_timeout_s=1, console=False)
+    with runner.session():
+        assert "Smart Array P440ar" in runner.run(["ctrl", "all", "show", "status"])
+    runner.close()
+    assert runner.stats.console_fallbacks == 1
+    assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["argv"]

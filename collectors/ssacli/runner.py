@@ -250,9 +250,9 @@ class VendorRunner:
                 self.stats.process_starts += 1
                 try:
                     self._session.start()
-                except SessionError:
+                except SessionError as error:  # nothing sent yet: one-shot runs may do
                     self._close_session()
-                    raise
+                    raise SessionError(f"the CLI console could not be had: {error}") from None
                 self.lock.note("console", self._session.pid)
             try:
                 output = self._session.run(text, confirm=confirm)

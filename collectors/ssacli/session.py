@@ -74,11 +74,14 @@ class ConsoleSession:
     def start(self) -> None:
         program, *args = self.cli.argv
         confine_root()  # the CLI inherits the filter
-        self._child = pexpect.spawn(
-            program, args, env=vendor_env(), echo=False, encoding="utf-8",
-            codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
-            maxread=READ_CHUNK,
-        )
+        try:
+            self._child = pexpect.spawn(
+                program, args, env=vendor_env(), echo=False, encoding="utf-8",
+                codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
+                maxread=READ_CHUNK,
+            )
+        except pexpect.ExceptionPexpect as error:  # not found, or not executable
+            raise SessionError(f"the CLI console could not be started: {error}") from None
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
         self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
                                            what="the console banner")
