@@ -270,6 +270,8 @@ def test_all_changes_every_controller_with_a_cache_then_nothing(recorded):
     assert not any(c["changed"] for c in second["controllers"])
     assert first["skipped"] == []
     assert modifies(tmp_path / "sim" / "two") == ["ctrl slot=0 modify cacheratio=25/75"]
+    # one vendor CLI start for each task: both `all` tasks and the facts (issue #40)
+    assert len(read_invocations(tmp_path / "sim" / "two")) == 3
     facts = results["facts"]["ansible_facts"]["smartarray_agent"]
     assert [(c["cache"]["read_percent"], c["cache"]["write_percent"])
             for c in facts["controllers"]] == [(25, 75), (25, 75)]

@@ -22,9 +22,11 @@ from smartarray_agent.vendor import version_file
 CONFIG_DETAIL = "ctrl all show config detail"
 
 
-def agent(state: Path, *args: str) -> subprocess.CompletedProcess:
+def agent(state: Path, *args: str, faults: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
     env["SMARTARRAY_SIM_STATE_DIR"] = str(state)
+    if faults:
+        env["SMARTARRAY_SIM_FAULTS"] = json.dumps(faults)
     return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
                           capture_output=True, text=True, env=env, timeout=120)
 
@@ -47,23 +49,38 @@ def test_repeated_checks_run_the_vendor_cli_once_each(tmp_path):
 
 def test_the_remembered_version_is_shown_and_a_changed_cli_is_asked_again(tmp_path):
     """``status --json`` shows the version the CLI printed; a CLI whose files changed (here the
-    simulated one's scenario, as an upgrade changes the binary) is asked again."""
+    simulated one's scenario, as an upgrade changes the binary) is asked again. Without a
+    console (whose banner tells it) the one-shot runs ask ``version``."""
     state = tmp_path / "sim"
     scenario = tmp_path / "box.toml"
     scenario.write_text(f'cli_version = "6.10-2.0"\n{(BUNDLED / "gen9-battery.toml").read_text()}')
 
     def version() -> str:
-        result = agent(state, "status", "--json", "--simulate", str(scenario))
+        result = agent(state, "status", "--json", "--simulate", str(scenario),
+                       faults={"console_refused": True})
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["cli_version"]
 
+    def one_shot() -> list[list[str]]:
+        return [i.commands for i in read_invocations(state) if i.mode == "argv"]
+
     assert version() == "6.10-2.0"
-    assert runs(state)[-2:] == [[CONFIG_DETAIL], ["version"]]
+    assert one_shot()[-2:] == [[CONFIG_DETAIL], ["version"]]
     assert version() == "6.10-2.0"
-    assert runs(state)[-2:] == [["version"], [CONFIG_DETAIL]]  # the second asked nothing
+    assert one_shot()[-2:] == [["version"], [CONFIG_DETAIL]]  # the second asked nothing
     scenario.write_text(scenario.read_text().replace("6.10-2.0", "6.45-8.0"))
     assert version() == "6.45-8.0"
-    assert runs(state)[-2:] == [[CONFIG_DETAIL], ["version"]]
+    assert one_shot()[-2:] == [[CONFIG_DETAIL], ["version"]]
+
+
+def test_status_reads_the_version_from_the_console_it_reads_in(tmp_path):
+    state = tmp_path / "sim"
+    scenario = tmp_path / "box.toml"
+    scenario.write_text(f'cli_version = "6.10-2.0"\n{(BUNDLED / "gen9-battery.toml").read_text()}')
+    result = agent(state, "status", "--json", "--simulate", str(scenario))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["cli_version"] == "6.10-2.0"
+    assert runs(state) == [[CONFIG_DETAIL]]  # one start (issue #40)
 
 
 def test_only_a_lasting_answer_is_remembered(tmp_path, monkeypatch):

@@ -78,3 +78,25 @@ def test_usage_on_a_controller_without_per_usage_policies_is_bad_input(tmp_path)
     assert "has one drive write cache switch" in result.stderr
     assert "leave out --usage hba" in result.stderr
     assert host.modifies() == []
+
+
+def test_all_leaves_out_a_controller_with_no_cache_module_and_says_so(tmp_path):
+    host = Host(tmp_path, "no-cache-module")
+    result = host.agent("set-cache-ratio", "25/75", "--all", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["results"] == []
+    assert report["skipped"] == [{"slot": "0", "serial": "PSIM8NOCACHE01",
+                                  "model": "Smart Array P410i"}]
+    assert "no controller with a cache: nothing to do" in result.stderr
+
+
+def test_all_judges_a_controller_whose_cache_is_unknown_never_takes_it_as_none(tmp_path):
+    host = Host(tmp_path, "hba-mode")  # the CLI prints nothing of its cache
+    result = host.agent("set-cache-ratio", "25/75", "--all", "--json")
+    assert result.returncode == 4, result.stderr
+    report = json.loads(result.stdout)
+    assert [(r["controller"]["slot"], r["verdict"]) for r in report["results"]] == [
+        ("0", "refused")]
+    assert report["skipped"] == []
+    assert host.modifies() == []

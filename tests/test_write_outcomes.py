@@ -15,7 +15,7 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliTimeout
 from smartarray_agent.policy import judge, write_cache_active
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+from smartarray_agent.write.change import ChangeRunner
 from smartarray_agent.write.kinds import KINDS, Change, Kind
 
 from .captures import REAL, needs_captures
@@ -28,8 +28,8 @@ RAISE = Change(Kind.CACHE_RATIO, read_percent=0, write_percent=100)
 class BatteryFailsOnWrite(SimHost):
     """The battery fails between the judgement and the re-read."""
 
-    def run(self, command: list[str], *, confirm: bool = False) -> str:
-        output = super().run(command, confirm=confirm)
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+        output = super().run(command, confirm=confirm, once=once)
         if "modify" in command and "cacheratio=?" not in command:
             self.mutate(battery="Failed (Replace Batteries)")
         return output
@@ -98,22 +98,18 @@ def test_every_kind_has_a_table_entry_with_its_row_label_and_command():
         assert examples[kind].describe().startswith(entry.label(examples[kind]))
 
 
-class InterruptedOnSecondRead(SimHost):
+class InterruptedOnTheRead(SimHost):
     """Ctrl-C arrives while the write path reads the controller under the lock."""
 
-    reads = 0
-
-    def run(self, command: list[str], *, confirm: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
         if command[:2] == ["ctrl", "all"]:
-            self.reads += 1
-            if self.reads == 2:
-                os.kill(os.getpid(), signal.SIGINT)
-        return super().run(command, confirm=confirm)
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().run(command, confirm=confirm, once=once)
 
 
 def test_an_interrupt_before_the_command_is_sent_sends_nothing(tmp_path):
     audit = tmp_path / "audit.jsonl"
-    host = InterruptedOnSecondRead(tmp_path, "gen9-battery", {}, audit)
+    host = InterruptedOnTheRead(tmp_path, "gen9-battery", {}, audit)
     outcome = apply(host, audit, NBWC_ON)
     assert (outcome.verdict, outcome.message) == (
         "declined", "SIGINT before the command was sent: nothing sent")
@@ -122,16 +118,12 @@ def test_an_interrupt_before_the_command_is_sent_sends_nothing(tmp_path):
 
 
 class SecondControllerUnreadable(SimHost):
-    """The CLI times out reading the controllers for the second controller of --all."""
+    """The CLI times out asking the second controller of --all which ratios it takes."""
 
-    reads = 0
-
-    def run(self, command: list[str], *, confirm: bool = False) -> str:
-        if command[:2] == ["ctrl", "all"]:
-            self.reads += 1
-            if self.reads == 4:  # the list, slot 0's two judgements, then slot 1's first
-                raise CliTimeout(command, 1)
-        return super().run(command, confirm=confirm)
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+        if command == ["ctrl", "slot=1", "modify", "cacheratio=?"]:
+            raise CliTimeout(command, 1)
+        return super().run(command, confirm=confirm, once=once)
 
 
 def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
@@ -139,9 +131,7 @@ def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
     host = SecondControllerUnreadable(tmp_path, "two-controllers", {}, audit)
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
                           confirm=lambda question: True)
-    change = Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50)
-    outcomes = [runner.apply_or_explain(ChangeRequest(target, change))
-                for target in runner.cached_targets()]
+    outcomes = runner.apply_all(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50))
     assert [o.verdict for o in outcomes] == ["changed", "failed"]
     assert outcomes[1].message.startswith("slot 1: could not read the controller: ")
     assert outcomes[1].message.endswith(": nothing sent")

@@ -59,7 +59,9 @@ class SimHost:
     def hold(self) -> Iterator[None]:
         yield
 
-    def run(self, command: list[str], *, confirm: bool = False) -> str:
+    session = hold  # every call answers in-process: a console is nothing to open
+
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
         text = canonical(command)
         if " modify " in f" {text} " and "=?" not in text:
             self.modifies.append(text)
@@ -105,10 +107,19 @@ class SimHost:
 
 
 def apply(host: SimHost, audit: Path, change: Change, threshold: float = 80.0,
-          charge: Charge | None = None, **request: object) -> Outcome:
+          charge: Charge | None = None, asked: list[str] | None = None,
+          **request: object) -> Outcome:
+    """``change`` on slot 0 with ``--yes``; with ``asked``, without it: each question is
+    answered yes and kept there."""
+
+    def confirm(question: str) -> bool:
+        assert asked is not None
+        asked.append(question)
+        return True
+
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False),  # type: ignore[arg-type]
-                          threshold, confirm=lambda question: True, charge=charge)
-    return runner.apply(ChangeRequest(Target(slot="0"), change, assume_yes=True,
+                          threshold, confirm=confirm, charge=charge)
+    return runner.apply(ChangeRequest(Target(slot="0"), change, assume_yes=asked is None,
                                       **request))  # type: ignore[arg-type]
 
 
@@ -187,9 +198,11 @@ def test_no_unsafe_enable_reaches_the_cli_and_every_modify_is_on_record(
         assert host.modifies == [] and not audit.exists()
         return
     if fault == "iLO stops answering after the prompt":
+        asked: list[str] = []
         with ilo_that_stops_answering(tmp_path) as charge:
-            outcome = apply(host, audit, CHANGES[change], charge=charge)
-        backup = "unknown"  # no charge read under the lock: below the threshold
+            outcome = apply(host, audit, CHANGES[change], charge=charge, asked=asked)
+        if asked:  # the judgement after the question has no charge: below the threshold
+            backup = "unknown"
     else:
         outcome = apply(host, audit, CHANGES[change])
 

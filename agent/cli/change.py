@@ -30,13 +30,14 @@ Serial = Annotated[str | None, typer.Option(
     "--serial", metavar="SN", help="The controller's serial number.")]
 Every = Annotated[bool, typer.Option(
     "--all", help="Every controller with a cache, each judged, written, verified and audited "
-                  "on its own.")]
+                  "on its own, in one vendor CLI session.")]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Print the exact vendor command and the verdict; send nothing (audited "
                       "as dry_run).")]
 ReportJson = Annotated[bool, typer.Option(
     "--json", help='Print {"changed": ..., "before": ..., "after": ..., "command": [...], '
-                   '"audit": {...}} (with --all: {"changed": ..., "results": [...]}).')]
+                   '"audit": {...}} (with --all: {"changed": ..., "results": [...], '
+                   '"skipped": [...]}).')]
 Threshold = Annotated[float | None, percent(
     "--threshold",
     help="Backup power charge (%) below which write cache may not be forced on (default: "
@@ -169,9 +170,8 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
         if targets is None:
-            outcomes = [changer.apply_or_explain(ChangeRequest(
-                target, change, dry_run, assume_yes, without_charge))
-                for target in changer.cached_targets()]
+            outcomes = changer.apply_all(change, dry_run=dry_run, assume_yes=assume_yes,
+                                         without_charge=without_charge)
         else:
             outcomes = [changer.apply(ChangeRequest(targets[0], change, dry_run, assume_yes,
                                                     without_charge))]
@@ -188,7 +188,7 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     if as_json:
         report = (outcomes[0].as_json() if targets is not None else
                   {"changed": any(o.changed for o in outcomes),
-                   "results": [o.as_json() for o in outcomes]})
+                   "results": [o.as_json() for o in outcomes], "skipped": changer.skipped})
         print(json.dumps(report, indent=2))
     for outcome, code in zip(outcomes, codes, strict=True):
         if code != exitcodes.OK:

@@ -144,7 +144,9 @@ class CommandContext:
 
         runner = self.runner()
         try:
-            with runner.hold():  # the read and the reconciliation under one hold of the lock
+            # The read and the reconciliation under one hold of the lock, in one console:
+            # its banner tells the version the version file does not, so the CLI starts once.
+            with runner.session():
                 snapshot = read_snapshot(runner)
                 self._reconcile(snapshot)
         except (CollectionError, LockError) as error:

@@ -1,25 +1,32 @@
-"""The write path: read, judge, confirm, judge again, record the intent, write, re-read,
-verify, record the outcome.
+"""The write path: read and judge under the lock, confirm where asked, record the intent,
+write, re-read, verify, record the outcome.
 
-1. Read the controller and judge the change with :mod:`smartarray_agent.policy` (under the
-   host lock). The exact vendor command is known from here on (dry run, ``--json``).
-2. Ask for confirmation where the interlock wants it, *without* holding the lock, so a
-   prompt left open never blocks the daemon.
-3. Read the iLO again, take the lock, read the controller again and judge again: the verdict
-   that lets the write through is made on fresh data read under the same lock as the write.
-   A state that moved since the confirmation is refused.
+1. Take the lock and open one vendor CLI session for the change (``VendorRunner.session``:
+   its console, or one-shot runs where that cannot be had). Read the controller, ask the
+   ``=?`` query a kind needs, and judge the change once with
+   :mod:`smartarray_agent.policy`. The exact vendor command is known from here on (dry run,
+   ``--json``).
+2. A change that asks no question (the interlock does not ask, ``--yes``) goes on in the same
+   session: step 4. One that asks closes the session and lets go of the lock (a prompt left
+   open never blocks the daemon), asks, reads the iLO again, and opens a new session in which
+   it reads and judges again: the verdict that lets the write through is made on data read
+   under the same lock as the write, and a state that moved since the question is refused.
+3. SIGINT/SIGTERM/SIGHUP are held off from taking the lock on; one that arrived before the
+   command is sent stops the change (nothing sent).
 4. Write the intent record (flushed); if it cannot be written nothing is sent. Send the
-   command with SIGINT/SIGTERM/SIGHUP held off, read again, and record the outcome
-   (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
+   command once (a console that dies during it is not asked again), read again, and record
+   the outcome (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
 
 :meth:`ChangeRunner.apply` returns an :class:`Outcome` for every result but a request that
 does not fit the controller (:class:`~smartarray_agent.write.kinds.BadRequest`, nothing
-sent) and a first read that fails (the runner's errors, nothing sent).
+sent) and a first read that fails (the runner's errors, nothing sent). :meth:`ChangeRunner.
+apply_all` makes one change on every controller with a cache in one session.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import shlex
 import signal
@@ -51,6 +58,7 @@ from smartarray_agent.write.reconcile import (
 READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
 READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
+Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, the planned outcome
 
 
 class ChargeSource(Protocol):
@@ -161,38 +169,121 @@ class ChangeRunner:
         self.confirm = confirm
         self.charge: ChargeSource = charge or NoCharge()
         self.reconciled: list[Reconciled] = []  # unfinished changes it found and closed
+        self.skipped: list[dict] = []  # apply_all's controllers with no cache module
 
     def apply(self, request: ChangeRequest) -> Outcome:
         try:
             self.audit.check()
         except AuditError as error:
             return self._not_sent(request, error)
-        with self.runner.hold():
+        with signals.held() as received, self.runner.session():
             judged = self._may_go_ahead(request)
-        if isinstance(judged, Outcome):
-            return judged
+            if isinstance(judged, Outcome):
+                return judged
+            ask = self._go_on(request, judged, received)
+            if isinstance(ask, Outcome):
+                return ask
+        return self._confirmed(request, judged, ask)
+
+    def apply_all(self, change: Change, *, dry_run: bool = False, assume_yes: bool = False,
+                  without_charge: bool = False) -> list[Outcome]:
+        """``change`` on every controller but those that report no cache module (``--all``;
+        those go to :attr:`skipped`, and one whose cache is unknown is judged, never taken as
+        safe), each judged, written, verified and audited on its own, all in one session:
+        one read of the controllers,
+        then each one's query, modify and verifying read. A controller whose change asks a
+        question is asked after the session, and written in a session of its own. A request
+        that does not fit a controller is a ``bad_request`` outcome, a controller that
+        cannot be read before anything was sent a ``failed`` one (neither is audited:
+        nothing was judged); the lock and the first read fail as in :meth:`apply`."""
+        try:
+            self.audit.check()
+        except AuditError as error:
+            return [self._not_sent(ChangeRequest(Target(), change), error)]
+        done: list[Outcome | tuple[ChangeRequest, Judged, str]] = []
+        with signals.held() as received, self.runner.session():
+            try:
+                read = parse(self.runner.run(READ_COMMAND))
+            except ParseError as error:
+                raise BadRequest(f"could not read the controllers: {error}") from None
+            snapshot = self.charge.overlay(read)
+            for ctrl in snapshot.controllers:
+                if ctrl.cache.present is False:
+                    self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
+                                         "model": ctrl.model})
+                    continue
+                target = (Target(slot=ctrl.slot) if ctrl.slot is not None
+                          else Target(serial=ctrl.serial))
+                done.append(self._one_of_all(ChangeRequest(
+                    target, change, dry_run, assume_yes, without_charge), snapshot, received))
+        return [one if isinstance(one, Outcome)
+                else self._explained(one[0], functools.partial(self._confirmed, *one))
+                for one in done]
+
+    def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: list[int]
+                    ) -> Outcome | tuple[ChangeRequest, Judged, str]:
+        """One controller of :meth:`apply_all`: its outcome, or what to ask it."""
+        asked: list[tuple[ChangeRequest, Judged, str]] = []
+
+        def step() -> Outcome:
+            judged = self._may_go_ahead(request, snapshot)
+            if isinstance(judged, Outcome):
+                return judged
+            ask = self._go_on(request, judged, received)
+            if isinstance(ask, str):
+                asked.append((request, judged, ask))
+                return judged[2]
+            return ask
+
+        outcome = self._explained(request, step)
+        return asked[0] if asked else outcome
+
+    def _go_on(self, request: ChangeRequest, judged: Judged, received: list[int]
+               ) -> Outcome | str:
+        """In the change's session, after the judgement: the outcome of a dry run, a change
+        stopped by a signal, or one that asks nothing (written now); else the question."""
         ctrl, verdict, outcome = judged
         if request.dry_run:
             return self._finish(outcome, "dry_run", f"would run: {self._shown(outcome)} "
                                                     f"({verdict.message})")
-        if verdict.needs_confirmation and not request.assume_yes:
-            warning = request.change.entry.warning
-            question = (f"{ctrl.name}: {request.change.describe()} ({verdict.message}). "
-                        f"{warning + ' ' if warning else ''}Continue?")
-            if not self.confirm(question):
-                return self._finish(outcome, "declined", "not confirmed: nothing sent")
+        if not verdict.needs_confirmation or request.assume_yes:
+            return self._write(request, judged, received)
+        if received:
+            name = signal.Signals(received[0]).name
+            return self._finish(outcome, "declined",
+                                f"{name} before the question was asked: nothing sent")
+        warning = request.change.entry.warning
+        return (f"{ctrl.name}: {request.change.describe()} ({verdict.message}). "
+                f"{warning + ' ' if warning else ''}Continue?")
+
+    def _confirmed(self, request: ChangeRequest, planned: Judged, question: str) -> Outcome:
+        """Ask ``question`` without the lock; on a yes, read the iLO again, then read and
+        judge again in a new session, and write there."""
+        outcome = planned[2]
+        if not self.confirm(question):
+            return self._finish(outcome, "declined", "not confirmed: nothing sent")
         if self.charge.configured:
             # Fresh, and before the lock (the iLO is slow). A read that fails forgets the
             # first one, so the judgement under the lock sees no charge and fails closed.
             self.charge.read()
-        return self._write(request, outcome)
+        with signals.held() as received, self.runner.session():
+            judged = self._may_go_ahead(request)
+            if isinstance(judged, Outcome):
+                return judged
+            ctrl, _, again = judged
+            if again.before != outcome.before:
+                return self._finish(again, "refused", (
+                    f"refused: {ctrl.name} changed since it was checked (was "
+                    f"{outcome.before}, now {again.before}); nothing sent, run again"))
+            return self._write(request, judged, received)
 
-    def apply_or_explain(self, request: ChangeRequest) -> Outcome:
-        """:meth:`apply`, for ``--all``, where the other controllers go on: a request that
-        does not fit the controller is a ``bad_request`` outcome, a CLI that cannot be read
-        before anything was sent a ``failed`` one (neither is audited: nothing was judged)."""
+    @staticmethod
+    def _explained(request: ChangeRequest, step: Callable[[], Outcome]) -> Outcome:
+        """``step``'s outcome, where a request that does not fit the controller is a
+        ``bad_request`` outcome and a CLI that cannot be read before anything was sent a
+        ``failed`` one (neither is audited: nothing was judged): ``--all`` goes on."""
         try:
-            return self.apply(request)
+            return step()
         except BadRequest as error:
             verdict, message = "bad_request", str(error)
         except (*SENT_ERRORS, LockTimeout) as error:
@@ -202,43 +293,30 @@ class ChangeRunner:
         return Outcome(verdict, message, controller={"slot": request.target.slot},
                        requested=request.change.requested())
 
-    def cached_targets(self) -> list[Target]:
-        """Every controller with a cache board (``--all``), by slot."""
-        with self.runner.hold():
-            snapshot = parse(self.runner.run(READ_COMMAND))
-        return [Target(slot=c.slot) for c in snapshot.controllers
-                if c.cache.present and c.slot is not None]
-
     # -- the write, under the lock --------------------------------------------------
-    def _write(self, request: ChangeRequest, planned: Outcome) -> Outcome:
-        # The lock is held from the intent to the outcome: an intent that someone else finds
-        # open under the lock is a change that was killed (write/reconcile.py).
-        with signals.held() as received, self.runner.hold():
-            judged = self._may_go_ahead(request)
-            if isinstance(judged, Outcome):
-                return judged
-            ctrl, verdict, outcome = judged
-            if outcome.before != planned.before:
-                return self._finish(outcome, "refused", (
-                    f"refused: {ctrl.name} changed since it was checked (was "
-                    f"{planned.before}, now {outcome.before}); nothing sent, run again"))
-            if received:
-                name = signal.Signals(received[0]).name
-                return self._finish(outcome, "declined",
-                                    f"{name} before the command was sent: nothing sent")
-            try:
-                self._record(outcome, "intent")
-            except AuditError as error:
-                outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
-                outcome.audit = {"outcome": None, "file": str(self.audit.path),
-                                 "error": str(error)}
-                return outcome
-            self._send(request, ctrl, outcome)
-            if received:
-                outcome.interrupted = signal.Signals(received[0]).name
-                outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
-                                    "it was let finish and recorded)")
-            return self._finish(outcome, outcome.verdict, outcome.message)
+    def _write(self, request: ChangeRequest, judged: Judged, received: list[int]) -> Outcome:
+        """In the change's session, with signals held: record the intent, send, verify and
+        record the outcome. The lock is held from the intent to the outcome: an intent that
+        someone else finds open under the lock is a change that was killed
+        (write/reconcile.py)."""
+        ctrl, _, outcome = judged
+        if received:
+            name = signal.Signals(received[0]).name
+            return self._finish(outcome, "declined",
+                                f"{name} before the command was sent: nothing sent")
+        try:
+            self._record(outcome, "intent")
+        except AuditError as error:
+            outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
+            outcome.audit = {"outcome": None, "file": str(self.audit.path),
+                             "error": str(error)}
+            return outcome
+        self._send(request, ctrl, outcome)
+        if received:
+            outcome.interrupted = signal.Signals(received[0]).name
+            outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
+                                "it was let finish and recorded)")
+        return self._finish(outcome, outcome.verdict, outcome.message)
 
     def reconcile(self) -> list[UnfinishedChange]:
         """Take the lock and reconcile the audit log's unfinished changes (those found and
@@ -249,15 +327,16 @@ class ChangeRunner:
         self.reconciled += done
         return still_open
 
-    def _may_go_ahead(self, request: ChangeRequest
-                      ) -> tuple[Controller, Verdict, Outcome] | Outcome:
+    def _may_go_ahead(self, request: ChangeRequest, snapshot: Snapshot | None = None
+                      ) -> Judged | Outcome:
         """Under the lock: the controller, the verdict and the ``planned`` outcome when the
         change may go ahead; else the finished outcome alone (blocked by an unfinished
-        change, refused or unchanged)."""
+        change, refused or unchanged). ``snapshot``: the controllers as read under this
+        hold of the lock (``--all``), else they are read now."""
         blocked = self._unfinished(request)
         if blocked is not None:
             return blocked
-        ctrl, verdict, outcome = self._judged(request)
+        ctrl, verdict, outcome = self._judged(request, snapshot)
         return outcome if outcome.verdict != "planned" else (ctrl, verdict, outcome)
 
     def _not_sent(self, request: ChangeRequest, error: AuditError) -> Outcome:
@@ -302,7 +381,7 @@ class ChangeRunner:
         shown = self._shown(outcome)
         sent_error: Exception | None = None
         try:
-            self.runner.run(command)
+            self.runner.run(command, once=True)
         except SENT_ERRORS as error:
             sent_error = error
         try:
@@ -351,10 +430,12 @@ class ChangeRunner:
                                 f"({post.backup.summary})")
 
     # -- helpers ------------------------------------------------------------------------
-    def _judged(self, request: ChangeRequest) -> tuple[Controller, Verdict, Outcome]:
-        """Read the controller and judge the change. The outcome is ``planned`` when the
-        change may go ahead; else it is finished (refused or unchanged) and recorded."""
-        ctrl = self._controller(request.target)
+    def _judged(self, request: ChangeRequest, snapshot: Snapshot | None = None) -> Judged:
+        """Read the controller (or take it from ``snapshot``) and judge the change. The
+        outcome is ``planned`` when the change may go ahead; else it is finished (refused or
+        unchanged) and recorded."""
+        ctrl = (self._controller(request.target) if snapshot is None
+                else select(snapshot, request.target))
         change = request.change
         change.entry.check(ctrl, change, _Query(self.runner))
         charge_error = None if request.without_charge else self.charge.unread(ctrl)

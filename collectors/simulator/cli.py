@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ident = os.urandom(16).hex()  # names this invocation in the log
     session = Session(store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin,
-                      ident)
+                      ident, console=not args.command)
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, _exit_on_signal)
     mode = "argv" if args.command else "console"
@@ -95,6 +95,9 @@ def _run(session: Session, store: StateStore, faults: Faults, command: list[str]
     if command:
         code = session.execute(command)
         return 0 if code is None else code
+    if faults.console_refused:
+        session.write(render.text(render.error("Error: The console is not available.")))
+        return 1
     scenario, _ = store.load()
     session.write(render.text(render.banner(scenario, session.dialect)) + "=> ")
     while line := session.inp.readline():
@@ -104,5 +107,5 @@ def _run(session: Session, store: StateStore, faults: Faults, command: list[str]
             tokens = line.split()
         if session.execute(tokens) is None:
             break
-        session.write("=> ")
+        session.write(session.prompt())
     return 0

@@ -195,6 +195,9 @@ class Faults(_Strict):
     no_controllers: bool = False
     ignore_modify: bool = False
     prompt: list[str] = Field(default_factory=list)  # modifies that ask (y/n) unless forced
+    prompt_garbled: list[str] = Field(default_factory=list)  # the console's next prompt garbled
+    console_only: bool = False  # hang, crash, garbage, prompt, prompt_garbled: console only
+    console_refused: bool = False  # console mode says Error: and exits, as without a console
     battery_timeline: list[TimelineStep] = Field(default_factory=list)
 
 

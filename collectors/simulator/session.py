@@ -71,10 +71,24 @@ class Session:
         out: BinaryIO,
         inp: TextIO,
         ident: str,
+        *,
+        console: bool = False,
     ) -> None:
         self.store, self.dialect, self.faults = store, dialect, faults
         self.out, self.inp, self.ident = out, inp, ident
+        self.console = console  # console mode: the faults that are console_only hit it
         self.target: Target | None = None
+        self.garble_prompt = False  # the last command asked for a garbled prompt after it
+
+    def hits(self, patterns: list[str], command: str) -> bool:
+        """Whether a fault of ``patterns`` hits ``command`` in this mode."""
+        return (self.console or not self.faults.console_only) and matches(patterns, command)
+
+    def prompt(self) -> bytes:
+        """The console's ``=> ``, or after a ``prompt_garbled`` command bytes that are not."""
+        if not self.garble_prompt:
+            return b"=> "
+        return garbage("prompt", 64).replace(b"=", b"?")
 
     def write(self, data: str | bytes) -> None:
         self.out.write(data.encode() if isinstance(data, str) else data)
@@ -88,11 +102,12 @@ class Session:
         if command == "exit":
             return None
         self.store.log("command", self.ident, command=command)
+        self.garble_prompt = self.hits(self.faults.prompt_garbled, command)
         time.sleep(self.faults.command_delay_s)
-        if matches(self.faults.hang, command):
+        if self.hits(self.faults.hang, command):
             while True:
                 time.sleep(3600)
-        if matches(self.faults.garbage, command):
+        if self.hits(self.faults.garbage, command):
             self.write(garbage(command) + b"\n")
             return 0
         if matches(self.faults.flood, command):
@@ -102,7 +117,7 @@ class Session:
         except CommandError as exc:
             lines, code = render.error(*exc.lines), 1
         output = render.text(lines) if lines else ""
-        if matches(self.faults.crash, command):
+        if self.hits(self.faults.crash, command):
             self.write(output[: len(output) // 2])
             raise Crashed(self.faults.crash_exit_code)
         self.write(output)
@@ -174,7 +189,7 @@ class Session:
         result = plan(ctrl, self.dialect, action)
         if result.answer:
             return result.answer
-        asks = result.confirm or (matches(self.faults.prompt, action.command)
+        asks = result.confirm or (self.hits(self.faults.prompt, action.command)
                                   and not action.forced)
         if asks and not self._confirmed():
             return []

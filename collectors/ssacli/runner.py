@@ -6,16 +6,20 @@ kept open between calls, turns ``Error:`` outputs into :class:`~.errors.VendorCo
 and retries while another, non-cooperating instance of the CLI holds the vendor's own lock.
 
 One-shot (the default): the CLI runs only while a caller holds the lock, so between
-collections it is free for anyone else on the host. The opt-in console pays the start-up
-once, but its open session holds the vendor's single-instance lock, so every other CLI user
-is refused while it is open; when another process waits for the host lock the session is
-closed and the lock let go within a fraction of a second. A session that dies mid-command is
-restarted once; a console that cannot be started or misbehaves again makes the runner fall
-back to one-shot runs for the next few calls. A command that hangs is killed at the timeout
-with its process group and reported as :class:`~.run.CliTimeout`, never retried (it would
-hang again); one that prints more than ``MAX_OUTPUT_BYTES`` is ended the same way and
-reported as :class:`~.run.CliOutputTooLarge`, console or not, and a console's next call starts
-a new one.
+collections it is free for anyone else on the host. :meth:`VendorRunner.session` runs the
+calls of one job (a change, ``status``) in one console opened for it and closed at its end:
+the job pays the CLI's start-up once and holds the CLI no longer than itself. The opt-in
+console (``console``) pays the start-up once, but its open session holds the vendor's
+single-instance lock, so every other CLI user is refused while it is open; when another
+process waits for the host lock the session is closed and the lock let go within a fraction
+of a second. A session that dies mid-command is restarted once, unless the command was to be
+sent ``once`` (a modify: :class:`ConsoleLost`, never sent again); a console that cannot be
+started or misbehaves again makes the runner fall back to one-shot runs for the rest of the
+``session()``, else for the next few calls, and the debug log says so. A command that hangs
+is killed at the timeout with its process group and reported as :class:`~.run.CliTimeout`,
+never retried (it would hang again); one that prints more than ``MAX_OUTPUT_BYTES`` is ended
+the same way and reported as :class:`~.run.CliOutputTooLarge`, console or not, and a
+console's next call starts a new one.
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ class RunnerStats:
     console_fallbacks: int = 0
 
 
+class ConsoleLost(SessionError):
+    """The console ended during a command sent ``once``: what it did is not known, and it
+    is not sent again."""
+
+
 class VendorRunner:
     def __init__(
         self,
@@ -84,14 +93,18 @@ class VendorRunner:
         self._session: ConsoleSession | None = None
         self._cooldown = 0
         self._holds = 0
+        self._scopes = 0  # session() blocks open
+        self._scope_one_shot = False  # the console failed in this session(): one-shot runs
         self._version: str | None = None  # "" once asked and not found
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
     # -- public ------------------------------------------------------------------
-    def run(self, command: list[str], *, confirm: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
         """The output of one vendor command. Raises VendorCommandError on ``Error:``,
-        CliTimeout, CliFailed (a crash), LockError, or OSError when the CLI cannot run."""
+        CliTimeout, CliFailed (a crash), LockError, or OSError when the CLI cannot run.
+        ``once``: the command is sent at most once (a modify): a console that ends during
+        it raises ConsoleLost, and it is not sent again in a new console or one-shot."""
         text = shlex.join(command)
         deadline = time.monotonic() + self.lock.wait_s
         with self.hold():
@@ -99,11 +112,11 @@ class VendorRunner:
             self.lock.note(text, console)
             restarted = False
             for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
-                output = self._run_held(command, confirm=confirm)
+                output = self._run_held(command, confirm=confirm, once=once)
                 error = find_error(output)
                 if error is None:
                     return output
-                if (error.kind == "no_controllers" and not restarted
+                if (error.kind == "no_controllers" and not restarted and not once
                         and self._session is not None):
                     # A console started before the driver (sg) was loaded keeps saying so:
                     # a new one sees the controllers; once, then the error stands.
@@ -131,6 +144,22 @@ class VendorRunner:
                     self.lock.release()
                 elif self._holds == 0:
                     self._ensure_watcher()
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """Hold the lock, and run every call inside in one console session opened for the
+        block and closed at its end (a runner that keeps its console open between calls
+        keeps it). Where the console cannot be had, the calls run one-shot."""
+        with self.hold():
+            self._scopes += 1
+            try:
+                yield
+            finally:
+                self._scopes -= 1
+                if self._scopes == 0:
+                    self._scope_one_shot = False
+                    if not self.console:
+                        self._close_session()
 
     def version(self) -> str | None:
         """The CLI's version, read once: remembered by an earlier process (``versions``),
@@ -171,31 +200,45 @@ class VendorRunner:
         except ParseError:
             return "", True
 
-    def _run_held(self, command: list[str], *, confirm: bool) -> str:
+    def _run_held(self, command: list[str], *, confirm: bool, once: bool = False) -> str:
         self.running = shlex.join(command)
         try:
-            if self.console and self._cooldown == 0:
+            console = (self.console or self._scopes > 0) and not self._scope_one_shot
+            if console and self._cooldown == 0:
                 try:
-                    return self._run_console(command, confirm=confirm)
+                    return self._run_console(command, confirm=confirm, once=once)
                 except SessionTimeout as error:
                     raise CliTimeout([*self.cli.argv, *command], self.timeout_s) from error
                 except SessionOutputTooLarge as error:  # the next call starts a new console
                     self._close_session()
                     raise CliOutputTooLarge([*self.cli.argv, *command], error.limit) from error
-                except (SessionError, OSError):
-                    self._cooldown = CONSOLE_COOLDOWN_CALLS
-                    self.stats.console_fallbacks += 1
-            elif self._cooldown:
+                except ConsoleLost:
+                    self._fall_back()
+                    raise
+                except (SessionError, OSError) as error:
+                    log.debug("the CLI console failed (%s): %r runs one-shot", error,
+                              self.running)
+                    self._fall_back()
+            elif self._cooldown and not self._scopes:
                 self._cooldown -= 1
             return self._run_one_shot(command, confirm=confirm)
         finally:
             self.running = None
 
-    def _run_console(self, command: list[str], *, confirm: bool) -> str:
+    def _fall_back(self) -> None:
+        """The console failed: one-shot runs for the rest of a session(), else for the
+        next few calls."""
+        self.stats.console_fallbacks += 1
+        if self._scopes:
+            self._scope_one_shot = True
+        else:
+            self._cooldown = CONSOLE_COOLDOWN_CALLS
+
+    def _run_console(self, command: list[str], *, confirm: bool, once: bool) -> str:
         text = shlex.join(command)
         for attempt in (1, 2):
             if self._session is None or not self._session.alive:
-                if self.stats.process_starts == 0:
+                if self.console and self.stats.process_starts == 0:
                     log.warning("the CLI console stays open between calls ([ssacli] console = "
                                 "true): every other user of the vendor CLI on this host is "
                                 "refused while it is open")
@@ -207,14 +250,16 @@ class VendorRunner:
                 self.stats.process_starts += 1
                 try:
                     self._session.start()
-                except SessionError:
+                except SessionError as error:  # nothing sent yet: one-shot runs may do
                     self._close_session()
-                    raise
+                    raise SessionError(f"the CLI console could not be had: {error}") from None
                 self.lock.note("console", self._session.pid)
             try:
                 output = self._session.run(text, confirm=confirm)
-            except SessionDied:
+            except (SessionDied, OSError) as error:
                 self._close_session()
+                if once:  # it may have been applied: never sent again
+                    raise ConsoleLost(f"{error}: not sent again") from error
                 if attempt == 2:
                     raise
                 continue

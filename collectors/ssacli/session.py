@@ -61,6 +61,7 @@ class ConsoleSession:
         self._child: pexpect.spawn | None = None
         self.banner = ""  # what the console printed before its first prompt
         self._pending = ""  # printed after a prompt, before the next command was sent
+        self.ended = ""  # how the last console ended ("exited 134"), once closed
 
     @property
     def alive(self) -> bool:
@@ -73,11 +74,14 @@ class ConsoleSession:
     def start(self) -> None:
         program, *args = self.cli.argv
         confine_root()  # the CLI inherits the filter
-        self._child = pexpect.spawn(
-            program, args, env=vendor_env(), echo=False, encoding="utf-8",
-            codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
-            maxread=READ_CHUNK,
-        )
+        try:
+            self._child = pexpect.spawn(
+                program, args, env=vendor_env(), echo=False, encoding="utf-8",
+                codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
+                maxread=READ_CHUNK,
+            )
+        except pexpect.ExceptionPexpect as error:  # not found, or not executable
+            raise SessionError(f"the CLI console could not be started: {error}") from None
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
         self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
                                            what="the console banner")
@@ -104,6 +108,8 @@ class ConsoleSession:
                 pass
         end_groups([child.pid])
         child.close(force=True)  # reaps it
+        self.ended = (f"exited {child.exitstatus}" if child.exitstatus is not None
+                      else f"was killed by signal {child.signalstatus}")
 
     def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
         assert self._child is not None
@@ -140,7 +146,7 @@ class ConsoleSession:
                 tail = answer.last_line()
                 self.close()
                 raise SessionDied(
-                    f"the CLI console ended during {what!r}"
+                    f"the CLI console {self.ended or 'ended'} during {what!r}"
                     + (f" (last line: {tail!r})" if tail else "")
                 ) from None
 

@@ -24,6 +24,9 @@ description:
   - Several settings in one task are applied in this order on each controller; switches
     turned off first, then the cache ratio, then switches turned on. A failure stops the
     remaining settings of that controller; other controllers go on.
+  - Each setting is one run of the agent, which starts the vendor CLI once for it (twice
+    when a read fails); with O(all), one run changes every controller, in one vendor CLI
+    session.
 author:
   - smartarray-agent contributors (@smartarray-agent)
 requirements:
@@ -255,32 +258,12 @@ def _switch(what: list[str], path: list[str], enable: bool, shown: object = None
                    turns_off=not enable, turns_on=enable)
 
 
-def targets(module: AnsibleModule) -> tuple[list[list[str]], list[dict]]:
-    """The ``--slot``/``--serial`` arguments of each controller to change, and (with
-    ``all``) the controllers left out because they report no cache module."""
+def target_of(module: AnsibleModule) -> list[str]:
+    """The ``--slot`` or ``--serial`` arguments of the one controller the task names."""
     params = module.params
     if params["slot"] is not None:
-        return [["--slot", params["slot"]]], []
-    if params["serial"] is not None:
-        return [["--serial", params["serial"]]], []
-    answer = run_agent(module, ["status", "--json", *source_arguments(module)])
-    if answer.rc != 0 or not isinstance(answer.data, dict):
-        module.fail_json(msg=f"could not list the controllers: {answer.message}",
-                         rc=answer.rc)
-    chosen, skipped = [], []
-    for ctrl in answer.data.get("controllers") or []:
-        identity = {"slot": ctrl.get("slot"), "serial": ctrl.get("serial"),
-                    "model": ctrl.get("model")}
-        if (ctrl.get("cache") or {}).get("present") is False:
-            skipped.append(identity)
-        elif ctrl.get("slot") is not None:
-            chosen.append(["--slot", ctrl["slot"]])
-        else:
-            chosen.append(["--serial", str(ctrl.get("serial"))])
-    if not chosen:
-        module.fail_json(msg="no controller with a cache on this host", rc=answer.rc,
-                         skipped=skipped)
-    return chosen, skipped
+        return ["--slot", params["slot"]]
+    return ["--serial", params["serial"]]
 
 
 class ControllerReport:
@@ -325,6 +308,11 @@ class ControllerReport:
             self.failure = (rc if rc is not None else 1,
                             str(outcome.get("message") or verdict))
 
+    def target(self) -> list[str]:
+        """The agent's arguments that name this controller."""
+        return (["--slot", str(self.slot)] if self.slot is not None
+                else ["--serial", str(self.serial)])
+
     def as_dict(self) -> dict:
         return {"slot": self.slot, "serial": self.serial, "model": self.model,
                 "changed": self.changed, "failed": self.failure is not None,
@@ -344,6 +332,61 @@ def outcomes(data: object) -> list[dict]:
     if isinstance(data.get("results"), list):
         return [item for item in data["results"] if isinstance(item, dict)]
     return [data]
+
+
+class Task:
+    """The agent runs of one task and what they reported, by controller."""
+
+    def __init__(self, module: AnsibleModule, extra: list[str]) -> None:
+        self.module = module
+        self.extra = extra
+        self.reports: dict[tuple, ControllerReport] = {}
+        self.unreported: list[tuple[int, str]] = []  # runs that answered no JSON
+
+    def one_controller(self, target: list[str], settings: list[Setting]) -> None:
+        """``settings`` on the controller ``target`` names, one agent run each, stopping at
+        the first that fails."""
+        for setting in settings:
+            answer = run_agent(self.module, [*setting.arguments, *target, *self.extra])
+            found = outcomes(answer.data)
+            if not found:  # no JSON: bad input, no CLI, a vendor error before any judgement
+                self.unreported.append((answer.rc, f"{' '.join(target)}: {answer.message}"))
+                return
+            for outcome in found:
+                self._take(outcome, setting, answer.rc)
+            if answer.rc != 0:
+                return
+
+    def every_controller(self, settings: list[Setting]) -> list[dict]:
+        """``settings`` on every controller with a cache, one ``--all`` run each (one vendor
+        CLI session); once a controller fails, its remaining settings stop and the other
+        controllers' go on one run each. The controllers the agent left out (no cache)."""
+        skipped: list[dict] = []
+        for index, setting in enumerate(settings):
+            answer = run_agent(self.module, [*setting.arguments, "--all", *self.extra])
+            found = outcomes(answer.data)
+            if not isinstance(answer.data, dict) or "results" not in answer.data:
+                self.unreported.append((answer.rc, f"--all: {answer.message}"))
+                return skipped
+            skipped = [item for item in answer.data.get("skipped") or []
+                       if isinstance(item, dict)]
+            reports = [self._take(outcome, setting, None) for outcome in found]
+            if not reports and not self.reports:
+                self.module.fail_json(msg="no controller with a cache on this host",
+                                      rc=answer.rc, skipped=skipped)
+            if answer.rc != 0:
+                for report in reports:
+                    if report.failure is None:
+                        self.one_controller(report.target(), settings[index + 1:])
+                return skipped
+        return skipped
+
+    def _take(self, outcome: dict, setting: Setting, rc: int | None) -> ControllerReport:
+        identity = outcome.get("controller") or {}
+        key = (identity.get("slot"), identity.get("serial"))
+        report = self.reports.setdefault(key, ControllerReport(outcome))
+        report.add(outcome, setting, rc, self.module.check_mode)
+        return report
 
 
 def main() -> None:
@@ -382,27 +425,16 @@ def main() -> None:
     if module.check_mode:
         extra.append("--dry-run")
 
-    chosen, skipped = targets(module)
-    reports: dict[tuple, ControllerReport] = {}
-    unreported: list[tuple[int, str]] = []
-    for target in chosen:
-        for setting in wanted_settings(params):
-            answer = run_agent(module, [*setting.arguments, *target, *extra])
-            found = outcomes(answer.data)
-            if not found:  # no JSON: bad input, no CLI, a vendor error before any judgement
-                unreported.append((answer.rc, f"{' '.join(target)}: {answer.message}"))
-                break
-            for outcome in found:
-                identity = outcome.get("controller") or {}
-                key = (identity.get("slot"), identity.get("serial"))
-                report = reports.setdefault(key, ControllerReport(outcome))
-                report.add(outcome, setting, answer.rc if len(found) == 1 else None,
-                           module.check_mode)
-            if answer.rc != 0:
-                break
+    settings = wanted_settings(params)
+    task = Task(module, extra)
+    if params["all"]:
+        skipped = task.every_controller(settings)
+    else:
+        skipped = []
+        task.one_controller(target_of(module), settings)
 
-    done = list(reports.values())
-    failures = [report.failure for report in done if report.failure] + unreported
+    done = list(task.reports.values())
+    failures = [report.failure for report in done if report.failure] + task.unreported
     result = {"changed": any(report.changed for report in done),
               "controllers": [report.as_dict() for report in done], "skipped": skipped}
     if module._diff:
