@@ -81,7 +81,7 @@ def tls_context() -> ssl.SSLContext:
 
 def ours(port: int) -> None:
     """The agent's endpoint, as ``serve`` runs it."""
-    from smartarray_agent.exporter.http import ExporterServer
+    from smartarray_agent.exporter.server import ExporterServer
     from smartarray_agent.exporter.webconfig import WebSecurity
 
     server = ExporterServer(("127.0.0.1", port), lambda compressed: BODY,
