@@ -208,7 +208,8 @@ def malformed(port: int) -> Result:
                     data, closed = read_until_closed(sock, PROBE_TIMEOUT_S)
             except OSError:
                 data, closed = b"", True
-            answers.append((refused(data, closed), f"{status_of(data) or 'closed'}"))
+            answers.append((refused(data, closed),
+                            f"{status_of(data) or ('closed' if closed else 'no answer')}"))
     right = sum(1 for ok, _ in answers if ok)
     return Result(right == len(MALFORMED) and probe.ok,
                   f"{right}/{len(MALFORMED)} refused ({', '.join(got for _, got in answers)}); "

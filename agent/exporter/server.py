@@ -14,7 +14,6 @@ after ``SEND_DEADLINE_S``. Connections: connections.py, at most :func:`connectio
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import logging
 import resource
@@ -22,7 +21,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 
 from aiohttp import web
@@ -87,6 +86,7 @@ class _ServerLog(logging.Logger):
 
 
 _SERVER_LOG = _ServerLog(log.name)
+_SERVER_LOG.parent = log  # the rest of what aiohttp logs goes where the agent's log goes
 
 
 class _Protocols(web.Server):
@@ -286,7 +286,9 @@ class ExporterServer:
         outcome = prober.probe(request.query_string,
                                request.headers.get(probe.SCRAPE_TIMEOUT_HEADER))
         if isinstance(outcome, probe.Pending):
-            outcome = await _within(outcome.result, outcome.timeout_s) or outcome.late
+            read = asyncio.wrap_future(outcome.result)
+            await asyncio.wait([read], timeout=outcome.timeout_s)  # the read goes on after
+            outcome = read.result() if read.done() and not read.cancelled() else outcome.late
         return _response(outcome.status, outcome.body, outcome.content_type)
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
@@ -323,26 +325,3 @@ class ExporterServer:
         log.debug("%s: wrong user or password", peer)
         await asyncio.sleep(max(0.0, started + auth.failure_floor_s - time.monotonic()))
         return unauthorized
-
-
-async def _within(result: Future[probe.ProbeAnswer], timeout_s: float) -> probe.ProbeAnswer | None:
-    """``result`` once a worker completes it, or None after ``timeout_s`` (the read goes on:
-    its result answers later probes)."""
-    loop = asyncio.get_running_loop()
-    arrived: asyncio.Future[probe.ProbeAnswer | None] = loop.create_future()
-
-    def settle(answer: probe.ProbeAnswer | None) -> None:  # on the loop
-        if not arrived.done():
-            arrived.set_result(answer)
-
-    def done(finished: Future[probe.ProbeAnswer]) -> None:  # on a worker thread
-        answer = None if finished.cancelled() else finished.result()
-        with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits
-            loop.call_soon_threadsafe(settle, answer)
-
-    result.add_done_callback(done)
-    try:
-        async with asyncio.timeout(timeout_s):
-            return await arrived
-    except TimeoutError:
-        return None
