@@ -223,7 +223,7 @@ def test_reloads_that_turn_tls_on_and_off_lose_no_scrape():
     failures: list[str] = []
     answered = [0]
     reloads = [0]  # odd while a reload is under way
-    stop = threading.Event()
+    stop, scraped = threading.Event(), threading.Event()
 
     def scrape() -> None:
         while not stop.is_set():
@@ -235,6 +235,7 @@ def test_reloads_that_turn_tls_on_and_off_lose_no_scrape():
                 conn.request("GET", "/-/healthy", headers={"Host": "localhost"})
                 assert conn.getresponse().read() == b"OK\n"
                 answered[0] += 1
+                scraped.set()
                 conn.close()
             except (OSError, AssertionError, http.client.HTTPException) as error:
                 if before == reloads[0] and not before % 2:  # no reload changed the scheme
@@ -247,12 +248,13 @@ def test_reloads_that_turn_tls_on_and_off_lose_no_scrape():
             reloads[0] += 1
             running.security = tls_security() if turn % 2 else WebSecurity()
             reloads[0] += 1
-            time.sleep(0.05)  # a few scrapes between two reloads
+            scraped.clear()
+            assert scraped.wait(10)  # a scrape over the new settings before the next reload
     finally:
         stop.set()
         scraper.join(30)
         running.stop()
-    assert not failures and answered[0] > 20, (failures, answered)
+    assert not failures and answered[0] >= 20, (failures, answered)
 
 
 def test_one_client_s_many_connections_cost_that_client_not_the_others(monkeypatch):
