@@ -80,9 +80,20 @@ class _ServerLog(logging.Logger):
     def exception(self, msg: object, *args: object, exc_info: object = True,
                   **kwargs: object) -> None:
         if isinstance(exc_info, HttpProcessingError):
-            log.debug("malformed request: %s", str(exc_info).replace("\n", " "))
+            _malformed(exc_info)
         else:
             log.error(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
+
+    def debug(self, msg: object, *args: object, exc_info: object = None,
+              **kwargs: object) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            _malformed(exc_info)
+        else:
+            log.debug(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
+
+
+def _malformed(error: HttpProcessingError) -> None:
+    log.debug("malformed request: %s", str(error).replace("\n", " "))
 
 
 _SERVER_LOG = _ServerLog(log.name)
