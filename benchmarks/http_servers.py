@@ -1,16 +1,15 @@
-"""Each HTTP server of ``http_candidates.py`` against what the endpoint's tests ask of the
-agent's own (tests/test_security_http.py, test_http_limits.py, test_http_reads.py,
-test_security_flood.py): malformed requests, pipelining, a stalled TLS handshake, plain HTTP
-on the TLS port, slowloris, a flood of idle connections at the units' file limit, and
-password guessing from rotating addresses. Each check starts a fresh server under
-``prlimit --nofile=1024`` (LimitNOFILE= of both units; ``--nofile`` sets another) and probes
-it with a scraper that logs in as Prometheus does: a new TLS connection every half second,
-5 s to answer. A check passes when every probe is answered 200 and the server does what the
-test asks.
+"""Each HTTP server of ``http_candidates.py``, tuned as its documentation advises, judged by
+what a user needs (issue #38) while it is attacked: every probe scrape answered within 5 s,
+auth enforced, nothing crashed, the log not flooded; a malformed request gets a 4xx or a
+closed connection, whatever the code. Each check starts a fresh server under ``prlimit
+--nofile=16384`` (the packaged units' LimitNOFILE=; ``--nofile`` sets another) and probes it
+with a scraper that logs in as Prometheus does: a new TLS connection every half second from
+127.0.0.1, 5 s to answer. The attackers connect from 127.0.0.2 (another client), the password
+guessers from rotating addresses. Prints a line per check and the table.
 
     python http_servers.py                  # every candidate, every check
-    python http_servers.py ours cheroot     # some
-    python http_servers.py --nofile 65536 --check slowloris aiohttp
+    python http_servers.py agent cheroot    # some (a prefix of the name will do)
+    python http_servers.py --check slowloris --nofile 1024 agent
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,22 +35,21 @@ from spread import machine
 HERE = Path(__file__).resolve().parent
 PROBE_EVERY_S = 0.5
 PROBE_TIMEOUT_S = 5.0
+ATTACKER = "127.0.0.2"
+LOG_LINES = 50  # more than this during one check floods the log
 GOOD = "Basic " + base64.b64encode(f"{USER}:".encode() + PASSWORD).decode()
 WRONG = "Basic " + base64.b64encode(f"{USER}:guess".encode()).decode()
-# What test_a_bad_request_gets_its_status_and_the_connection_closes sends, and the status
-# it asks for. The check adds the scraper's credentials after a request line, so that a
-# server which reads the request only as far as the auth gate answers 200, not 401.
+# Malformed requests (each with the scraper's credentials, so that a server that reads only
+# as far as the auth gate would answer 200): a 4xx or a closed connection is what is asked.
 MALFORMED = [
-    (b"GARBAGE\r\n\r\n", 400),
-    (b"GET /metrics\r\n\r\n", 400),
-    (b"GET /metrics HTTP/2.0\r\n\r\n", 505),
-    (b"GET /metrics HTTP/1.1\r\nBad Header\r\n\r\n", 400),
-    (b"GET /metrics HTTP/1.1\r\n folded: value\r\n\r\n", 400),
-    (b"POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 405),
-    (b"GET /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", 400),
-    (b"GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
-    (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n", 431),
-    (b"GET /metrics HTTP/1.1\r\n" + b"X: 1\r\n" * 101 + b"\r\n", 431),
+    b"GARBAGE\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\nBad Header\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\n folded: value\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nContent-Length: 40\r\n\r\nabc",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\nX: " + b"a" * 20000 + b"\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: t\r\n" + b"X: 1\r\n" * 101 + b"\r\n",
 ]
 
 
@@ -148,75 +147,96 @@ class Result:
     detail: str
 
 
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen
+    log: Path
+
+    def log_lines(self) -> int:
+        return len(self.log.read_text(errors="replace").splitlines())
+
+
 @contextlib.contextmanager
-def serving(name: str, nofile: int) -> Iterator[int]:
+def serving(name: str, nofile: int) -> Iterator[Server]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        ["prlimit", f"--nofile={nofile}:{nofile}", "--", sys.executable,
-         str(HERE / "http_candidates.py"), name, str(port)],
-        cwd=HERE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while scrape(port, timeout_s=2) != 200:  # ready, and the scraper known from now on
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not start")
-            time.sleep(0.1)
-        yield port
-    finally:
-        process.terminate()
+    with tempfile.NamedTemporaryFile(prefix="http-server-", suffix=".log") as log:
+        process = subprocess.Popen(
+            ["prlimit", f"--nofile={nofile}:{nofile}", "--", sys.executable,
+             str(HERE / "http_candidates.py"), name, str(port)],
+            cwd=HERE, stdout=log, stderr=subprocess.STDOUT)
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            deadline = time.monotonic() + 30
+            while scrape(port, timeout_s=2) != 200:  # ready, and the scraper known from now on
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{name} did not start")
+                time.sleep(0.1)
+            yield Server(port, process, Path(log.name))
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
-def tls_socket(port: int) -> ssl.SSLSocket:
-    raw = socket.create_connection(("127.0.0.1", port), timeout=PROBE_TIMEOUT_S)
+def tls_socket(port: int, source: str = ATTACKER) -> ssl.SSLSocket:
+    raw = socket.create_connection(("127.0.0.1", port), timeout=PROBE_TIMEOUT_S,
+                                   source_address=(source, 0))
     return client_context().wrap_socket(raw, server_hostname="localhost")
 
 
+def refused(data: bytes, closed: bool) -> bool:
+    """A 4xx, or the connection closed without an answer."""
+    status = status_of(data)
+    return (status is not None and 400 <= status < 500) or (closed and not data)
+
+
 def malformed(port: int) -> Result:
-    """Each malformed request of the tests: its status, and the connection closed."""
+    """Each malformed request: a 4xx or the connection closed, within 5 s."""
+    probe = Probe(port)
     answers = []
-    for request, expected in MALFORMED:
-        try:
-            with tls_socket(port) as sock:
-                sock.sendall(request.replace(b"HTTP/1.1\r\n",
-                                             f"HTTP/1.1\r\nAuthorization: {GOOD}\r\n".encode(), 1))
-                data, closed = read_until_closed(sock, PROBE_TIMEOUT_S)
-        except OSError:
-            data, closed = b"", False
-        status = status_of(data)
-        answers.append((status == expected and closed,
-                        f"{status or '-'}{'' if closed else ' open'}"))
+    with probe.running():
+        for request in MALFORMED:
+            try:
+                with tls_socket(port) as sock:
+                    sock.sendall(request.replace(
+                        b"HTTP/1.1\r\n", f"HTTP/1.1\r\nAuthorization: {GOOD}\r\n".encode(), 1))
+                    data, closed = read_until_closed(sock, PROBE_TIMEOUT_S)
+            except OSError:
+                data, closed = b"", True
+            answers.append((refused(data, closed),
+                            f"{status_of(data) or ('closed' if closed else 'no answer')}"))
     right = sum(1 for ok, _ in answers if ok)
-    return Result(right == len(MALFORMED) and scrape(port) == 200,
-                  f"{right}/{len(MALFORMED)} answered with the tests' status and closed "
-                  f"(got {', '.join(got for _, got in answers)})")
+    return Result(right == len(MALFORMED) and probe.ok,
+                  f"{right}/{len(MALFORMED)} refused ({', '.join(got for _, got in answers)}); "
+                  f"{probe}")
 
 
 def pipelined(port: int) -> Result:
-    """1,000 requests in one write, answered in turn (the last asks to close)."""
+    """1,000 requests in one write (the last asks to close), while the scraper scrapes."""
     count = 1000
     last = get().replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n")
-    try:
-        with tls_socket(port) as sock:
-            sock.sendall(get() * (count - 1) + last)
-            data, _ = read_until_closed(sock, 30)
-    except OSError:
-        data = b""
-    answers = data.count(BODY)
-    return Result(answers == count, f"{answers}/{count} answered")
+    probe = Probe(port)
+    with probe.running():
+        try:
+            with tls_socket(port) as sock:
+                sock.sendall(get() * (count - 1) + last)
+                data, _ = read_until_closed(sock, 30)
+        except OSError:
+            data = b""
+    return Result(probe.ok, f"{data.count(BODY)}/{count} answered; {probe}")
 
 
 def hold(port: int, count: int, first: bytes) -> list[socket.socket]:
     held = []
     for _ in range(count):
         try:
-            sock = socket.create_connection(("127.0.0.1", port), timeout=PROBE_TIMEOUT_S)
+            sock = socket.create_connection(("127.0.0.1", port), timeout=PROBE_TIMEOUT_S,
+                                            source_address=(ATTACKER, 0))
         except OSError:
             break
         if first:
@@ -253,14 +273,13 @@ def stalled_handshakes(port: int) -> Result:
 
 
 def plain_on_tls(port: int) -> Result:
-    """Plain HTTP on the TLS port: an answer that says so, and TLS still served."""
+    """Plain HTTP on the TLS port: a 4xx or a closed connection, and TLS still served."""
     with socket.create_connection(("127.0.0.1", port), timeout=PROBE_TIMEOUT_S) as sock:
         sock.sendall(get())
         data, closed = read_until_closed(sock, PROBE_TIMEOUT_S)
-    status = status_of(data)
     after = scrape(port)
-    return Result(status == 400 and closed and after == 200,
-                  f"answer {status if status else 'none'}, "
+    return Result(refused(data, closed) and after == 200,
+                  f"answer {status_of(data) or 'none'}, "
                   f"{'closed' if closed else 'left open'}; next TLS scrape {after}")
 
 
@@ -280,13 +299,12 @@ def slowloris(port: int) -> Result:
                     sock.send(get()[second:second + 1])
             time.sleep(1)
     closed = closed_count(sockets)
-    return Result(probe.ok and len(sockets) == 200,
-                  f"{probe}; {len(sockets)} slow clients connected, {closed} closed by the "
-                  "server within 20 s")
+    return Result(probe.ok, f"{probe}; {len(sockets)} slow clients connected, {closed} "
+                            "closed by the server within 20 s")
 
 
 def idle_flood(port: int) -> Result:
-    """1,100 connections that send nothing, past the server's file limit, for 16 s."""
+    """1,100 connections that send nothing, for 16 s."""
     probe = Probe(port)
     with probe.running():
         held = hold(port, 1100, b"")
@@ -296,9 +314,33 @@ def idle_flood(port: int) -> Result:
     return Result(probe.ok, f"{probe}; {len(held)} idle connections opened")
 
 
+def keep_alive_hog(port: int) -> Result:
+    """Issue #39 item 4: one client's 600 TLS keep-alive connections, each answered once,
+    held for 10 s."""
+    probe = Probe(port)
+    held: list[ssl.SSLSocket] = []
+    with probe.running():
+        for _ in range(600):
+            try:
+                sock = tls_socket(port)
+                sock.sendall(get())
+                data = b""
+                while not data.endswith(BODY):
+                    chunk = sock.recv(1 << 20)
+                    if not chunk:
+                        break
+                    data += chunk
+                held.append(sock)
+            except OSError:
+                break
+        time.sleep(10)
+    kept = len(held) - closed_count(held)
+    return Result(probe.ok, f"{probe}; {len(held)} kept alive, {kept} still open after 10 s")
+
+
 def login_attack(port: int) -> Result:
     """20 threads guessing passwords for 10 s, each guess from a new loopback address, while
-    the scraper (logged in before) scrapes."""
+    the scraper (logged in before) scrapes. A guess answered 200 fails the check."""
     stop = threading.Event()
     answers: dict[int | None, int] = {}
     lock = threading.Lock()
@@ -321,18 +363,19 @@ def login_attack(port: int) -> Result:
         stop.set()
         for thread in threads:
             thread.join()
-    refused = ", ".join(f"{status or 'none'}: {count}" for status, count in sorted(
+    seen = ", ".join(f"{status or 'none'}: {count}" for status, count in sorted(
         answers.items(), key=lambda item: item[0] or 0))
-    return Result(probe.ok, f"{probe}; guesses answered {refused}")
+    return Result(probe.ok and 200 not in answers, f"{probe}; guesses answered {seen}")
 
 
 CHECKS: dict[str, Callable[[int], Result]] = {
     "malformed requests": malformed,
     "1,000 pipelined": pipelined,
-    "stalled TLS handshakes": stalled_handshakes,
+    "50 stalled TLS handshakes": stalled_handshakes,
     "plain HTTP on the TLS port": plain_on_tls,
-    "slowloris": slowloris,
-    "idle connection flood": idle_flood,
+    "200 slowloris": slowloris,
+    "1,100 idle connections": idle_flood,
+    "600 keep-alive, one client": keep_alive_hog,
     "password guessing": login_attack,
 }
 
@@ -341,29 +384,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("candidates", nargs="*", metavar="CANDIDATE",
                         help=f"of {', '.join(CANDIDATES)} (default: every one)")
-    parser.add_argument("--nofile", type=int, default=1024,
-                        help="the servers' file limit (default: the units' LimitNOFILE=, 1024)")
+    parser.add_argument("--nofile", type=int, default=16384,
+                        help="the servers' file limit (default: the units' LimitNOFILE=16384)")
     parser.add_argument("--check", action="append", default=[], metavar="NAME",
-                        help="run only this check (repeatable; default: every one)")
+                        help="run only the checks whose name contains NAME (repeatable)")
     args = parser.parse_args()
-    if unknown := set(args.candidates) - set(CANDIDATES):
-        parser.error(f"no such candidate: {', '.join(sorted(unknown))}")
-    if unknown := set(args.check) - set(CHECKS):
-        parser.error(f"no such check: {', '.join(sorted(unknown))}")
+    names = [name for name in CANDIDATES
+             if not args.candidates or any(name.startswith(c) for c in args.candidates)]
+    checks = {name: run for name, run in CHECKS.items()
+              if not args.check or any(word in name for word in args.check)}
+    if not names or not checks:
+        parser.error("no such candidate or check")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
     print(f"{machine()}; servers at --nofile={args.nofile}", flush=True)
-    checks = {name: run for name, run in CHECKS.items() if name in args.check or not args.check}
-    for name in args.candidates or CANDIDATES:
-        passed = 0
+    table: dict[str, list[str]] = {}
+    for name in names:
         print(f"\n{name}", flush=True)
         for check, run in checks.items():
-            with serving(name, args.nofile) as port:
-                result = run(port)
-            passed += result.passed
-            print(f"  {'pass' if result.passed else 'FAIL'}  {check}: {result.detail}",
-                  flush=True)
-        print(f"  {passed}/{len(checks)} checks passed", flush=True)
+            with serving(name, args.nofile) as server:
+                result = run(server.port)
+                alive = server.process.poll() is None
+                lines = server.log_lines()
+            passed = result.passed and alive and lines <= LOG_LINES
+            table.setdefault(check, []).append("pass" if passed else "FAIL")
+            print(f"  {'pass' if passed else 'FAIL'}  {check}: {result.detail}; "
+                  f"{'alive' if alive else 'CRASHED'}, {lines} log lines", flush=True)
+    print("\n| check | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for check, cells in table.items():
+        print(f"| {check} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import bcrypt
 from spread import machine, spread
 
 from smartarray_agent.exporter.auth import BasicAuth
-from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 ATTACKERS = 20

@@ -3,7 +3,7 @@ serving a fixed body."""
 
 from __future__ import annotations
 
-from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 BODY = b"smartarray_up 1\n" * 1000

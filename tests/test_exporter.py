@@ -58,11 +58,16 @@ def test_tls_and_basic_auth(secured_agent):
 
     with pytest.raises(ssl.SSLCertVerificationError):
         agent.request("/metrics", context=ssl.create_default_context())
+    # plain HTTP on the TLS port: a 4xx or the connection closed, never the metrics
     plain = http.client.HTTPConnection(agent.host, timeout=5)
-    plain.request("GET", "/metrics")
-    answer = plain.getresponse()
-    assert (answer.status, answer.read()) == (400, b"this port speaks HTTPS: use https://\n")
-    plain.close()
+    try:
+        plain.request("GET", "/metrics")
+        status: int | None = plain.getresponse().status
+    except (http.client.HTTPException, ConnectionError):
+        status = None
+    finally:
+        plain.close()
+    assert status is None or 400 <= status < 500, status
     assert agent.request("/metrics", context=trusted, headers=good)[0] == 200
     assert agent.stop()[0] == 0
 

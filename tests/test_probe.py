@@ -1,5 +1,5 @@
 """``/probe?target=HOST[:PORT]&module=NAME``: a (fake) iLO over real HTTPS, read through
-the endpoint's own loop, rendered under the local agent's names and labels, and bounded:
+the endpoint (aiohttp), rendered under the local agent's names and labels, and bounded:
 allow-list, timeout, one login per interval, a cap on sessions."""
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from smartarray_agent.collectors.ssacli.metrics import HELP
 from smartarray_agent.config import ProbeConfig
 from smartarray_agent.exporter.auth import BasicAuth
-from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
-from smartarray_agent.exporter.request import Request, parse_head
+from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 from smartarray_agent.model import Cache, Controller, Snapshot
 
@@ -272,7 +271,7 @@ def test_a_slow_ilo_s_session_ends_at_the_refresh_timeout(tmp_path):
     try:
         with serve(Ilo(documents, delay_s=dict.fromkeys(documents, 0.3))) as ilo:
             started = time.monotonic()
-            pending = prober.probe(request(f"target={ilo.address}"))
+            pending = prober.probe(f"target={ilo.address}")
             assert isinstance(pending, Pending)
             answer = pending.result.result(30)  # the worker's own end, not the late answer
             took = time.monotonic() - started
@@ -348,18 +347,18 @@ def test_probes_waiting_for_a_session_are_bounded(tmp_path):
     ports = [closed_port() for _ in range(prober.max_waiting)]  # never reached: they wait
     try:
         with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow:
-            under_way = [prober.probe(request(f"target={slow.address}"))]
+            under_way = [prober.probe(f"target={slow.address}")]
             assert slow.hanging.wait(10)
-            under_way += [prober.probe(request(f"target={port}")) for port in ports[1:]]
+            under_way += [prober.probe(f"target={port}") for port in ports[1:]]
             assert all(isinstance(pending, Pending) for pending in under_way)
-            refused = prober.probe(request(f"target={ports[0]}"))
+            refused = prober.probe(f"target={ports[0]}")
             assert isinstance(refused, ProbeAnswer)
             assert value(refused.body.decode(), "smartarray_probe_success") == 0.0
             slow.release.set()
             for pending in under_way:
                 assert isinstance(pending, Pending)
                 pending.result.result(30)
-        again = prober.probe(request(f"target={ports[0]}"))  # room again: it is tried
+        again = prober.probe(f"target={ports[0]}")  # room again: it is tried
         assert isinstance(again, Pending)
         assert value(again.result.result(30).body.decode(), "smartarray_probe_success") == 0.0
     finally:
@@ -372,15 +371,15 @@ def test_a_full_waiting_line_is_logged_once_a_minute_not_once_a_probe(tmp_path, 
     prober = Prober(config, 80.0, clock=lambda: clock[0])
     try:
         with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as slow:
-            first = prober.probe(request(f"target={slow.address}"))
+            first = prober.probe(f"target={slow.address}")
             assert slow.hanging.wait(10)
             ports = [closed_port() for _ in range(prober.max_waiting + 5)]
             for port in ports:  # the line fills, then 6 are refused
-                prober.probe(request(f"target={port}"))
+                prober.probe(f"target={port}")
             full = [r.getMessage() for r in caplog.records if "no read of" in r.getMessage()]
             assert len(full) == 1, full
             clock[0] += 61  # a minute on: the next refusal is logged, with the count
-            prober.probe(request(f"target={closed_port()}"))
+            prober.probe(f"target={closed_port()}")
             full = [r.getMessage() for r in caplog.records if "no read of" in r.getMessage()]
             assert len(full) == 2 and "5 more refused since" in full[1], full
             slow.release.set()
@@ -388,13 +387,6 @@ def test_a_full_waiting_line_is_logged_once_a_minute_not_once_a_probe(tmp_path, 
             first.result.result(30)
     finally:
         prober.close()
-
-
-def request(query: str, scrape_timeout: str | None = None) -> Request:
-    head = f"GET /probe?{query} HTTP/1.1\r\nHost: agent"
-    if scrape_timeout is not None:
-        head += f"\r\nX-Prometheus-Scrape-Timeout-Seconds: {scrape_timeout}"
-    return parse_head(head.encode())
 
 
 def test_a_read_longer_than_the_scrape_timeout_answers_the_next_probe(tmp_path):
@@ -406,11 +398,11 @@ def test_a_read_longer_than_the_scrape_timeout_answers_the_next_probe(tmp_path):
     prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)
     try:
         with serve(Ilo(documents, delay_s=dict.fromkeys(documents, 0.3))) as ilo:
-            pending = prober.probe(request(f"target={ilo.address}", scrape_timeout="1.5"))
+            pending = prober.probe(f"target={ilo.address}", "1.5")
             assert isinstance(pending, Pending) and pending.timeout_s == 1.0
             read = pending.result.result(30)
             assert value(read.body.decode(), "smartarray_probe_duration_seconds") > 1.5
-            answer = prober.probe(request(f"target={ilo.address}", scrape_timeout="1.5"))
+            answer = prober.probe(f"target={ilo.address}", "1.5")
     finally:
         prober.close()
     assert isinstance(answer, ProbeAnswer)
@@ -430,22 +422,22 @@ def test_after_min_interval_a_probe_is_answered_at_once_while_the_target_is_read
                     clock=lambda: now[0])
     try:
         with serve(Ilo(tree(ILO5_TREE))) as ilo:
-            first = prober.probe(request(f"target={ilo.address}"))
+            first = prober.probe(f"target={ilo.address}")
             assert isinstance(first, Pending)
             first.result.result(30)
             ilo.hang.add(CHASSIS)
             now[0] += 60
-            during = [prober.probe(request(f"target={ilo.address}"))]
+            during = [prober.probe(f"target={ilo.address}")]
             assert ilo.hanging.wait(10)  # the second read is under way
             now[0] += 5
-            during.append(prober.probe(request(f"target={ilo.address}")))
+            during.append(prober.probe(f"target={ilo.address}"))
             reading = prober._targets[(ilo.address, "default")].reading
             assert reading is not None
             ilo.hang.clear()
             ilo.release.set()
             reading.result(30)
             now[0] += 1
-            after = prober.probe(request(f"target={ilo.address}"))
+            after = prober.probe(f"target={ilo.address}")
     finally:
         prober.close()
     assert all(isinstance(answer, ProbeAnswer) for answer in [*during, after])
@@ -464,16 +456,16 @@ def test_a_target_no_probe_asked_about_for_an_hour_is_forgotten(tmp_path):
     prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0, clock=lambda: now[0])
     try:
         with serve(Ilo(tree(ILO5_TREE))) as ilo:
-            first = prober.probe(request(f"target={ilo.address}"))
+            first = prober.probe(f"target={ilo.address}")
             assert isinstance(first, Pending)
             first.result.result(30)
             now[0] += 3599  # another target's first probe looks for old ones
-            assert isinstance(prober.probe(request(f"target={closed_port()}")), Pending)
+            assert isinstance(prober.probe(f"target={closed_port()}"), Pending)
             assert (ilo.address, "default") in prober._targets
             now[0] += 1
-            assert isinstance(prober.probe(request(f"target={closed_port()}")), Pending)
+            assert isinstance(prober.probe(f"target={closed_port()}"), Pending)
             assert (ilo.address, "default") not in prober._targets
-            again = prober.probe(request(f"target={ilo.address}"))  # a first probe again
+            again = prober.probe(f"target={ilo.address}")  # a first probe again
             assert isinstance(again, Pending)
             again.result.result(30)
     finally:
@@ -570,7 +562,7 @@ def test_serve_answers_probes_with_the_unit_s_credentials_and_reloads_the_allow_
 def test_a_prober_closed_by_a_reload_fails_its_last_probes_without_raising(tmp_path):
     prober = Prober(probe_config(tmp_path, ["127.0.0.1:*"]), 80.0)
     prober.close()
-    answer = prober.probe(request(f"target={closed_port()}"))
+    answer = prober.probe(f"target={closed_port()}")
     assert isinstance(answer, ProbeAnswer)
     assert value(answer.body.decode(), "smartarray_probe_success") == 0.0
 

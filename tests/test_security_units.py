@@ -61,7 +61,11 @@ def test_pid_1_d_bus_and_secrets_are_out_of_reach(unit):
 
 @pytest.mark.parametrize("unit", [SERVE, DAEMON])
 def test_the_listening_units_bound_their_descriptors(unit):
-    assert directives(unit)["Service.LimitNOFILE"] == ["1024"]
+    """Bounded, with room for the endpoint's connections and as many TLS handshakes."""
+    from smartarray_agent.exporter.server import FD_RESERVE, MAX_CONNECTIONS
+
+    [limit] = directives(unit)["Service.LimitNOFILE"]
+    assert 2 * MAX_CONNECTIONS + FD_RESERVE <= int(limit) <= 65536
 
 
 def test_every_root_unit_hides_what_the_daemon_hides():

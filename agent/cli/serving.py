@@ -20,10 +20,10 @@ from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.configfile import ConfigError, handed_over
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.http import ExporterServer
 from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.exporter.publish import PublishedExposition
 from smartarray_agent.exporter.served import ServedExposition, own_registry
+from smartarray_agent.exporter.server import ExporterServer
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 log = logging.getLogger("smartarray_agent.serve")

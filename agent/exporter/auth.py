@@ -17,14 +17,13 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import ipaddress
 import threading
 import time
 from dataclasses import dataclass
 
+import aiohttp
 import bcrypt
 
 BCRYPT_MAX_PASSWORD_BYTES = 72
@@ -39,20 +38,16 @@ class Credentials:
 
 
 def credentials(header: str | None) -> Credentials | None:
-    """The user and password of a ``Basic`` Authorization header; None if there is none."""
+    """The user and password of a ``Basic`` Authorization header (aiohttp reads it); None if
+    there is none or it is malformed."""
     if not header:
         return None
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
     try:
-        decoded = base64.b64decode(encoded.strip(), validate=True)
-    except (binascii.Error, ValueError):
+        given = aiohttp.BasicAuth.decode(header, encoding="latin-1")  # every byte, as sent
+    except ValueError:
         return None
-    user, sep, password = decoded.partition(b":")
-    if not sep:
-        return None
-    return Credentials(user.decode("utf-8", errors="replace"), password)
+    user = given.login.encode("latin-1").decode("utf-8", errors="replace")
+    return Credentials(user, given.password.encode("latin-1"))
 
 
 class BasicAuth:

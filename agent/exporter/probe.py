@@ -26,8 +26,9 @@ per target and module per ``min_interval_s``, counted from the login's start; a 
 ``refresh_timeout_s`` after its start.
 
 The HTTP loop never waits here: :meth:`Prober.probe` answers at once or hands back a
-:class:`Pending` whose Future a worker thread completes (connection.py answers it through
-the loop, or the late answer when the Future is not done in time).
+:class:`Pending` whose Future a worker thread completes (server.py awaits it, or answers
+the late answer when the Future is not done in time). The reads stay on these threads, with
+collectors/redfish/client.py's own deadlines, not on the HTTP loop.
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
 from smartarray_agent.config import ProbeConfig, ProbeModule
 from smartarray_agent.exporter.render import CONTENT_TYPE
-from smartarray_agent.exporter.request import Request
 from smartarray_agent.exporter.targets import Target, TargetPattern
 from smartarray_agent.model import Snapshot
 
@@ -141,15 +141,16 @@ class Prober:
         """Cancel the probes waiting in line; those under way end on their own."""
         self._workers.shutdown(wait=False, cancel_futures=True)
 
-    def probe(self, request: Request) -> ProbeAnswer | Pending:
-        """The answer to ``request`` now (a refusal, the last read's answer), or the first
-        read under way. On the HTTP loop: never blocks."""
+    def probe(self, query: str, scrape_timeout: str | None = None) -> ProbeAnswer | Pending:
+        """The answer to a probe with ``query`` (and Prometheus's scrape timeout header) now
+        (a refusal, the last read's answer), or the first read under way. On the HTTP loop:
+        never blocks."""
         try:
-            key, module = self._parse(request.target.partition("?")[2])
+            key, module = self._parse(query)
         except _Refused as refused:
             log.debug("/probe refused (%d): %s", refused.status, refused)
             return ProbeAnswer(refused.status, f"{refused}\n".encode(), TEXT)
-        timeout_s = self._timeout(request.headers.get(SCRAPE_TIMEOUT_HEADER))
+        timeout_s = self._timeout(scrape_timeout)
         now = self._clock()
         with self._lock:
             target = self._targets.get(key)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Protocol
 
 from smartarray_agent.configfile import trust_problem
-from smartarray_agent.exporter.http import ExporterServer
+from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 from smartarray_agent.trust import distrust
 

@@ -1,0 +1,338 @@
+"""The HTTP endpoint, on aiohttp's server (its llhttp parser, asyncio, TLS with a handshake
+timeout): ``/metrics`` (the last exposition, never a vendor CLI call; gzip when the scraper
+accepts it), ``/`` (a page linking to it), ``/-/healthy``, and ``/probe`` when a
+:class:`~smartarray_agent.exporter.probe.Prober` is set. Optional TLS and basic auth
+(webconfig.py, auth.py) apply to every path. One thread runs the event loop; ``run`` and
+``serve`` start it the same way.
+
+Limits (docs/privileges.md): ``HANDSHAKE_TIMEOUT_S`` for a TLS handshake; a connection's
+first request must be complete ``REQUEST_DEADLINE_S`` after that; an idle keep-alive
+connection is closed after ``IDLE_TIMEOUT_S``, and a client that stops reading an answer
+after ``SEND_DEADLINE_S``. Connections: connections.py, at most :func:`connection_cap`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import resource
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
+
+from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestHandler
+
+from smartarray_agent.exporter import probe
+from smartarray_agent.exporter.auth import AttemptLimiter, credentials
+from smartarray_agent.exporter.connections import Connections
+from smartarray_agent.exporter.render import CONTENT_TYPE
+from smartarray_agent.exporter.webconfig import WebSecurity
+
+log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 4096
+PER_CLIENT = 256
+FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
+BACKLOG = 512
+HANDSHAKE_TIMEOUT_S = 10.0
+REQUEST_DEADLINE_S = 10.0
+IDLE_TIMEOUT_S = 120.0  # Prometheus scrapes at most every few minutes on one connection
+SEND_DEADLINE_S = 30.0
+MAX_PENDING_CHECKS = 8  # bcrypt checks waiting for the checker thread, all clients together
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
+<body><h1>smartarray-agent</h1>
+<p>HP/HPE Smart Array write cache and backup power, for Prometheus. Version {version}.</p>
+<ul><li><a href="{link}">{path}</a>: the metrics</li>
+<li><a href="-/healthy">/-/healthy</a>: health check</li></ul>
+</body></html>
+"""
+_TEXT = "text/plain; charset=utf-8"
+_SERVER = {"Server": "smartarray-agent"}
+_UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
+_UNPUBLISHED = b"No recent metrics: is smartarray-agent.service running?\n"
+
+
+def connection_cap() -> int:
+    """MAX_CONNECTIONS, or fewer when the file limit (LimitNOFILE=) leaves less room."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, soft - FD_RESERVE))
+
+
+def _response(status: int, body: bytes, content_type: str = _TEXT,
+              headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(status=status, body=body,
+                        headers={**_SERVER, "Content-Type": content_type, **(headers or {})})
+
+
+class _ServerLog(logging.Logger):
+    """What aiohttp logs: a malformed request is one debug line (a client's doing, and a
+    flood of them must not flood the log); an error answering one stays an error."""
+
+    def exception(self, msg: object, *args: object, exc_info: object = True,
+                  **kwargs: object) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            _malformed(exc_info)
+        else:
+            log.error(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
+
+    def debug(self, msg: object, *args: object, exc_info: object = None,
+              **kwargs: object) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            _malformed(exc_info)
+        else:
+            log.debug(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
+
+
+def _malformed(error: HttpProcessingError) -> None:
+    log.debug("malformed request: %s", str(error).replace("\n", " "))
+
+
+_SERVER_LOG = _ServerLog(log.name)
+_SERVER_LOG.parent = log  # the rest of what aiohttp logs goes where the agent's log goes
+
+
+class _Protocols(web.Server):
+    """aiohttp's server, each connection counted in (or refused by) ``table``."""
+
+    def __init__(self, handler: Callable[[web.BaseRequest], object],
+                 table: Connections[RequestHandler]) -> None:
+        super().__init__(handler, keepalive_timeout=IDLE_TIMEOUT_S,  # type: ignore[arg-type]
+                         access_log=None, logger=_SERVER_LOG, max_headers=100,
+                         max_field_size=8190)
+        self.table = table
+
+    def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
+        super().connection_made(handler, transport)
+        peer = transport.get_extra_info("peername")
+        victim = self.table.admit(handler, peer[0] if peer else "")
+        if victim is not None:
+            log.debug("%s: %s", peer and peer[0], "making room for a new connection"
+                      if victim is not handler else "every connection is busy; closed")
+            _abort(victim)
+        asyncio.get_running_loop().call_later(REQUEST_DEADLINE_S, self._deadline, handler)
+
+    def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
+        super().connection_lost(handler, exc)
+        self.table.drop(handler)
+
+    def _deadline(self, handler: RequestHandler) -> None:
+        if self.table.unused(handler):
+            log.debug("closing a connection: no complete request")
+            _abort(handler)
+
+
+def _abort(handler: RequestHandler) -> None:
+    """Close the connection now, what is still to be sent with it (a plain close waits until
+    the client has read it all)."""
+    if handler.transport is not None:
+        handler.transport.abort()
+
+
+class ExporterServer:
+    def __init__(
+        self, address: tuple[str, int], body: Callable[[bool], bytes | None],
+        security: WebSecurity, *, max_connections: int | None = None,
+        telemetry_path: str = "/metrics",
+    ) -> None:
+        """Listen on ``address`` (OSError when it cannot); serve after :meth:`start`.
+        ``body(compressed)`` is the exposition at ``telemetry_path``, or None for a 503
+        (``serve`` with nothing recent published)."""
+        self.body = body
+        self.telemetry_path = telemetry_path
+        self.prober: probe.Prober | None = None  # /probe; set (and swapped) by its owner
+        self._security = security
+        self.table: Connections[RequestHandler] = Connections(
+            max_connections or connection_cap(), PER_CLIENT)
+        self.page = _PAGE.format(version=version("smartarray-agent"),
+                                 path=html.escape(telemetry_path),
+                                 link=html.escape(telemetry_path[1:])).encode()
+        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self._socket = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._socket.bind(address)
+            self._socket.listen(BACKLOG)
+        except OSError:
+            self._socket.close()
+            raise
+        self.server_address = self._socket.getsockname()
+        self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
+        self.limiter = AttemptLimiter()
+        self._checks = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._protocols: _Protocols | None = None
+        self._listener: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = f"[{host}]" if ":" in host else host
+        scheme = "https" if self.security.tls is not None else "http"
+        return f"{scheme}://{host}:{port}/"
+
+    @property
+    def connections(self) -> int:
+        return len(self.table)
+
+    @property
+    def security(self) -> WebSecurity:
+        """TLS and basic auth: auth read for every request, TLS for every new connection."""
+        return self._security
+
+    @security.setter
+    def security(self, security: WebSecurity) -> None:
+        """A reload's: the logins verified so far stay remembered where the user's hash did
+        not change, and the port speaks the new TLS settings from now on."""
+        if security.auth is not None and self._security.auth is not None:
+            security.auth.adopt(self._security.auth)
+        self._security = security
+        if self._loop is not None:
+            asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result()
+
+    def start(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
+
+    def stop(self) -> None:
+        """Close every connection and the port; once is enough, again does nothing."""
+        loop, self._loop = self._loop, None
+        if loop is not None and self._thread is not None:
+            asyncio.run_coroutine_threadsafe(self._close(), loop).result()
+            loop.call_soon_threadsafe(loop.stop)
+            self._thread.join()
+            loop.close()
+        self._socket.close()
+        self.checker.shutdown(wait=False, cancel_futures=True)
+
+    async def _open(self) -> None:
+        self._protocols = _Protocols(self._handle, self.table)
+        await self._listen()
+
+    async def _listen(self) -> None:
+        """Accept on a copy of the socket, with TLS as the security says. A reload opens
+        another copy, then closes the one before once it accepts no more and what it
+        accepted has started (asyncio refuses a connection of a closed listener); the port
+        itself stays open."""
+        assert self._protocols is not None
+        loop = asyncio.get_running_loop()
+        before, tls = self._listener, self._security.tls
+        self._listener = await loop.create_server(
+            self._protocols, sock=self._socket.dup(), backlog=BACKLOG, ssl=tls,
+            ssl_handshake_timeout=HANDSHAKE_TIMEOUT_S if tls is not None else None)
+        if before is not None:
+            for sock in before.sockets:
+                loop.remove_reader(sock.fileno())
+            for _ in range(2):
+                await asyncio.sleep(0)
+            before.close()
+
+    async def _close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        if self._protocols is not None:
+            await self._protocols.shutdown(1.0)
+
+    # -- answering ---------------------------------------------------------------------------
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        """Answer ``request`` and send it whole, the connection counted busy meanwhile."""
+        conn = request.protocol
+        self.table.begin(conn)
+        try:
+            response = await self._answer(request)
+            async with asyncio.timeout(SEND_DEADLINE_S):
+                await response.prepare(request)
+                await response.write_eof()
+        except TimeoutError:
+            log.debug("closing the connection of %s: not reading the answer", request.remote)
+            _abort(conn)
+        except ConnectionError as error:  # aiohttp, finishing, finds it gone too: quietly
+            log.debug("%s went away: %s", request.remote, error)
+        finally:
+            self.table.end(conn)
+        return response
+
+    async def _answer(self, request: web.BaseRequest) -> web.Response:
+        if request.method not in ("GET", "HEAD"):
+            return _response(405, f"{request.method} is not served: use GET or HEAD\n"
+                             .encode(), headers={"Allow": "GET, HEAD"})
+        refused = await self._refusal(request)
+        if refused is not None:
+            return refused
+        path = request.path
+        if path == self.telemetry_path:
+            return self._metrics(request)
+        if path == probe.PATH and (prober := self.prober) is not None:
+            return await self._probe(request, prober)
+        if path == "/":
+            return _response(200, self.page, "text/html; charset=utf-8")
+        if path == "/-/healthy":
+            return _response(200, b"OK\n")
+        return _response(404, b"Not Found\n")
+
+    def _metrics(self, request: web.BaseRequest) -> web.Response:
+        compressed = "gzip" in request.headers.get("Accept-Encoding", "")
+        body = self.body(compressed)
+        if body is None:
+            return _response(503, _UNPUBLISHED, headers={"Retry-After": "5"})
+        headers = {"Vary": "Accept-Encoding"}
+        if compressed:
+            headers["Content-Encoding"] = "gzip"
+        return _response(200, body, CONTENT_TYPE, headers)
+
+    async def _probe(self, request: web.BaseRequest, prober: probe.Prober) -> web.Response:
+        """The probe's answer; the first of a target waits for its read (off the loop, on a
+        prober's worker) until its time is up, then gets the late answer."""
+        outcome = prober.probe(request.query_string,
+                               request.headers.get(probe.SCRAPE_TIMEOUT_HEADER))
+        if isinstance(outcome, probe.Pending):
+            read = asyncio.wrap_future(outcome.result)
+            await asyncio.wait([read], timeout=outcome.timeout_s)  # the read goes on after
+            outcome = read.result() if read.done() and not read.cancelled() else outcome.late
+        return _response(outcome.status, outcome.body, outcome.content_type)
+
+    async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
+        """None when ``request`` may be answered, else the 401 or 429. A login not verified
+        before takes a token of the attempt limiter (auth.py), then a bcrypt check on the
+        checker thread; a failure is answered no sooner than the auth's floor."""
+        auth = self._security.auth
+        given = credentials(request.headers.get("Authorization"))
+        if auth is None or (given is not None and auth.remembered(given)):
+            return None
+        unauthorized = _response(401, b"Unauthorized\n", headers=_UNAUTHORIZED)
+        if given is None:
+            return unauthorized
+        peer = request.remote or ""
+        limiter = self.limiter
+        wait = limiter.take(peer, time.monotonic())
+        if wait is None and self._checks >= MAX_PENDING_CHECKS and not limiter.known(peer):
+            limiter.give_back(peer, time.monotonic())
+            wait = 1.0
+        if wait is not None:
+            log.debug("%s: too many login attempts", peer)
+            return _response(429, b"Too many failed login attempts\n",
+                             headers={"Retry-After": str(int(wait) + 1)})
+        started = time.monotonic()
+        self._checks += 1
+        try:
+            verified = await asyncio.get_running_loop().run_in_executor(
+                self.checker, auth.verify, given)
+        finally:
+            self._checks -= 1
+        if verified:
+            limiter.give_back(peer, time.monotonic())
+            return None
+        log.debug("%s: wrong user or password", peer)
+        await asyncio.sleep(max(0.0, started + auth.failure_floor_s - time.monotonic()))
+        return unauthorized
