@@ -35,6 +35,7 @@ from smartarray_agent.collectors.ssacli import lock
 from smartarray_agent.locations import AUDIT_FILE
 from smartarray_agent.write import audit
 
+from . import matrix
 from .isolation import records_by
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,14 @@ _HOME_KEY = pytest.StashKey[str]()
 _TESTS = itertools.count()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full-matrix", action="store_true",
+                     help="run every combination of the large test matrices (tests/matrix.py; "
+                          ".ci/run does), not their all-pairs sample")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    matrix.run_every_case(config.getoption("full_matrix"))
     home = tempfile.mkdtemp(prefix="smartarray-hypothesis-")
     config.stash[_HOME_KEY] = home
     configuration.set_hypothesis_home_dir(home)
