@@ -9,8 +9,9 @@ What a process would keep to itself is kept from the test process, and checked:
 - the environment is the one given (as ``subprocess.run``'s ``env``: the whole of it), and
   the test's again afterwards; so are the working directory and the logging set-up (a fresh
   process has no handler: a warning goes to stderr, as Python's last resort prints it);
-- the signal handlers a command sets are restored by it (asserted: one left behind would
-  be the command's bug, in the program too);
+- the signal handlers a command sets are restored by it, and the process's limits are
+  unchanged (asserted: one left behind would be the command's bug, in the program too; a
+  test that sets the agent's limits, as a full disk would, runs a real process: :func:`spawn`);
 - the program's entry point (``app.main``) is not run: it is what enables the seccomp filter
   for root (confine.py), which must never confine the test process. Asserted after each
   command (test_in_process.py checks the filter's absence itself).
@@ -22,7 +23,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import resource
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +38,7 @@ from smartarray_agent.cli.app import app
 from smartarray_agent.cli.options import PROG
 
 _HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM)
+_LIMITS = (resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE, resource.RLIMIT_CORE)
 
 
 @dataclass(frozen=True)
@@ -50,12 +55,14 @@ def agent(*args: str | Path, env: Mapping[str, str] | None = None, stdin: str | 
     """``smartarray-agent ARGS`` in this process. ``env``: the whole environment (default:
     this process's); ``stdin``: what the command reads (default: nothing)."""
     handlers = {signum: signal.getsignal(signum) for signum in _HANDLED}
+    limits = [resource.getrlimit(limit) for limit in _LIMITS]
     with _fresh_logging(), contextlib.chdir(cwd or Path.cwd()):
         result = CliRunner().invoke(app, [str(arg) for arg in args], input=stdin,
                                     env=_changes(env), prog_name=PROG)
     assert not confine._enabled, "the test process must never be confined (confine.py)"
     left = {signum for signum, handler in handlers.items() if signal.getsignal(signum) != handler}
     assert not left, f"the command left its handler for {sorted(left)} in place"
+    assert [resource.getrlimit(limit) for limit in _LIMITS] == limits, "a limit changed"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Ran(result.exit_code, result.stdout, result.stderr)
@@ -81,3 +88,13 @@ def _fresh_logging() -> Iterator[None]:
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
+
+
+def spawn(*args: str | Path, env: Mapping[str, str] | None = None,
+          stdin: str | None = None) -> Ran:
+    """``smartarray-agent ARGS`` as a process of its own, for a test whose subject is the
+    process (its limits, its signals)."""
+    done = subprocess.run([sys.executable, "-m", "smartarray_agent", *map(str, args)],
+                          input=stdin or "", capture_output=True, text=True, env=env,
+                          timeout=120)
+    return Ran(done.returncode, done.stdout, done.stderr)
