@@ -9,8 +9,8 @@ What a process would keep to itself is kept from the test process, and checked:
 - the environment is the one given (as ``subprocess.run``'s ``env``: the whole of it), and
   the test's again afterwards; so are the working directory and the logging set-up (a fresh
   process has no handler: a warning goes to stderr, as Python's last resort prints it);
-- the signal handlers a command sets are restored by it, and the process's limits are
-  unchanged (asserted: one left behind would be the command's bug, in the program too; a
+- the signal handlers a command sets are restored by it, and the process's limits and
+  umask are unchanged (asserted: one left behind would be the command's bug, in the program too; a
   test that sets the agent's limits, as a full disk would, runs a real process: :func:`spawn`);
 - the program's entry point (``app.main``) is not run: it is what enables the seccomp filter
   for root (confine.py), which must never confine the test process. Asserted after each
@@ -56,6 +56,7 @@ def agent(*args: str | Path, env: Mapping[str, str] | None = None, stdin: str | 
     this process's); ``stdin``: what the command reads (default: nothing)."""
     handlers = {signum: signal.getsignal(signum) for signum in _HANDLED}
     limits = [resource.getrlimit(limit) for limit in _LIMITS]
+    umask = _umask()
     with _fresh_logging(), contextlib.chdir(cwd or Path.cwd()):
         result = CliRunner().invoke(app, [str(arg) for arg in args], input=stdin,
                                     env=_changes(env), prog_name=PROG)
@@ -63,9 +64,16 @@ def agent(*args: str | Path, env: Mapping[str, str] | None = None, stdin: str | 
     left = {signum for signum, handler in handlers.items() if signal.getsignal(signum) != handler}
     assert not left, f"the command left its handler for {sorted(left)} in place"
     assert [resource.getrlimit(limit) for limit in _LIMITS] == limits, "a limit changed"
+    assert _umask() == umask, "the command changed the umask"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def _umask() -> int:
+    mask = os.umask(0o077)  # reading it means setting it: set back at once
+    os.umask(mask)
+    return mask
 
 
 def _changes(env: Mapping[str, str] | None) -> dict[str, str | None] | None:
