@@ -9,12 +9,12 @@ What a process would keep to itself is kept from the test process, and checked:
 - the environment is the one given (as ``subprocess.run``'s ``env``: the whole of it), and
   the test's again afterwards; so are the working directory and the logging set-up (a fresh
   process has no handler: a warning goes to stderr, as Python's last resort prints it);
-- the signal handlers a command sets are restored by it, and the process's limits and
-  umask are unchanged (asserted: one left behind would be the command's bug, in the program too; a
-  test that sets the agent's limits, as a full disk would, runs a real process: :func:`spawn`);
+- the signal handlers a command sets are restored by it, and the process's limits and umask
+  are unchanged (asserted: one left behind would be the command's bug, in the program too;
+  a test that sets the agent's limits, as a full disk would, runs a process: :func:`spawn`);
 - the program's entry point (``app.main``) is not run: it is what enables the seccomp filter
   for root (confine.py), which must never confine the test process. Asserted after each
-  command (test_in_process.py checks the filter's absence itself).
+  command (test_isolation.py checks the filter's absence itself);
 - a crash is raised in the test, with its traceback, rather than read as exit code 1.
 """
 
@@ -50,14 +50,14 @@ class Ran:
     stderr: str
 
 
-def agent(*args: str | Path, env: Mapping[str, str] | None = None, stdin: str | bytes | None = None,
-          cwd: Path | None = None) -> Ran:
+def agent(*args: str | Path, env: Mapping[str, str] | None = None,
+          stdin: str | bytes | None = None) -> Ran:
     """``smartarray-agent ARGS`` in this process. ``env``: the whole environment (default:
     this process's); ``stdin``: what the command reads (default: nothing)."""
     handlers = {signum: signal.getsignal(signum) for signum in _HANDLED}
     limits = [resource.getrlimit(limit) for limit in _LIMITS]
     umask = _umask()
-    with _fresh_logging(), contextlib.chdir(cwd or Path.cwd()):
+    with _fresh_logging(), contextlib.chdir(Path.cwd()):  # back where it was, whatever it does
         result = CliRunner().invoke(app, [str(arg) for arg in args], input=stdin,
                                     env=_changes(env), prog_name=PROG)
     assert not confine._enabled, "the test process must never be confined (confine.py)"
