@@ -1,12 +1,25 @@
-"""Session set-up and the rule that a test leaves nothing behind (issue #15): hypothesis keeps
-its example database in a temporary folder of the run, removed at its end; each test simulates
-a host of its own (``SMARTARRAY_SIM_STATE_DIR`` in a temporary folder, where a test does not
-name one), and every test is checked for files it left in the checkout or in the places the
-agent uses on a real host (the host lock's directory, the audit file's, the simulator's
-default state), and for records it appended to this host's real audit file."""
+"""Session set-up, the paths each test works in, and the rule that a test leaves nothing
+behind (issues #15 and #42).
+
+Hypothesis keeps its example database in a temporary folder of the run, removed at its end.
+Each test works in paths of its own (:func:`_paths_of_its_own`): a simulated host
+(``SMARTARRAY_SIM_STATE_DIR``), a runtime and a state directory (``XDG_RUNTIME_DIR``,
+``XDG_STATE_HOME``: a user's host lock, audit file and simulators' default state), and, for
+the commands run in this process (tests/agent_cli.py), root's host lock, audit file and
+configuration file, all in a temporary folder of the test. A vendor CLI process or an agent
+process a test starts as root still has root's fixed paths; the test names its own (a
+``--lock-file``, an ``--audit-file``, a configuration), and its records carry a ``user`` of
+the test's own (``SUDO_USER``), so that the guard below can tell them from another
+process's.
+
+The guard (:func:`_leaves_nothing_behind`) looks only where the test could have written: the
+checkout, and the records appended to this host's audit file that carry the test's user. It
+never blames a test for what another process on the host did there meanwhile (an
+administrator's change, the agent's own records, another checkout's run of the tests)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -16,15 +29,28 @@ from pathlib import Path
 import pytest
 from hypothesis import configuration
 
+from smartarray_agent import config as agent_config
 from smartarray_agent.collectors.simulator.state import STATE_DIR_ENV
-from smartarray_agent.collectors.ssacli.lock import default_lock_path
-from smartarray_agent.write.audit import default_audit_file
+from smartarray_agent.collectors.ssacli import lock
+from smartarray_agent.locations import AUDIT_FILE
+from smartarray_agent.write import audit
+
+from . import matrix
+from .isolation import records_by
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 _HOME_KEY = pytest.StashKey[str]()
+_TESTS = itertools.count()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full-matrix", action="store_true",
+                     help="run every combination of the large test matrices (tests/matrix.py; "
+                          ".ci/run does), not their all-pairs sample")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    matrix.run_every_case(config.getoption("full_matrix"))
     home = tempfile.mkdtemp(prefix="smartarray-hypothesis-")
     config.stash[_HOME_KEY] = home
     configuration.set_hypothesis_home_dir(home)
@@ -36,34 +62,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _host_places() -> list[Path]:
-    """Where the agent keeps things on a real host, for the user running the tests."""
-    places = [default_lock_path().parent, default_audit_file().parent,
-              Path(f"/tmp/smartarray-sim-{os.getuid()}")]
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        places.append(Path(os.environ["XDG_RUNTIME_DIR"]) / "smartarray-sim")
-    return places
-
-
-def _files(place: Path) -> set[str]:
-    """Every entry under ``place`` (nothing when it is missing). Only new entries count: on a
-    host where the agent runs, it touches its own lock and audit files between the tests."""
-    found: set[str] = set()
-    for root, directories, names in os.walk(place):
-        found.update(os.path.join(root, name) for name in [*directories, *names])
-    return found
+@pytest.fixture(autouse=True)
+def _paths_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    host = tmp_path_factory.mktemp("host")
+    (host / "simulated").mkdir()
+    monkeypatch.setenv(STATE_DIR_ENV, str(host / "simulated"))
+    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME"):
+        (host / name).mkdir(mode=0o700)
+        monkeypatch.setenv(name, str(host / name))
+    # The audit records' user: NAME (via sudo as root).
+    monkeypatch.setenv("SUDO_USER", f"test-{os.getpid()}-{next(_TESTS)}")
+    monkeypatch.setattr(lock, "DEFAULT_SYSTEM_PATH", host / "run" / "cli.lock")
+    monkeypatch.setattr(audit, "SYSTEM_AUDIT_FILE", host / "lib" / "audit.jsonl")
+    monkeypatch.setattr(agent_config, "DEFAULT_PATH", host / "etc" / "config.toml")
 
 
 def _checkout_entries() -> set[str]:
     return {entry.name for entry in os.scandir(CHECKOUT)} | {
         f"tests/{entry.name}" for entry in os.scandir(CHECKOUT / "tests")}
-
-
-@pytest.fixture(autouse=True)
-def _a_simulated_host_of_its_own(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path_factory.mktemp("simulated-host")))
 
 
 def _size(path: Path) -> int:
@@ -74,15 +92,13 @@ def _size(path: Path) -> int:
 
 
 @pytest.fixture(autouse=True)
-def _leaves_nothing_behind() -> Iterator[None]:
-    places = _host_places()
-    before = {place: _files(place) for place in places}
+def _leaves_nothing_behind(_paths_of_its_own: None) -> Iterator[None]:
     checkout = _checkout_entries()
-    audit = default_audit_file()
-    audit_size = _size(audit)  # only write commands append to it, never the agent
+    host_audit = Path(AUDIT_FILE)  # what a command the test runs as root appends to
+    offset = _size(host_audit)
+    user = os.environ["SUDO_USER"]
     yield
     left = sorted(_checkout_entries() - checkout - {"tests/__pycache__"})
-    for place in places:
-        left += sorted(_files(place) - before[place])
     assert not left, f"the test left files outside its temporary folders: {left}"
-    assert _size(audit) == audit_size, f"the test wrote records to this host's {audit}"
+    written = records_by(host_audit, user, offset)
+    assert not written, f"the test wrote records to this host's {host_audit}: {written}"

@@ -13,6 +13,8 @@ import pytest
 
 from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
 
+from .agent_cli import Ran, agent
+
 MODIFY = "modify"
 
 
@@ -30,19 +32,16 @@ class Host:
         self.common = ["--simulate", scenario, "--audit-file", str(self.audit),
                        "--lock-file", str(tmp_path / "cli.lock")]
 
-    def agent(self, *args: str) -> subprocess.CompletedProcess:
+    def agent(self, *args: str) -> Ran:
         return self.agent_with(self.common, *args)
 
-    def agent_with(self, common: list[str], *args: str) -> subprocess.CompletedProcess:
-        """The command with ``common`` in place of this host's usual options."""
-        return subprocess.run([sys.executable, "-m", "smartarray_agent", *args, *common],
-                              capture_output=True, text=True, env=self.env, timeout=60,
-                              stdin=subprocess.DEVNULL)
+    def agent_with(self, common: list[str], *args: str) -> Ran:
+        """The command with ``common`` in place of this host's usual options, in this process
+        (tests/agent_cli.py); at a terminal, the tests below run a real one (pexpect)."""
+        return agent(*args, *common, env=self.env)
 
     def status(self) -> dict:
-        result = subprocess.run(
-            [sys.executable, "-m", "smartarray_agent", "status", "--json", "--simulate",
-             self.scenario], capture_output=True, text=True, env=self.env, timeout=60)
+        result = agent("status", "--json", "--simulate", self.scenario, env=self.env)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["controllers"][0]
 

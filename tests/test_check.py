@@ -1,17 +1,18 @@
-"""``smartarray-agent check`` as Nagios runs it, and its judgement case by case."""
+"""``smartarray-agent check`` as Nagios runs it (in this process, tests/agent_cli.py; run by
+its plugin name, as a real process: test_nagios_bundle.py), and its judgement case by case."""
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from smartarray_agent.cli import plugin as check
 from smartarray_agent.collectors.simulator import BUNDLED
 from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
+
+from .agent_cli import Ran, agent
 
 
 @pytest.mark.parametrize(
@@ -27,8 +28,7 @@ from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive
 def test_plugin_exit_code_and_line_per_scenario(tmp_path, scenario, code, words):
     env = dict(os.environ, SMARTARRAY_SIM_STATE_DIR=str(tmp_path))
     env.pop("SMARTARRAY_SIM_FAULTS", None)
-    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "check", "--simulate",
-                             scenario], capture_output=True, text=True, env=env, timeout=60)
+    result = agent("check", "--simulate", scenario, env=env)
     assert result.returncode == code, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 1
@@ -38,9 +38,7 @@ def test_plugin_exit_code_and_line_per_scenario(tmp_path, scenario, code, words)
 
 
 def test_a_cli_that_cannot_run_is_unknown(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "check", "--cli",
-                             str(tmp_path / "ssacli")], capture_output=True, text=True,
-                            timeout=60)
+    result = agent("check", "--cli", str(tmp_path / "ssacli"))
     assert result.returncode == 3
     assert result.stdout.startswith(f"SMARTARRAY UNKNOWN - the vendor CLI {tmp_path}/ssacli "
                                     "does not exist")
@@ -95,11 +93,10 @@ _PERF = re.compile(rf"^'[^'=]+'=-?\d+(\.\d+)?(%|s|ms|us|B|KB|MB|TB|c)?"
                    rf"(;{_RANGE}(;{_RANGE}(;(-?\d+(\.\d+)?)?(;(-?\d+(\.\d+)?)?)?)?)?)?$")
 
 
-def plugin_run(tmp_path, *args: str) -> subprocess.CompletedProcess:
+def plugin_run(tmp_path, *args: str) -> Ran:
     env = dict(os.environ, SMARTARRAY_SIM_STATE_DIR=str(tmp_path))
     env.pop("SMARTARRAY_SIM_FAULTS", None)
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", "check", *args],
-                          capture_output=True, text=True, env=env, timeout=60)
+    return agent("check", *args, env=env)
 
 
 @pytest.mark.parametrize("args", [["--bogus"], ["-w", "many"], ["-c", "150"],

@@ -6,14 +6,14 @@ when high."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
 from smartarray_agent.cli import plugin
 from smartarray_agent.cli.plugin import Range, RangeError
 from smartarray_agent.model import BackupPower, Cache, Controller, Snapshot
+
+from .agent_cli import Ran, agent
 
 
 @pytest.mark.parametrize(
@@ -81,10 +81,9 @@ def test_the_charge_is_judged_against_both_ranges(warning, critical, charge, cod
         in result.perfdata
 
 
-def check(*args: str) -> subprocess.CompletedProcess:
+def check(*args: str) -> Ran:
     env = {k: v for k, v in os.environ.items() if k != "SMARTARRAY_SIM_FAULTS"}
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", "check", *args],
-                          capture_output=True, text=True, env=env, timeout=60)
+    return agent("check", *args, env=env)
 
 
 @pytest.mark.parametrize("args", [["-w", "10:"], ["-w", "~:100", "-c", "@0:1"],

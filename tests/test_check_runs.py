@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,16 +18,18 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.versions import VersionCache
 from smartarray_agent.vendor import version_file
 
+from .agent_cli import Ran
+from .agent_cli import agent as run_agent
+
 CONFIG_DETAIL = "ctrl all show config detail"
 
 
-def agent(state: Path, *args: str, faults: dict | None = None) -> subprocess.CompletedProcess:
+def agent(state: Path, *args: str, faults: dict | None = None) -> Ran:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
     env["SMARTARRAY_SIM_STATE_DIR"] = str(state)
     if faults:
         env["SMARTARRAY_SIM_FAULTS"] = json.dumps(faults)
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return run_agent(*args, env=env)
 
 
 def runs(state: Path) -> list[list[str]]:

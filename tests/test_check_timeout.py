@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,11 +17,13 @@ from smartarray_agent.cli.deadline import TimeUp, deadline
 from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli.lock import HostLock, process_start
 
+from .agent_cli import Ran, agent
+
 UNKNOWN = 3
 
 
 def check(tmp_path: Path, *args: str, faults: dict | None = None,
-          ) -> tuple[subprocess.CompletedProcess, float]:
+          ) -> tuple[Ran, float]:
     """Run the check on the simulator (its host in ``tmp_path/sim``, the lock in
     ``tmp_path/cli.lock``, a lock wait of 60 s); the result, and how long it took."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
@@ -32,10 +32,8 @@ def check(tmp_path: Path, *args: str, faults: dict | None = None,
     config = tmp_path / "config.toml"
     config.write_text("[ssacli]\nlock_wait_s = 60\n")
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "check", "--config", str(config),
-         "--lock-file", str(tmp_path / "cli.lock"), "--simulate", "gen9-battery", *args],
-        capture_output=True, text=True, env=env, timeout=45)
+    result = agent("check", "--config", str(config), "--lock-file", str(tmp_path / "cli.lock"),
+                   "--simulate", "gen9-battery", *args, env=env)
     return result, time.monotonic() - started
 
 

@@ -1,4 +1,6 @@
-"""``simulate list``, ``simulate run`` and ``--simulate`` on status."""
+"""``simulate list``, ``simulate run`` and ``--simulate`` on status. The commands run in this
+process (tests/agent_cli.py), but ``simulate run``: the simulator is a program of its own (its
+signal handlers, its instance lock), so it runs as a process."""
 
 from __future__ import annotations
 
@@ -6,20 +8,21 @@ import fcntl
 import json
 import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from smartarray_agent.collectors.simulator import list_scenarios
 
+from .agent_cli import Ran, spawn
+from .agent_cli import agent as in_process
 
-def agent(*args: str, tmp_path, stdin: str | None = None) -> subprocess.CompletedProcess:
+
+def agent(*args: str, tmp_path, stdin: str | None = None) -> Ran:
     env = dict(os.environ, SMARTARRAY_SIM_STATE_DIR=str(tmp_path / "sim"))
     env.pop("SMARTARRAY_SIM_FAULTS", None)
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=60)
+    run = spawn if args[:2] == ("simulate", "run") else in_process
+    return run(*args, env=env, stdin=stdin)
 
 
 def test_list_prints_one_scenario_per_line_name_first(tmp_path):

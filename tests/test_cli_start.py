@@ -1,5 +1,6 @@
-"""How the command line starts: its help, usage errors, the version, and shell completion
-(typer's scripts, run in bash, zsh and fish, and the program answering them)."""
+"""How the command line starts: its help, usage errors, the version (the program's logic, in
+this process: tests/agent_cli.py), and shell completion (typer's scripts, run in bash, zsh
+and fish, and the program, a process of its own, answering them)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,10 @@ import pytest
 
 from smartarray_agent.cli.app import commands
 
+from .agent_cli import agent
+
 COMMANDS = ["status", "check", "set-cache-ratio", "write-cache", "run", "metrics", "serve",
             "config", "simulate"]
-
-
-def agent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
-                          capture_output=True, text=True, timeout=60, env=env)
 
 
 def listed(help_text: str) -> list[str]:

@@ -1,22 +1,15 @@
-"""``smartarray-agent status`` run as a user runs it: a real process, real files."""
+"""``smartarray-agent status`` as a user runs it, on real files; in this process (CliRunner,
+tests/agent_cli.py): what is tested is the command, not the process."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
+from .agent_cli import agent
 from .captures import EXPECTED, REAL, needs_captures
-
-
-def agent(*args: str, env: dict | None = None, stdin: bytes | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", *args],
-        capture_output=True, input=stdin, env=env, timeout=60,
-    )
 
 
 @needs_captures
@@ -24,7 +17,7 @@ def test_table_from_a_saved_capture():
     capture = REAL / "ssacli-ctrl-all-show-config-detail-P400i-1.txt"
     result = agent("status", "--input", str(capture))
     assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    out = result.stdout
     assert out.startswith("Smart Array P400i in slot 0 (embedded)\n")
     assert "temporarily disabled, 256 MiB" in out
     assert "Cache disabled; low batteries." in out
@@ -57,7 +50,7 @@ def test_stdin_input():
 def test_vendor_error_is_reported_with_non_zero_exit():
     result = agent("status", "-i", str(REAL / "hpssacli-ctrl-all-show-no-controllers-none-1.txt"))
     assert result.returncode == 1
-    err = result.stderr.decode()
+    err = result.stderr
     assert "Error: No controllers detected." in err
     assert "modprobe sg" in err
 
@@ -78,7 +71,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, content, message):
         path.write_bytes(content)
     result = agent("status", "--input", str(path))
     assert result.returncode == 2
-    err = result.stderr.decode()
+    err = result.stderr
     assert message in err
     assert err.count("\n") == 1 and "Traceback" not in err
 
@@ -87,7 +80,7 @@ def test_no_vendor_cli_names_what_was_looked_for(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))
     result = agent("status", "--cli", str(tmp_path / "ssacli"), env=env)
     assert result.returncode == 3
-    err = result.stderr.decode()
+    err = result.stderr
     assert f"the vendor CLI {tmp_path / 'ssacli'} does not exist" in err
     assert "--simulate SCENARIO" in err  # where to go without hardware
 
@@ -95,7 +88,7 @@ def test_no_vendor_cli_names_what_was_looked_for(tmp_path):
 def test_a_cli_path_that_is_not_a_program_says_so(tmp_path):
     result = agent("status", "--cli", "/etc/passwd")
     assert result.returncode == 3
-    err = result.stderr.decode()
+    err = result.stderr
     assert "/etc/passwd is not an executable file" in err and "name it with" not in err
 
 
@@ -111,7 +104,7 @@ def test_a_truncated_input_is_read_with_a_warning(tmp_path):
     capture.write_text("Smart Array P440ar in Slot 0 (Embedded)\n   Controller Status: O")
     result = agent("status", "--input", str(capture))
     assert result.returncode == 0
-    assert "may be truncated" in result.stderr.decode()
+    assert "may be truncated" in result.stderr
 
 
 @needs_captures
@@ -135,4 +128,4 @@ def test_a_hung_cli_is_killed_at_the_timeout(tmp_path):
     result = agent("status", "--cli", str(fake), "--timeout", "1",
                    "--lock-file", str(tmp_path / "lock"))
     assert result.returncode == 1
-    assert "did not finish in 1 s" in result.stderr.decode()
+    assert "did not finish in 1 s" in result.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import base64
-import subprocess
-import sys
 from pathlib import Path
 
 import bcrypt
@@ -19,6 +17,7 @@ from smartarray_agent.config import (
 )
 from smartarray_agent.exporter.webconfig import BasicAuth, load_web_config
 
+from .agent_cli import agent
 from .secret_files import tls_files, write_secret
 
 
@@ -278,11 +277,6 @@ def test_basic_auth_checks_bcrypt_and_remembers_success():
     assert not auth.check(None)
     assert not auth.check("Bearer abc")
     assert not auth.check("Basic not-base64!")
-
-
-def agent(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
-                          capture_output=True, text=True, timeout=60)
 
 
 def test_config_check_command(tmp_path):

@@ -4,12 +4,11 @@ drive that is not plainly ok, which ``check`` names too; ``status --json`` is th
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from smartarray_agent.cli import plugin, table
 from smartarray_agent.model import Controller, LogicalDrive, PhysicalDrive, Snapshot
 
+from .agent_cli import agent as run_agent
 from .captures import REAL, needs_captures
 
 
@@ -71,14 +70,10 @@ def test_check_names_what_moves_and_what_wears_in_its_ok_line_and_problems_in_ot
 @needs_captures
 def test_a_real_erase_shows_in_status_and_check_and_json_is_the_model():
     capture = REAL / "ssacli-ctrl-all-show-config-detail-P440-2.txt"
-    agent = [sys.executable, "-m", "smartarray_agent"]
-    status = subprocess.run([*agent, "status", "--input", str(capture)], capture_output=True,
-                            text=True, timeout=60)
+    status = run_agent("status", "--input", str(capture))
     assert "  * physical drive 1I:2:1: erase in progress" in status.stdout
-    check = subprocess.run([*agent, "check", "--input", str(capture)], capture_output=True,
-                           text=True, timeout=60)
+    check = run_agent("check", "--input", str(capture))
     assert check.returncode == 0 and "physical drive 1I:2:1 erase in progress" in check.stdout
-    shown = subprocess.run([*agent, "status", "--json", "--input", str(capture)],
-                           capture_output=True, text=True, timeout=60).stdout
+    shown = run_agent("status", "--json", "--input", str(capture)).stdout
     assert json.loads(Snapshot.model_validate_json(shown).model_dump_json()) == json.loads(shown)
     assert "erase in progress" not in shown  # the JSON is the model: no notes added to it

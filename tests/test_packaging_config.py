@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import threading
 import tomllib
 from pathlib import Path
@@ -19,6 +18,8 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import Config, load_config
 from smartarray_agent.write.audit import AuditLog
+
+from .agent_cli import agent as run_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = ROOT / "packaging" / "config.toml"
@@ -47,10 +48,7 @@ def test_the_packaged_daemon_publishes_for_the_unprivileged_serve_unit():
 
 
 def test_config_check_accepts_it():
-    result = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "config", "check", str(PACKAGED)],
-        capture_output=True, text=True, timeout=60,
-    )
+    result = run_agent("config", "check", str(PACKAGED))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip() == f"{PACKAGED}: OK"
 

@@ -18,7 +18,7 @@ from smartarray_agent.cli.app import commands
 from smartarray_agent.cli.options import PROG
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
-from smartarray_agent.write import audit
+from smartarray_agent.locations import AUDIT_FILE
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMD = ROOT / "systemd"
@@ -172,7 +172,7 @@ def test_the_lock_and_the_audit_log_live_in_the_units_directories():
     assert DEFAULT_SYSTEM_PATH.parent == Path("/run") / one(
         "smartarray-agent.service", "Service.RuntimeDirectory")
     state = Path("/var/lib") / one("smartarray-agent.service", "Service.StateDirectory")
-    assert audit.SYSTEM_AUDIT_FILE.parent == state
+    assert Path(AUDIT_FILE).parent == state
     packaged = load_config(ROOT / "packaging" / "config.toml")
     assert packaged.audit.file.parent == state, "the daemon may only write its state directory"
 

@@ -1,15 +1,16 @@
 """The interlock against DESIGN.md's table, for every combination of backup power status,
-charge, cache status and change kind."""
+charge, cache status and change kind (in CI; by default every pair of them, tests/matrix.py:
+each status meets each charge, cache status and row of the table)."""
 
 from __future__ import annotations
-
-import itertools
 
 import pytest
 
 from smartarray_agent.model import BackupPower, Cache, Controller
 from smartarray_agent.policy import backup_power_state, judge, write_cache_active
 from smartarray_agent.write.kinds import Change, Kind
+
+from .matrix import cases
 
 THRESHOLD = 80.0
 STATUSES = ["ok", "recharging", "failed", "absent", "unknown"]
@@ -77,7 +78,7 @@ def at_or_above(status: str, charge: str, cache_state: str) -> bool:
 
 @pytest.mark.parametrize(
     ("status", "charge", "cache_state", "row"),
-    list(itertools.product(STATUSES, CHARGES, CACHE_STATES, TABLE)),
+    cases(STATUSES, CHARGES, CACHE_STATES, TABLE),  # all pairs of them, every one in CI
 )
 def test_every_combination_follows_the_table(status, charge, cache_state, row):
     nbwc, write_before, change, allowed_above, confirm_above, allowed_below = TABLE[row]

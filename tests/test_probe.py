@@ -28,6 +28,7 @@ from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 from smartarray_agent.model import Cache, Controller, Snapshot
 
+from .agent_cli import agent as run_agent
 from .redfish_ilo import (
     CHASSIS,
     ILO5_CONTROLLER,
@@ -96,10 +97,9 @@ def local_page(tmp_path: Path, scenario: str = "gen10") -> str:
     """The local agent's page for a simulator scenario's host (gen10: the host the iLO 5
     tree describes)."""
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
-    result = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "metrics", "--once", "--simulate", scenario,
-         "--lock-file", str(tmp_path / "cli.lock")],
-        capture_output=True, text=True, timeout=60, env=env, check=True)
+    result = run_agent("metrics", "--once", "--simulate", scenario,
+                       "--lock-file", str(tmp_path / "cli.lock"), env=env)
+    assert result.returncode == 0, result.stderr
     return result.stdout
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.write.audit import read_log
 
+from .agent_cli import Ran, agent
 from .agent_process import (
     AgentProcess,
     parse_samples,
@@ -53,17 +54,15 @@ class Host:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
 
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A change, with this host's options."""
-        return subprocess.run([*AGENT, *args, *self.common], env=self.env(),
-                              capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
+    def run(self, *args: str) -> Ran:
+        """A change, with this host's options, in this process (tests/agent_cli.py); one
+        that is killed or signalled is a process (:meth:`start`)."""
+        return agent(*args, *self.common, env=self.env())
 
-    def read(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def read(self, *args: str) -> Ran:
         """``status`` or ``metrics``, which take the audit file from the configuration."""
-        return subprocess.run([*AGENT, *args, "--config", str(self.config), *self.common[:2],
-                               *self.common[4:]], env=self.env(), capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+        return agent(*args, "--config", str(self.config), *self.common[:2], *self.common[4:],
+                     env=self.env())
 
     def records(self) -> list[dict]:
         return read_log(self.audit).records if self.audit.exists() else []

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+from .agent_cli import agent
 from .redfish_ilo import (
     PASSWORD,
     Ilo,
@@ -17,11 +18,6 @@ from .redfish_ilo import (
     ilo5,
     serve,
 )
-
-
-def agent(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
-                          capture_output=True, text=True, timeout=60)
 
 
 def config(tmp_path, address: str, extra: str = "") -> str:

@@ -5,8 +5,6 @@ judges the CLI's."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -16,6 +14,7 @@ from smartarray_agent.collectors.redfish.snapshot import snapshot_from
 from smartarray_agent.model import Snapshot
 from smartarray_agent.policy import backup_power_state, unprotected_write_cache
 
+from .agent_cli import agent
 from .redfish_ilo import CHASSIS, ILO5_CONTROLLER, ILO5_TREE, ILO6_TREE, battery_ilo5, tree
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "status.schema.json")
@@ -83,10 +82,9 @@ def test_what_the_ilo_does_not_give_is_null():
 
 def test_the_ilo_says_the_same_as_the_cli_about_the_same_host(tmp_path):
     """The fixture is the simulator's gen10 host: every fact both give agrees."""
-    answer = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "status", "--json", "--simulate", "gen10"],
-        capture_output=True, text=True, timeout=60, check=True,
-        env={"SMARTARRAY_SIM_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    answer = agent("status", "--json", "--simulate", "gen10",
+                   env={"SMARTARRAY_SIM_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert answer.returncode == 0, answer.stderr
     cli = Snapshot.model_validate_json(answer.stdout).controllers[0]
     (ilo,) = read(ilo5()).controllers
     for field in ("slot", "model", "serial", "firmware", "status", "mode"):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 
+from .agent_cli import Ran
+from .agent_cli import agent as run_agent
 from .redfish_ilo import (
     CHASSIS,
     ILO5_CONTROLLER,
@@ -30,11 +30,11 @@ SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "status.sche
                     .read_text())
 
 
-def agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    """The agent on a PATH with no vendor CLI on it: nothing but the iLO can answer."""
+def agent(tmp_path: Path, *args: str) -> Ran:
+    """The agent, in this process (tests/agent_cli.py), on a PATH with no vendor CLI on it:
+    nothing but the iLO can answer."""
     env = {**os.environ, "PATH": str(tmp_path), "SMARTARRAY_SIM_STATE_DIR": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "smartarray_agent", *args],
-                          capture_output=True, text=True, timeout=60, env=env)
+    return run_agent(*args, env=env)
 
 
 def config(tmp_path: Path, address: str | None, read_timeout_s: float = 2) -> str:

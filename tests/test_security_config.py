@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from smartarray_agent.config import Config, ConfigError, ProbeConfig, load_confi
 from smartarray_agent.configfile import MAX_DEPTH
 from smartarray_agent.exporter.webconfig import load_web_config
 
+from .agent_cli import agent as run_agent
 from .agent_process import AgentProcess, simulated
 from .redfish_ilo import credentials_file
 from .secret_files import tls_files, write_secret
@@ -176,8 +175,7 @@ def test_every_numeric_setting_must_be_finite_and_sane(private, tmp_path, sectio
     assert [p for p in problems(path) if p.startswith(f"{path}:{line}: {section}.{key}: ")]
     if value != "1e300":
         return
-    checked = subprocess.run([sys.executable, "-m", "smartarray_agent", "config", "check",
-                              str(path)], capture_output=True, text=True, timeout=60)
+    checked = run_agent("config", "check", str(path))
     assert checked.returncode == 2
     assert f"{path}:{line}: {section}.{key}: " in checked.stdout
 
@@ -185,11 +183,9 @@ def test_every_numeric_setting_must_be_finite_and_sane(private, tmp_path, sectio
 @pytest.mark.parametrize("value", ["inf", "nan", "1e300", "3601"])
 def test_the_timeout_option_is_held_to_the_same_bounds(tmp_path, value):
     """``--timeout 1e300`` once passed and crashed the first CLI call (OverflowError)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "status", "--simulate", "gen9-battery",
-         "--lock-file", str(tmp_path / "cli.lock"), "--timeout", value],
-        capture_output=True, text=True, timeout=60,
-        env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
+    done = run_agent("status", "--simulate", "gen9-battery", "--lock-file",
+                     str(tmp_path / "cli.lock"), "--timeout", value,
+                     env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")})
     assert done.returncode == 2, done.stderr
     assert "--timeout" in done.stderr and "Traceback" not in done.stderr
 
@@ -251,8 +247,7 @@ def test_fifos_devices_directories_and_huge_files_are_refused(private):
 def test_config_check_names_each_problem(private):
     path = private / "config.toml"
     path.write_text("[collect]\ninterval_s = inf\n[ssacli]\ntimeout_s = 1e9\n")
-    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "config", "check",
-                             str(path)], capture_output=True, text=True, timeout=60)
+    result = run_agent("config", "check", str(path))
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
         f"{path}:2: collect.interval_s: must be a finite number (got inf)",

@@ -5,8 +5,6 @@ capture."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -15,6 +13,7 @@ import pytest
 from smartarray_agent.collectors.simulator import list_scenarios
 from smartarray_agent.model import json_schema
 
+from .agent_cli import agent
 from .captures import needs_captures, real_files
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "status.schema.json"
@@ -22,8 +21,7 @@ VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
 
 
 def status_json(*args: str) -> dict:
-    result = subprocess.run([sys.executable, "-m", "smartarray_agent", "status", "--json",
-                             *args], capture_output=True, text=True, timeout=60)
+    result = agent("status", "--json", *args)
     data = json.loads(result.stdout)
     if result.returncode == 2 and "controllers" not in data:  # text that is no CLI output
         pytest.skip(data["error"]["message"])

@@ -20,6 +20,7 @@ from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.write.audit import AuditError, AuditLog, read_log
 
 from . import redfish_ilo as fake
+from .agent_cli import spawn
 from .test_change import Host
 from .test_write_faults import NBWC_ON, ilo_config, prompt
 
@@ -152,7 +153,8 @@ def test_an_outcome_the_full_disk_refuses_goes_to_syslog_and_exits_12(tmp_path):
     host = Host(tmp_path, "gen9-battery")
     common = host.common[2:]  # without --simulate: the wrapper is the CLI
     cli = filling_cli(tmp_path, host, room=40)
-    result = host.agent_with(common, *NBWC_ON, "--yes", "--cli", str(cli))
+    # a process of its own: the wrapper limits the size of the files its parent writes
+    result = spawn(*NBWC_ON, "--yes", "--cli", str(cli), *common, env=host.env)
     assert result.returncode == 12, result.stderr
     assert "not recorded" in result.stderr and "File too large" in result.stderr
     assert host.status()["cache"]["no_battery_write_cache"] is True  # it was sent

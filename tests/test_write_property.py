@@ -1,6 +1,7 @@
-"""The write path's two promises over every (backup state x switch state x change x fault):
-no unsafe enable reaches the simulator, and every modify that reached it has an intent
-record written before it and an outcome record after it.
+"""The write path's two promises over every (backup state x switch state x change x fault)
+(in CI, ``--full-matrix``; by default every pair of them, tests/matrix.py): no unsafe enable
+reaches the simulator, and every modify that reached it has an intent record written before
+it and an outcome record after it.
 
 The bundled simulator answers in this process (:class:`SimHost`: the same sessions, state
 store and faults as ``smartarray-sim``, without a process per command, so the whole product
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +39,7 @@ from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, 
 from smartarray_agent.write.kinds import Change, Kind
 
 from . import redfish_ilo as fake
+from .matrix import cases
 
 
 class SimHost:
@@ -168,7 +169,7 @@ FAULTS = {
     "iLO stops answering after the prompt": {},
     "threshold NaN": {},
 }
-CASES = list(itertools.product(BACKUP, SWITCHES, CHANGES, FAULTS))
+CASES = cases(BACKUP, SWITCHES, CHANGES, FAULTS)  # all pairs of them, every one in CI
 OUTCOMES = {"changed", "unchanged", "refused", "not_applied", "failed", "unknown"}
 
 
