@@ -8,6 +8,8 @@ import fcntl
 import json
 import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
