@@ -30,7 +30,6 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 if TYPE_CHECKING:
     from smartarray_agent.charge import Charge
-    from smartarray_agent.config import Config
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
@@ -57,12 +56,6 @@ class RedfishCollector:
 
     name = "redfish"
     HELP = HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: Charge) -> RedfishCollector | None:
-        """With a ``[redfish]`` table that names the host's own iLO."""
-        own = config.own_ilo
-        return None if own is None else cls(own, charge)
 
     def __init__(
         self, settings: RedfishSettings, charge: Charge, clock: Callable[[], float] = time.time

@@ -19,7 +19,6 @@ Sample metric lines::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
@@ -33,9 +32,6 @@ from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.model import Controller, Snapshot
-
-if TYPE_CHECKING:
-    from smartarray_agent.config import Config
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
@@ -62,14 +58,6 @@ class SsacliCollector:
     name = "ssacli"
     interval_s: float | None = None
     HELP = metrics.HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: Charge) -> SsacliCollector:
-        """Always: the vendor CLI is what the agent is for."""
-        from smartarray_agent.vendor import open_runner  # the vendor stack reads the config
-
-        return cls(lambda: open_runner(config.ssacli), charge,
-                   config.policy.battery_threshold_percent)
 
     def __init__(
         self,
