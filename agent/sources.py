@@ -15,9 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from smartarray_agent.charge import Charge
-from smartarray_agent.collectors.audit import AuditCollector
 from smartarray_agent.collectors.base import AnyCollector
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.lock import LockError
@@ -27,6 +26,7 @@ from smartarray_agent.exporter import probe, render
 from smartarray_agent.vendor import open_runner
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.change import ChangeRunner
+from smartarray_agent.write.collector import AuditCollector
 from smartarray_agent.write.guard import Guard
 
 log = logging.getLogger(__name__)

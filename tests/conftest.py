@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import configuration
 
-from smartarray_agent.collectors.simulator.state import STATE_DIR_ENV
 from smartarray_agent.collectors.ssacli.lock import default_lock_path
+from smartarray_agent.simulator.state import STATE_DIR_ENV
 from smartarray_agent.write.audit import default_audit_file
 
 CHECKOUT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from smartarray_agent.cli import plugin as check
-from smartarray_agent.collectors.simulator import BUNDLED
-from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
+from smartarray_agent.common.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
+from smartarray_agent.simulator import BUNDLED
 
 
 @pytest.mark.parametrize(

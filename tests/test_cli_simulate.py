@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios
+from smartarray_agent.simulator import list_scenarios
 
 
 def agent(*args: str, tmp_path, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -49,7 +49,7 @@ def test_a_cli_started_by_the_agent_as_root_cannot_signal_pid_1(tmp_path):
 def test_the_filtered_process_still_ends_its_own_children():
     code = """
 import os, signal, subprocess
-from smartarray_agent.confine import keep_away_from_init
+from smartarray_agent.common.confine import keep_away_from_init
 keep_away_from_init()
 for call in (lambda: os.kill(1, 0), lambda: os.pidfd_open(1),
              lambda: signal.pidfd_send_signal(os.open("/proc/1", os.O_RDONLY), 0)):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.model import Controller
+from smartarray_agent.common.model import Controller
+from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.write.kinds import KINDS, WHAT, Change, Kind, vendor_command
 
 COLLECTION = (Path(__file__).resolve().parent.parent / "packaging" / "ansible")

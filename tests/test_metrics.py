@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectionError, CollectorResult, collect_once
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli import metrics as ssacli_metrics
-from smartarray_agent.exporter.render import MetricSettings, render, valid_until
-from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     BackupPower,
     Cache,
     Controller,
@@ -26,6 +24,8 @@ from smartarray_agent.model import (
     LogicalDrive,
     Snapshot,
 )
+from smartarray_agent.exporter.render import MetricSettings, render, valid_until
+from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.sources import metric_help
 
 from .agent_process import parse_samples, value

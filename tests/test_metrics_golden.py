@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.base import CollectorResult
-from smartarray_agent.collectors.simulator import list_scenarios, vendor_argv
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.exporter.render import MetricSettings, render
+from smartarray_agent.simulator import list_scenarios, vendor_argv
 
 from .entries import ssacli_entries
 from .promtool import check_metrics, needs_promtool

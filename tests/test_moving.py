@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from smartarray_agent.cli import plugin, table
-from smartarray_agent.model import Controller, LogicalDrive, PhysicalDrive, Snapshot
+from smartarray_agent.common.model import Controller, LogicalDrive, PhysicalDrive, Snapshot
 
 from .captures import REAL, needs_captures
 

@@ -12,12 +12,12 @@ import tomllib
 
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios, resolve_scenario
-from smartarray_agent.collectors.simulator import scenario as schema
-from smartarray_agent.collectors.simulator.commands import CommandError, parse
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.modify import apply, plan
-from smartarray_agent.collectors.simulator.scenario import load_scenario
+from smartarray_agent.simulator import list_scenarios, resolve_scenario
+from smartarray_agent.simulator import scenario as schema
+from smartarray_agent.simulator.commands import CommandError, parse
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.modify import apply, plan
+from smartarray_agent.simulator.scenario import load_scenario
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -103,7 +103,7 @@ def digest(code: int, stdout: bytes, stderr: bytes) -> str:
 
 def _sim(tmp_path, *args: str, stdin: str = "", importtime: bool = False):
     flags = ["-X", "importtime"] if importtime else []
-    argv = [sys.executable, *flags, "-m", "smartarray_agent.collectors.simulator",
+    argv = [sys.executable, *flags, "-m", "smartarray_agent.simulator",
             "--state-dir", str(tmp_path / "state"), *args]  # fmt: skip
     return subprocess.run(argv, input=stdin.encode(), capture_output=True, timeout=60)
 

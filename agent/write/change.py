@@ -1,7 +1,7 @@
 """The write path: read, judge, confirm, judge again, record the intent, write, re-read,
 verify, record the outcome.
 
-1. Read the controller and judge the change with :mod:`smartarray_agent.policy` (under the
+1. Read the controller and judge the change with :mod:`smartarray_agent.common.policy` (under the
    host lock). The exact vendor command is known from here on (dry run, ``--json``).
 2. Ask for confirmation where the interlock wants it, *without* holding the lock, so a
    prompt left open never blocks the daemon.
@@ -36,8 +36,8 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import Verdict, judge
+from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.policy import Verdict, judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
@@ -54,7 +54,8 @@ READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
 
 
 class ChargeSource(Protocol):
-    """The iLO charge as the write path uses it (:class:`smartarray_agent.charge.Charge`)."""
+    """The iLO charge as the write path uses it
+    (:class:`smartarray_agent.collectors.charge.Charge`)."""
 
     @property
     def configured(self) -> bool: ...

@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
-from smartarray_agent.model import Controller, LogicalDrive
-from smartarray_agent.policy import Exposure, Row
+from smartarray_agent.common.model import Controller, LogicalDrive
+from smartarray_agent.common.policy import Exposure, Row
 
 # Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)
 FALLBACK_RATIO_STEP = {"hpacucli": 25, "hpssacli": 5, "ssacli": 5}

@@ -29,7 +29,7 @@ from smartarray_agent.collectors.redfish.resources import (
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 if TYPE_CHECKING:
-    from smartarray_agent.charge import Charge
+    from smartarray_agent.collectors.charge import Charge
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
@@ -51,8 +51,8 @@ def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.ti
 
 class RedfishCollector:
     """Runs on its own, slower schedule (``interval_s``) and hands every reading to the
-    agent's :class:`~smartarray_agent.charge.Charge`, which lays it over the CLI's snapshots.
-    Its families are the battery's own (collectors/redfish/metrics.py)."""
+    :class:`~smartarray_agent.collectors.charge.Charge`, which lays it over the CLI's
+    snapshots. Its families are the battery's own (collectors/redfish/metrics.py)."""
 
     name = "redfish"
     HELP = HELP

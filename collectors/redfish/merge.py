@@ -28,7 +28,7 @@ import copy
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
-from smartarray_agent.model import Controller, Snapshot
+from smartarray_agent.common.model import Controller, Snapshot
 
 NOTICE = "redfish: "
 PRESENT = ("present", "present_and_charged", "present_and_charging")  # BackupPowerSourceStatus

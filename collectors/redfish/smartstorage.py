@@ -28,7 +28,13 @@ from smartarray_agent.collectors.redfish.resources import (
     text,
     word,
 )
-from smartarray_agent.model import BackupPower, Cache, Controller, LogicalDrive, PhysicalDrive
+from smartarray_agent.common.model import (
+    BackupPower,
+    Cache,
+    Controller,
+    LogicalDrive,
+    PhysicalDrive,
+)
 
 # CurrentOperatingMode -> the model's mode words
 _MODES = {"raid": "raid", "hba": "hba", "mixed": "mixed"}

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from smartarray_agent.collectors.simulator import render
-from smartarray_agent.collectors.simulator.commands import (
+from smartarray_agent.simulator import render
+from smartarray_agent.simulator.commands import (
     CommandError,
     Modify,
     Target,
     invalid_target,
     syntax_error,
 )
-from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
+from smartarray_agent.simulator.dialect import Dialect
+from smartarray_agent.simulator.scenario import Controller, Scenario
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
-from smartarray_agent.trust import distrust
+from smartarray_agent.common.trust import distrust
+from smartarray_agent.simulator.scenario import Scenario, ScenarioError, load_scenario
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
