@@ -75,10 +75,11 @@ class RedfishCollector:
         return reading
 
     def families(self, data: Reading, now: float) -> list[Metric]:
-        return battery_families(data)
+        return battery_families(data, now, self.settings.max_age_s)
 
     def changes_at(self, data: Reading) -> float | None:
-        return None
+        """When the reading's charge expires."""
+        return data.taken_at + self.settings.max_age_s
 
     def summary(self, data: Reading) -> str:
         n = len(data.batteries)
