@@ -38,8 +38,9 @@ def imported_modules(path: Path, module: str) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            if node.level:  # relative: from the module's own package
-                parts = module.split(".")[: -node.level]
+            if node.level:  # relative: level 1 is the package the module is in (or is)
+                parts = module.split(".")
+                parts = parts[: len(parts) - node.level + (path.name == "__init__.py")]
                 base = ".".join([*parts, base] if base else parts)
             found.add(base)
             if base == PACKAGE:
@@ -78,6 +79,10 @@ def test_the_check_sees_a_back_import(tmp_path):
     assert imported_modules(source, "smartarray_agent.collectors.redfish.reader") == {
         "smartarray_agent", "smartarray_agent.vendor", "smartarray_agent.collectors.ssacli",
         "smartarray_agent.write.audit"}
+    package = tmp_path / "__init__.py"
+    package.write_text("from .. import sources\n")
+    assert imported_modules(package, "smartarray_agent.collectors") == {
+        "smartarray_agent", "smartarray_agent.sources"}
 
 
 def test_every_source_folder_is_a_layer_or_the_agent():
