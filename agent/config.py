@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from smartarray_agent.collectors.redfish.settings import IloLogin, RedfishSettings, RedfishTable
-from smartarray_agent.configfile import (
+from smartarray_agent.common.configfile import (
     ConfigError,
     Document,
     FilePath,
@@ -39,7 +39,7 @@ DAY_S = 86400.0
 
 
 def _known_scenario(value: str) -> str:
-    from smartarray_agent.collectors.simulator import ScenarioError, resolve_scenario
+    from smartarray_agent.simulator import ScenarioError, resolve_scenario
 
     try:
         resolve_scenario(value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     LOGICAL_DRIVE_STATES,
     PHYSICAL_DRIVE_STATES,
     Controller,

@@ -5,8 +5,9 @@ changes, and the guard when the policy asks for it.
 
 A collector is one module with a class implementing
 :class:`~smartarray_agent.collectors.base.Collector`, plus its line in :data:`COLLECTORS`:
-its ``from_config`` says whether a configuration wants it, and its ``HELP`` joins
-:func:`metric_help`."""
+its class, whose ``HELP`` joins :func:`metric_help`, and what a configuration makes of it.
+The collectors take the settings they need, never the agent's configuration: building them
+from it is the agent's job (docs/layout.md, the layers)."""
 
 from __future__ import annotations
 
@@ -14,24 +15,55 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from smartarray_agent.charge import Charge
-from smartarray_agent.collectors.audit import AuditCollector
 from smartarray_agent.collectors.base import AnyCollector
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.sysfs import SysfsCollector
 from smartarray_agent.config import Config
 from smartarray_agent.exporter import probe, render
+from smartarray_agent.vendor import open_runner
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.change import ChangeRunner
+from smartarray_agent.write.collector import AuditCollector
 from smartarray_agent.write.guard import Guard
 
 log = logging.getLogger(__name__)
 
-# The audit collector runs after the ssacli one, whose round reconciles what it can.
-COLLECTORS = (SsacliCollector, RedfishCollector, SysfsCollector, AuditCollector)
 DAEMON_USER = "smartarray-agent (daemon)"
+
+
+def _ssacli(config: Config, charge: Charge) -> SsacliCollector:
+    """Always: the vendor CLI is what the agent is for."""
+    return SsacliCollector(lambda: open_runner(config.ssacli), charge,
+                           config.policy.battery_threshold_percent)
+
+
+def _redfish(config: Config, charge: Charge) -> RedfishCollector | None:
+    """With a ``[redfish]`` table that names the host's own iLO."""
+    own = config.own_ilo
+    return None if own is None else RedfishCollector(own, charge)
+
+
+def _sysfs(config: Config, charge: Charge) -> SysfsCollector | None:
+    """Unless ``[sysfs] enabled = false``."""
+    return SysfsCollector() if config.sysfs.enabled else None
+
+
+def _audit(config: Config, charge: Charge) -> AuditCollector:
+    """Always: every daemon may meet a change that was killed mid-way."""
+    return AuditCollector(config.audit.path)
+
+
+# Each collector with its build, in the order they run each round: the audit collector runs
+# after the ssacli one, whose round reconciles what it can.
+COLLECTORS = (
+    (SsacliCollector, _ssacli),
+    (RedfishCollector, _redfish),
+    (SysfsCollector, _sysfs),
+    (AuditCollector, _audit),
+)
 
 # After a collection: act on what it shows; True when the hardware changed (collect again).
 Enforce = Callable[[AnyCollector, Any], bool]
@@ -40,7 +72,7 @@ Enforce = Callable[[AnyCollector, Any], bool]
 def build_collectors(config: Config) -> list[AnyCollector]:
     """One collector of each kind the configuration wants; they share the iLO's charge."""
     charge = Charge(config.own_ilo)
-    built = (kind.from_config(config, charge) for kind in COLLECTORS)
+    built = (build(config, charge) for _, build in COLLECTORS)
     return [collector for collector in built if collector is not None]
 
 
@@ -79,6 +111,6 @@ def metric_help() -> dict[str, str]:
     """Every metric the agent can export, with its HELP text (docs/metrics.md lists them):
     ``/probe``'s own two too."""
     texts = {**render.HELP, **probe.HELP}
-    for kind in COLLECTORS:
+    for kind, _ in COLLECTORS:
         texts.update(kind.HELP)
     return texts

@@ -36,7 +36,7 @@ def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
     none, the message says what to do, to a command's user (where it looked, and the options)
     or, for ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
-        from smartarray_agent.collectors.simulator import vendor_argv
+        from smartarray_agent.simulator import vendor_argv
 
         return VendorCli(tuple(vendor_argv(_scenario(config.simulate))), "simulator")
     try:
@@ -79,14 +79,14 @@ def host_lock_path(config: SsacliConfig) -> Path:
         return config.lock_file
     if config.simulate is None:
         return default_lock_path()
-    from smartarray_agent.collectors.simulator.state import default_state_dir
+    from smartarray_agent.simulator.state import default_state_dir
 
     return default_state_dir(_scenario(config.simulate).stem) / "cli.lock"
 
 
 def _scenario(simulate: str) -> Path:
     """The scenario file ``simulate`` names; CliUnavailable (``bad_scenario``) when none."""
-    from smartarray_agent.collectors import simulator
+    from smartarray_agent import simulator
 
     try:
         return simulator.resolve_scenario(simulate)

@@ -25,7 +25,7 @@ import pexpect
 from child import run_measured
 from spread import machine, spread
 
-from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.simulator.state import read_invocations
 
 
 @dataclass(frozen=True)

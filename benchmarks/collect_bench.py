@@ -24,9 +24,9 @@ from prometheus_client import CollectorRegistry, generate_latest
 from scrape_bench import cli_starts, start_agent
 from spread import machine, spread
 
-from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.simulator import vendor_argv
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 

@@ -20,7 +20,7 @@ from spread import machine, spread
 # Run in a child: this process's own pages would count in a forked child's peak RSS.
 _ROUND = """import sys
 from pathlib import Path
-from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.run import CliOutputTooLarge

@@ -2,9 +2,9 @@
 
 A collector reads one source (the vendor CLI, the iLO, sysfs) into a typed result and turns
 that result into its own metric families; the loop, the exposition and the daemon treat
-every collector alike. Adding one is one module that implements :class:`Collector` (with a
-``from_config`` classmethod and its ``HELP``) and one line in
-:data:`smartarray_agent.sources.COLLECTORS`.
+every collector alike. Adding one is one module that implements :class:`Collector` (with
+its ``HELP``) and one line in :data:`smartarray_agent.sources.COLLECTORS`, with what a
+configuration makes of it.
 
 A failed attempt keeps the data and the time of the last success, so the exporter can go on
 serving the last good values until they are too old (docs/agent.md, "Failure and

@@ -20,15 +20,11 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.families import Families
-
-if TYPE_CHECKING:
-    from smartarray_agent.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -121,11 +117,6 @@ class SysfsCollector:
     name = "sysfs"
     interval_s: float | None = None
     HELP = HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: object) -> SysfsCollector | None:
-        """Unless ``[sysfs] enabled = false``."""
-        return cls() if config.sysfs.enabled else None
 
     def __init__(self, find_host_dirs: Callable[[], Iterable[Path]] = udev_host_dirs) -> None:
         self._find = find_host_dirs

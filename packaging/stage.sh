@@ -39,7 +39,8 @@ trap 'rm -rf "$build"' EXIT
 python3 -m venv "$build/venv"
 pip=("$build/venv/bin/python" -m pip --disable-pip-version-check --quiet)
 mkdir "$build/src" "$build/wheels"
-cp -a "$repo/pyproject.toml" "$repo/README.md" "$repo/agent" "$repo/collectors" "$build/src/"
+cp -a "$repo/pyproject.toml" "$repo/README.md" "$repo/agent" "$repo/collectors" "$repo/common" \
+    "$repo/simulator" "$build/src/"
 find "$build/src" -name '__pycache__' -prune -exec rm -rf {} +
 # The commit the package comes from, for smartarray_build_info{revision} (agent/revision.py);
 # outside a git checkout of its own the agent says "unknown".

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from smartarray_agent import confine
 from smartarray_agent.cli.app import app
 from smartarray_agent.cli.options import PROG
+from smartarray_agent.common import confine
 
 _HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM)
 _LIMITS = (resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE, resource.RLIMIT_CORE)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from smartarray_agent.collectors.simulator import BUNDLED
+from smartarray_agent.simulator import BUNDLED
 
 _LISTENING = re.compile(r"listening on (https?)://([^/]+)/")
 

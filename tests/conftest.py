@@ -30,9 +30,9 @@ import pytest
 from hypothesis import configuration
 
 from smartarray_agent import config as agent_config
-from smartarray_agent.collectors.simulator.state import STATE_DIR_ENV
 from smartarray_agent.collectors.ssacli import lock
 from smartarray_agent.locations import AUDIT_FILE
+from smartarray_agent.simulator.state import STATE_DIR_ENV
 from smartarray_agent.write import audit
 
 from . import matrix

@@ -4,7 +4,7 @@ The product only writes the JSON; this is how the tests hold the writer to the m
 
 from __future__ import annotations
 
-from smartarray_agent.model import Snapshot
+from smartarray_agent.common.model import Snapshot
 
 
 def read_snapshot(text: str) -> Snapshot:

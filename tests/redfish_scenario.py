@@ -1,7 +1,7 @@
 """A simulator scenario as an iLO 5 would serve it: the Redfish resource tree of the same
 host, for the fake iLO (tests/redfish_ilo.py).
 
-The scenario is read with the simulator's own model (collectors/simulator/scenario.py). The
+The scenario is read with the simulator's own model (simulator/scenario.py). The
 tree has the shapes of tests/redfish_data/ilo5-p408i-a-gen10.json and of HPE's iLO 5 resource
 definitions (``HpeSmartStorageArrayController.v2_2_0``, ``HpeSmartStorageLogicalDrive.v2_3_0``,
 ``HpeSmartStorageDiskDrive.v2_1_0``, ``Chassis`` ``Oem.Hpe.SmartStorageBattery[]``); values
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
 from smartarray_agent.collectors.ssacli.values import logical_size_bytes, physical_size_bytes
+from smartarray_agent.simulator.scenario import Controller, Scenario
 
 from .redfish_ilo import CHASSIS, CONTROLLERS, SYSTEM, battery_ilo5
 

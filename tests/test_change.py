@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
+from smartarray_agent.simulator.state import overlaps, read_invocations
 
 from .agent_cli import Ran, agent
 
@@ -199,7 +199,7 @@ def test_an_unknown_controller_is_bad_input(tmp_path):
 
 COLLECTING = """
 import sys
-from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from smartarray_agent.cli import plugin as check
-from smartarray_agent.collectors.simulator import BUNDLED
-from smartarray_agent.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
+from smartarray_agent.common.model import BackupPower, Cache, Controller, PhysicalDrive, Snapshot
+from smartarray_agent.simulator import BUNDLED
 
 from .agent_cli import Ran, agent
 

@@ -11,7 +11,7 @@ import pytest
 
 from smartarray_agent.cli import plugin
 from smartarray_agent.cli.plugin import Range, RangeError
-from smartarray_agent.model import BackupPower, Cache, Controller, Snapshot
+from smartarray_agent.common.model import BackupPower, Cache, Controller, Snapshot
 
 from .agent_cli import Ran, agent
 

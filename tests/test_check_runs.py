@@ -10,12 +10,12 @@ import os
 import sys
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator import BUNDLED, vendor_argv
-from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.versions import VersionCache
+from smartarray_agent.simulator import BUNDLED, vendor_argv
+from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.vendor import version_file
 
 from .agent_cli import Ran

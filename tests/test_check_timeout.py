@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.cli.deadline import TimeUp, deadline
-from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli.lock import HostLock, process_start
+from smartarray_agent.simulator.state import read_invocations
 
 from .agent_cli import Ran, agent
 

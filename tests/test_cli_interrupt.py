@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator.dialect import LOCK_CONFLICT
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
+from smartarray_agent.simulator.dialect import LOCK_CONFLICT
 
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 

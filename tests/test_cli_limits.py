@@ -13,8 +13,6 @@ import sys
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.simulator import ScenarioError, vendor_argv
-from smartarray_agent.collectors.simulator.state import private_directory
 from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
@@ -22,6 +20,8 @@ from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.run import CliOutputTooLarge, run_once
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.simulator import ScenarioError, vendor_argv
+from smartarray_agent.simulator.state import private_directory
 
 # A "CLI" that prints MiB of lines, then stays alive until it is ended.
 FLOOD = ("import sys, time\n"
@@ -117,7 +117,7 @@ def test_a_console_answer_under_the_cap_is_read_whole(tmp_path, monkeypatch):
 # interpreter that prints its peak RSS (KiB): before the cap, the daemon grew to 1.07 GB.
 _CONSOLE_FLOOD = """import resource, sys
 from pathlib import Path
-from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios
+from smartarray_agent.simulator import list_scenarios
 
 from .agent_cli import Ran, spawn
 from .agent_cli import agent as in_process

@@ -50,7 +50,7 @@ def test_a_cli_started_by_the_agent_as_root_cannot_signal_pid_1(tmp_path):
 def test_the_filtered_process_still_ends_its_own_children():
     code = """
 import os, signal, subprocess
-from smartarray_agent.confine import keep_away_from_init
+from smartarray_agent.common.confine import keep_away_from_init
 keep_away_from_init()
 for call in (lambda: os.kill(1, 0), lambda: os.pidfd_open(1),
              lambda: signal.pidfd_send_signal(os.open("/proc/1", os.O_RDONLY), 0)):
@@ -87,7 +87,7 @@ for way in sys.argv[2:]:
 # group 1, or itself), picks SIGRTMIN+4 with F_SETSIG, then does I/O on it.
 PAYLOAD = """
 import fcntl, os, signal, socket, struct, sys
-from smartarray_agent.confine import keep_away_from_init
+from smartarray_agent.common.confine import keep_away_from_init
 if os.environ.get("CONFINED"):
     keep_away_from_init()
 F_SETOWN_EX, F_OWNER_PID, F_OWNER_PGRP, FIOSETOWN, SIOCSPGRP = 15, 1, 2, 0x8901, 0x8902

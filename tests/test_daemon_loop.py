@@ -6,12 +6,12 @@ import time
 
 from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.sysfs import SysfsCollector
+from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.daemon.debounce import Debounce
 from smartarray_agent.daemon.loop import CollectionLoop, status_line
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.model import Controller, Snapshot
 
 from . import fake_sysfs
 from .entries import ssacli

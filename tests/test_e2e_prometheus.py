@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from smartarray_agent.collectors.simulator import BUNDLED
+from smartarray_agent.simulator import BUNDLED
 
 from .agent_process import AgentProcess
 from .test_packaging_dashboard import all_queries, concrete, queries

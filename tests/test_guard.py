@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import vendor_argv
-from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.write.guard import FIRST_BACKOFF_S, Guard
 
 from .agent_process import AgentProcess, value

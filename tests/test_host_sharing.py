@@ -10,14 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator import vendor_argv
-from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli import collector as ssacli_collector
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.model import Snapshot
+from smartarray_agent.common.model import Snapshot
+from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulator.state import read_invocations
 
 from .agent_process import AgentProcess, processes_running, scenario_file, value
 
@@ -42,7 +42,7 @@ enabled = false
 def direct_call(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProcess[str]:
     """An administrator's own CLI call, from another process, on the same simulated host."""
     return subprocess.run(
-        [sys.executable, "-m", "smartarray_agent.collectors.simulator", "--scenario",
+        [sys.executable, "-m", "smartarray_agent.simulator", "--scenario",
          str(scenario), "ctrl", "all", "show", "status"],
         capture_output=True, text=True, timeout=60,
         env={**agent.env, "SMARTARRAY_SIM_FAULTS": json.dumps({"command_delay_s": 0})},

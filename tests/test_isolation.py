@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent import config
-from smartarray_agent.collectors.simulator.state import default_state_dir
 from smartarray_agent.collectors.ssacli.lock import default_lock_path
 from smartarray_agent.locations import AUDIT_FILE, CONFIG_FILE
+from smartarray_agent.simulator.state import default_state_dir
 from smartarray_agent.write.audit import default_audit_file
 
 from .agent_cli import agent

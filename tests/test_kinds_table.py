@@ -1,5 +1,7 @@
-"""The change kinds table (agent/write/kinds.py) is what the simulator's help and the Ansible
-cache module go by: a kind added to the table and not to them fails here."""
+"""The change kinds table (agent/write/kinds.py) against the simulator's own table of the
+modify forms it accepts (simulator/modify.py, written from HPE's documentation, not from the
+agent's table), and the Ansible cache module, which goes by the kinds table: a kind whose form
+the simulator does not document, or that the module does not set, fails here."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.model import Controller
+from smartarray_agent.common.model import Controller
+from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulator.modify import FORMS
 from smartarray_agent.write.kinds import KINDS, WHAT, Change, Kind, vendor_command
 
 COLLECTION = (Path(__file__).resolve().parent.parent / "packaging" / "ansible")
@@ -23,12 +26,29 @@ def _controller(tmp_path: Path, scenario: str) -> Controller:
     return parse(output).controllers[0]
 
 
-def test_the_simulators_help_lists_every_kinds_vendor_command(tmp_path):
+def _form(text: str) -> tuple[str, str, set[str], set[str]]:
+    """``ld N modify arrayaccelerator=enable|disable [forced]`` as its target, parameter,
+    values and optional words."""
+    before, _, after = text.partition("modify ")
+    first, *rest = after.split()
+    param, _, values = first.partition("=")
+    return before.strip(), param, set(values.split("|")), {word.strip("[]") for word in rest}
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_each_kinds_form_is_one_the_simulator_documents(kind):
+    target, param, values, options = _form(KINDS[kind].form)
+    documented = {(form.target, form.param): form for form in FORMS}
+    assert (target, param) in documented, "the simulator does not document this form"
+    form = documented[target, param]
+    assert values <= set(form.values) and options <= set(form.options)
+
+
+def test_the_simulators_help_lists_the_forms_of_its_table(tmp_path):
     shown = subprocess.run([*vendor_argv("gen9-battery", tmp_path), "help"],
                            capture_output=True, text=True, check=True).stdout
-    for kind, entry in KINDS.items():
-        assert entry.form, kind
-        assert f"<target> {entry.form}" in shown, kind
+    for form in FORMS:
+        assert f"<target> {form.help()}" in shown
 
 
 @pytest.mark.parametrize("kind", list(Kind), ids=str)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator.state import read_invocations
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockRefused, LockTimeout
+from smartarray_agent.simulator.state import read_invocations
 
 from .agent_process import AgentProcess, scenario_file, value
 from .test_host_sharing import config

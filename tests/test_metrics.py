@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectionError, CollectorResult, collect_once
+from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli import metrics as ssacli_metrics
-from smartarray_agent.exporter.render import MetricSettings, render, valid_until
-from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     BackupPower,
     Cache,
     Controller,
@@ -26,6 +25,8 @@ from smartarray_agent.model import (
     LogicalDrive,
     Snapshot,
 )
+from smartarray_agent.exporter.render import MetricSettings, render, valid_until
+from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.sources import metric_help
 
 from .agent_process import parse_samples, value
@@ -224,6 +225,34 @@ def test_an_ilo_charge_is_served_until_max_age_and_the_page_is_made_again_then()
     assert b"smartarray_backup_power_charge_ratio{" in view.body()
     clock[0] = T0 + 950  # a reading older than max_age_s is never served from the cache
     assert b"smartarray_backup_power_charge_ratio{" not in view.body()
+
+
+def test_both_charge_series_of_one_ilo_reading_expire_at_max_age_together():
+    """The iLO's charge is served per battery (the redfish collector) and per controller (the
+    interlock's, through Charge): one reading, one freshness rule, [redfish] max_age_s, though
+    the redfish collector's result itself is not stale."""
+    settings = RedfishSettings.model_construct(address="https://ilo.example",
+                                               credentials_file=Path("/nonexistent"),
+                                               max_age_s=900.0)
+    charge = Charge(settings, clock=lambda: T0)
+    reading = Reading(taken_at=T0, batteries=[Battery(index=1, charge_percent=97)],
+                      controllers=[ArrayController(resource="/ac/0/", slot="0",
+                                                   backup_power="present")])
+    charge.update(reading)
+    clock = [T0 + 10]
+    view = MetricsView(MetricSettings(stale_after_s=None), clock=lambda: clock[0])
+    view.publish([(ssacli(charge=charge), ok(Snapshot(controllers=[controller()]))),
+                  (RedfishCollector(settings, charge),
+                   CollectorResult("redfish", True, 1.0, T0, reading))])
+    body = view.body()
+    assert b'smartarray_backup_power_charge_ratio{controller="0"} 0.97' in body
+    assert b'smartarray_battery_charge_ratio{battery="1",controller="0",model=""} 0.97' in body
+    clock[0] = T0 + 950
+    view.advance()
+    body = view.body()
+    assert b"smartarray_backup_power_charge_ratio{" not in body
+    assert b"smartarray_battery_charge_ratio{" not in body
+    assert b'smartarray_battery_status{battery="1"' in body  # the rest of the reading stays
 
 
 def test_the_page_after_an_expiry_is_made_with_the_round_not_by_the_scrape():

@@ -15,18 +15,20 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.base import CollectorResult
-from smartarray_agent.collectors.simulator import list_scenarios, vendor_argv
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.exporter.render import MetricSettings, render
+from smartarray_agent.simulator import list_scenarios, vendor_argv
 
 from .entries import ssacli_entries
 from .promtool import check_metrics, needs_promtool
 
 GOLDEN = Path(__file__).with_name("golden")
-UPDATE = os.environ.get("SMARTARRAY_UPDATE_GOLDEN") == "1"
+UPDATE_VARIABLE = "SMARTARRAY_UPDATE_GOLDEN"
+UPDATE = os.environ.get(UPDATE_VARIABLE) == "1"
+LAYOUT = Path(__file__).resolve().parent.parent / "docs" / "layout.md"
 SCENARIOS = [name for name, _ in list_scenarios()]
 COLLECTED_AT = 1_700_000_000.0
 
@@ -71,3 +73,13 @@ def test_promtool_check_metrics(expositions, scenario):
 
 def test_every_scenario_has_a_golden_file():
     assert sorted(p.stem for p in GOLDEN.glob("*.prom")) == sorted(SCENARIOS)
+
+
+def test_the_layout_says_what_adding_a_metric_takes():
+    """docs/layout.md's "Adding a metric" names every place a new metric needs, this file's
+    update command included, as it is run."""
+    adding = LAYOUT.read_text().split("Adding a metric", 1)[1].split("\n\n", 1)[0]
+    adding = " ".join(adding.split())
+    for place in ("`HELP`", "docs/metrics.md", "tests/golden/",
+                  f"{UPDATE_VARIABLE}=1 python -m pytest -n 0 tests/test_metrics_golden.py"):
+        assert place in adding, place

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
-from smartarray_agent.model import INT64_MAX, Cache, PhysicalDrive, Snapshot, to_json
+from smartarray_agent.common.model import INT64_MAX, Cache, PhysicalDrive, Snapshot, to_json
 
 from .captures import needs_captures, real_files
 from .model_reader import read_snapshot

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from smartarray_agent.cli import plugin, table
-from smartarray_agent.model import Controller, LogicalDrive, PhysicalDrive, Snapshot
+from smartarray_agent.common.model import Controller, LogicalDrive, PhysicalDrive, Snapshot
 
 from .agent_cli import agent as run_agent
 from .captures import REAL, needs_captures

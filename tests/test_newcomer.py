@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from smartarray_agent.cli import configcheck
 from smartarray_agent.cli.app import app
 from smartarray_agent.collectors.sysfs import DRIVERS
+from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import SsacliConfig
-from smartarray_agent.model import Snapshot
 from smartarray_agent.vendor import vendor_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +67,7 @@ def _fields(model: type) -> set[str]:
     for name, field in model.model_fields.items():
         names.add(name)
         for inner in re.findall(r"smartarray_agent\.model\.(\w+)", str(field.annotation)):
-            names |= _fields(getattr(sys.modules["smartarray_agent.model"], inner))
+            names |= _fields(getattr(sys.modules["smartarray_agent.common.model"], inner))
     return names
 
 

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from smartarray_agent.cli import plugin
-from smartarray_agent.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
+from smartarray_agent.common.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
 
 from .test_e2e_prometheus import free_port, wait_until
 from .test_packaging_promql import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
-from smartarray_agent.model import normalise_status
+from smartarray_agent.common.model import normalise_status
 
 GEN8_DETAIL = """
 Smart Array P420i in Slot 0 (Embedded)

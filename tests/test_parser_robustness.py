@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
-from smartarray_agent.model import Snapshot, to_json
+from smartarray_agent.common.model import Snapshot, to_json
 
 from .captures import needs_captures, real_files
 from .model_reader import read_snapshot

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from smartarray_agent.model import BackupPower, Cache, Controller
-from smartarray_agent.policy import backup_power_state, judge, write_cache_active
+from smartarray_agent.common.model import BackupPower, Cache, Controller
+from smartarray_agent.common.policy import backup_power_state, judge, write_cache_active
 from smartarray_agent.write.kinds import Change, Kind
 
 from .matrix import cases

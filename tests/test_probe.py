@@ -21,12 +21,12 @@ import bcrypt
 from prometheus_client.parser import text_string_to_metric_families
 
 from smartarray_agent.collectors.ssacli.metrics import HELP
+from smartarray_agent.common.model import Cache, Controller, Snapshot
 from smartarray_agent.config import ProbeConfig
 from smartarray_agent.exporter.auth import BasicAuth
 from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
 from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
-from smartarray_agent.model import Cache, Controller, Snapshot
 
 from .agent_cli import agent as run_agent
 from .redfish_ilo import (

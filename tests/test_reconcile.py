@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.write.audit import read_log
 
 from .agent_cli import Ran, agent

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.redfish.snapshot import snapshot_from
-from smartarray_agent.collectors.simulator import BUNDLED
-from smartarray_agent.collectors.simulator.scenario import load_scenario
 from smartarray_agent.exporter.probe import Prober
+from smartarray_agent.simulator import BUNDLED
+from smartarray_agent.simulator.scenario import load_scenario
 
 from .redfish_ilo import CHASSIS, ILO5_TREE, Ilo, serve, tree
 from .redfish_scenario import MIB, render

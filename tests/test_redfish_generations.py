@@ -11,8 +11,8 @@ import pytest
 
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
-from smartarray_agent.policy import backup_power_state
+from smartarray_agent.common.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
+from smartarray_agent.common.policy import backup_power_state
 
 from .redfish_ilo import (
     CONTROLLERS,

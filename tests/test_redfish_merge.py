@@ -6,8 +6,8 @@ import pytest
 
 from smartarray_agent.collectors.redfish.merge import merge_charge
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
-from smartarray_agent.model import BackupPower, Cache, Controller, Snapshot
-from smartarray_agent.policy import judge
+from smartarray_agent.common.model import BackupPower, Cache, Controller, Snapshot
+from smartarray_agent.common.policy import judge
 from smartarray_agent.write.kinds import Change, Kind
 
 NOW = 10_000.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
@@ -34,10 +34,11 @@ BATTERY = Battery(index=1, model="875241-B21", product_name="HPE Smart Storage B
                   capacity_watts=96, remaining_charge_time_s=1740, health="warning")
 SLOT_0 = ArrayController(resource="/ac/0/", slot="0", backup_power="present")
 OK = {"success": True, "duration_s": 0.84, "last_success_at": 1_700_000_000.0}
+TAKEN_AT = 1_700_000_000.0  # 100 s before the exposition: within max_age_s
 
 
 def test_sample_lines_of_a_charging_battery():
-    text = exposition(Reading(taken_at=1.0, batteries=[BATTERY], controllers=[SLOT_0]), **OK)
+    text = exposition(Reading(taken_at=TAKEN_AT, batteries=[BATTERY], controllers=[SLOT_0]), **OK)
     labels = 'battery="1",controller="0",model="875241-B21"'
     assert f"smartarray_battery_charge_ratio{{{labels}}} 0.61" in text
     assert f"smartarray_battery_wear_ratio{{{labels}}} 0.05" in text
@@ -59,7 +60,7 @@ def test_sample_lines_of_a_charging_battery():
 
 def test_ilo4_battery_has_no_charge_series_and_an_unknown_word_is_other():
     ilo4 = Battery(index=1, model="727261-B21", capacity_watts=12, health="degraded")
-    text = exposition(Reading(taken_at=1.0, batteries=[ilo4]), **OK)
+    text = exposition(Reading(taken_at=TAKEN_AT, batteries=[ilo4]), **OK)
     assert lines(text, "smartarray_battery_charge_ratio") == []
     assert 'controller="",model="727261-B21",state="other"} 1.0' in text
     assert "degraded" not in text  # no raw status text in labels
@@ -67,7 +68,7 @@ def test_ilo4_battery_has_no_charge_series_and_an_unknown_word_is_other():
 
 def test_no_controller_label_when_the_battery_backs_several():
     slot_3 = ArrayController(resource="/ac/3/", slot="3", backup_power="present")
-    text = exposition(Reading(taken_at=1.0, batteries=[BATTERY], controllers=[SLOT_0, slot_3]),
+    text = exposition(Reading(taken_at=TAKEN_AT, batteries=[BATTERY], controllers=[SLOT_0, slot_3]),
                       **OK)
     assert lines(text, "smartarray_battery_charge_ratio") == [
         'smartarray_battery_charge_ratio{battery="1",controller="",model="875241-B21"} 0.61']
@@ -80,8 +81,17 @@ def test_a_failure_without_any_reading():
 
 
 def test_a_failure_keeps_the_last_reading_and_its_time():
-    text = exposition(Reading(taken_at=1.0, batteries=[BATTERY]), success=False,
+    text = exposition(Reading(taken_at=TAKEN_AT, batteries=[BATTERY]), success=False,
                       duration_s=30.0, last_success_at=1_700_000_000.0)
     assert 'smartarray_collector_success{collector="redfish"} 0.0' in text
     assert 'smartarray_collector_last_success_timestamp_seconds{collector="redfish"}' in text
     assert len(lines(text, "smartarray_battery_charge_ratio")) == 1
+
+
+def test_the_charge_is_dropped_with_a_reading_older_than_max_age():
+    """The battery's charge expires as the controller's does (the interlock's max_age_s); its
+    other values stay while the collector's result is served."""
+    old = Reading(taken_at=TAKEN_AT - SETTINGS.max_age_s, batteries=[BATTERY])
+    text = exposition(old, **OK)
+    assert lines(text, "smartarray_battery_charge_ratio") == []
+    assert len(lines(text, "smartarray_battery_wear_ratio")) == 1

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from smartarray_agent.collectors.redfish.snapshot import snapshot_from
-from smartarray_agent.model import Snapshot
-from smartarray_agent.policy import backup_power_state, unprotected_write_cache
+from smartarray_agent.common.model import Snapshot
+from smartarray_agent.common.policy import backup_power_state, unprotected_write_cache
 
 from .agent_cli import agent
 from .redfish_ilo import CHASSIS, ILO5_CONTROLLER, ILO5_TREE, ILO6_TREE, battery_ilo5, tree

@@ -2,7 +2,7 @@
 ``HpeSmartStorageArrayController.v2_2_0``), plus none and a word HPE does not define: the
 snapshot's status model and the metric the probe renders from it (collectors/ssacli/
 metrics.py). A value the code does not know is unknown (``absent`` or ``other``), never
-``ok``; whether write cache is unprotected is the policy's judgement (agent/policy.py), the
+``ok``; whether write cache is unprotected is the policy's judgement (common/policy.py), the
 same code as for the CLI's snapshot."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from smartarray_agent.collectors.ssacli.metrics import families
-from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import unprotected_write_cache
+from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.policy import unprotected_write_cache
 
 from .redfish_ilo import CHASSIS, ILO5_CONTROLLER, battery_ilo5
 from .test_redfish_snapshot import ilo5, read

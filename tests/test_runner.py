@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.simulator import vendor_argv
-from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
@@ -23,6 +21,8 @@ from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulator.state import overlaps, read_invocations
 
 MODES = [pytest.param(False, id="argv"), pytest.param(True, id="console")]
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.collectors.simulator import resolve_scenario, vendor_argv
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.session import Session
-from smartarray_agent.collectors.simulator.state import StateStore
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.simulator import resolve_scenario, vendor_argv
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.session import Session
+from smartarray_agent.simulator.state import StateStore
 
 BY_GENERATION = {
     "hpacucli9": "hpacucli-legacy",
@@ -259,7 +259,7 @@ def test_ignore_modify_answers_but_changes_nothing(tmp_path):
 def test_state_directory_defaults_to_the_runtime_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
     env["XDG_RUNTIME_DIR"] = str(tmp_path)
-    command = [sys.executable, "-m", "smartarray_agent.collectors.simulator"]
+    command = [sys.executable, "-m", "smartarray_agent.simulator"]
     subprocess.run([*command, "--scenario", "gen10", "version"], env=env, check=True,
                    capture_output=True)  # fmt: skip
     assert (tmp_path / "smartarray-sim" / "gen10" / "state.json").is_file()

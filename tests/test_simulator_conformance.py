@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import render
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.scenario import Scenario
+from smartarray_agent.simulator import render
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.scenario import Scenario
 
 from .captures import REAL, needs_captures
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.collectors.simulator import resolve_scenario, vendor_argv
-from smartarray_agent.collectors.simulator.state import overlaps, read_invocations
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
+from smartarray_agent.simulator import resolve_scenario, vendor_argv
+from smartarray_agent.simulator.state import overlaps, read_invocations
 
 LOCK_ERROR = "Error: Another instance of ACU is already running (possibly a service). Please "
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios, resolve_scenario
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.scenario import Faults, load_scenario
-from smartarray_agent.collectors.simulator.session import Session
-from smartarray_agent.collectors.simulator.state import StateStore
 from smartarray_agent.collectors.ssacli.cleanup import clean
+from smartarray_agent.simulator import list_scenarios, resolve_scenario
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.scenario import Faults, load_scenario
+from smartarray_agent.simulator.session import Session
+from smartarray_agent.simulator.state import StateStore
 
 from .captures import REAL, needs_captures
 

@@ -13,17 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from smartarray_agent.collectors.simulator import render, resolve_scenario
-from smartarray_agent.collectors.simulator.dialect import DIALECTS, GIB, MIB
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.common.model import Controller as Parsed
+from smartarray_agent.common.model import normalise_status
+from smartarray_agent.simulator import render, resolve_scenario
+from smartarray_agent.simulator.dialect import DIALECTS, GIB, MIB
+from smartarray_agent.simulator.scenario import (
     GENERATIONS,
     Controller,
     Scenario,
     load_scenario,
 )
-from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.model import Controller as Parsed
-from smartarray_agent.model import normalise_status
 
 SHOW_COMMANDS = ("config detail", "detail")
 MODELS = {

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from smartarray_agent.collectors.simulator import (
+from smartarray_agent.simulator import (
     BUNDLED,
     ScenarioError,
     list_scenarios,
     resolve_scenario,
     vendor_argv,
 )
-from smartarray_agent.collectors.simulator.commands import (
+from smartarray_agent.simulator.commands import (
     CommandError,
     Modify,
     SetTarget,
@@ -22,8 +22,8 @@ from smartarray_agent.collectors.simulator.commands import (
     Target,
     parse,
 )
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.scenario import load_scenario, parse_scenario
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.scenario import load_scenario, parse_scenario
 
 REQUIRED = {
     "gen8-capacitor", "gen9-battery", "gen10", "failed-battery", "recharging",
@@ -114,7 +114,7 @@ def test_resolve_scenario_takes_names_and_paths_and_names_the_bundled_ones(tmp_p
 
 def test_vendor_argv_is_a_command_prefix(tmp_path) -> None:
     argv = vendor_argv("gen10", state_dir=tmp_path)
-    assert argv[:3] == [sys.executable, "-m", "smartarray_agent.collectors.simulator"]
+    assert argv[:3] == [sys.executable, "-m", "smartarray_agent.simulator"]
     assert argv[3:] == ["--scenario", str(BUNDLED / "gen10.toml"), "--state-dir", str(tmp_path)]
     assert "--state-dir" not in vendor_argv("gen10")
 

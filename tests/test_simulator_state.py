@@ -12,13 +12,13 @@ import tomllib
 
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios, resolve_scenario
-from smartarray_agent.collectors.simulator import scenario as schema
-from smartarray_agent.collectors.simulator.commands import CommandError, parse
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.modify import apply, plan
-from smartarray_agent.collectors.simulator.scenario import ScenarioError, load_scenario
-from smartarray_agent.collectors.simulator.state import make_state_dir
+from smartarray_agent.simulator import list_scenarios, resolve_scenario
+from smartarray_agent.simulator import scenario as schema
+from smartarray_agent.simulator.commands import CommandError, parse
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.modify import apply, plan
+from smartarray_agent.simulator.scenario import ScenarioError, load_scenario
+from smartarray_agent.simulator.state import make_state_dir
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -69,20 +69,20 @@ ctrl all show status""".splitlines()
 
 # sha256 of (exit code, stdout, stderr) of one console session running COMMANDS, as the
 # simulator printed it before it answered from the plain form (commit eea1ad4 + 2), with its
-# help listing the kinds table's forms. A change meant to alter the output updates these
-# with the printed digest.
+# help listing its own table of modify forms (simulator/modify.py). A change meant to alter
+# the output updates these with the printed digest.
 CONSOLE_SHA256 = {
-    "failed-battery": "bac050bfa05cd60550eabacd4b84cb4a955ff49bb103aa2c0d23e4739369cad1",
-    "gen10": "857df4b0fe4a79654991fcbe4deaaa60dbcdabd2e93dbf15e8d88fb00d7e371e",
-    "gen8-capacitor": "1e2b783daa03b8deb1982c3480546fb614277298cef00805628d87c3f9449810",
-    "gen9-battery": "93614c778f400396fca529f4c6dd73b054173ab626fb08f0b443a9b60ac622f0",
-    "hba-mode": "89a80f2810cfe97044379c9fd67d1a8d1001d63947830dc5807e61c0a6795171",
-    "hpacucli-legacy": "4697b5b12950a7c3e4fba4c4bb089e410d82c3267ad01e319c0cb9a916fecfc6",
-    "large": "bc41a55edf1c05cd0601c2cc7370df703f9449e638bd0a516310d1ca6c906beb",
-    "no-cache-module": "731bc074ba662285fb6389c6fbe6c8427216c6e8119b837784f2e6b7cb90d31f",
-    "recharging": "b7e2f50df75c9d24f6f4c100318e262de42fc66d51a0f63d657eb69e78a63d02",
-    "two-controllers": "328f77068846f1066a57c7f7d5c10c411a2862ecd3b766b6ec870afd8fdb06b6",
-    "unsafe-nbwc": "22dfcb47c27e643646e8fbb9fb9bb8aaa8afe6134a9f87e8364201bab3cd0e81",
+    "failed-battery": "516560c08965874bfd170e75512888fe424ace22753b4d8463f97b9e5cfdf39c",
+    "gen10": "8ae544dffc1640cf83bb5e4bde170f7b207aba522301db0729c5c4b79e9a8445",
+    "gen8-capacitor": "7d0a422528f542d3a03f23387638654f5d251553d5d6f31f0ebc75a0503c2207",
+    "gen9-battery": "4c4f6b08188c78edaf06d3eacf15762389fa4912935ac25a18d6ecc62187cbfd",
+    "hba-mode": "e788f9d0a9028f32f4de0fc3ed6f607b3d355628bd33e47a7ff177f4718223cc",
+    "hpacucli-legacy": "0af990d8b447c129f40e1bbadf7d439cb548f50e7b0b6c0f14381f8424b9abf4",
+    "large": "3d700ede5b591030da1e976b8a97a8c34b3566ea3ea1f8af5abf2175fb93d116",
+    "no-cache-module": "e71d436e2189a94bae8dafef8b04f96477fffeac4d02e89cec7dc6d645535480",
+    "recharging": "8af698d873aff91a24a37ffde5e7206cdafdce258f7ddaf5d9fe4ef2501760b2",
+    "two-controllers": "044c043f2ccb6fb8829b0106e8b0895bfcd3cc08df01c6f23ca1c39ba52685d8",
+    "unsafe-nbwc": "b3a189076491f92432678e992b1e510de557c02943d0c4d5f4356aba3f2c256f",
 }
 
 NAMES = [name for name, _ in list_scenarios()]
@@ -104,7 +104,7 @@ def digest(code: int, stdout: bytes, stderr: bytes) -> str:
 
 def _sim(tmp_path, *args: str, stdin: str = "", importtime: bool = False):
     flags = ["-X", "importtime"] if importtime else []
-    argv = [sys.executable, *flags, "-m", "smartarray_agent.collectors.simulator",
+    argv = [sys.executable, *flags, "-m", "smartarray_agent.simulator",
             "--state-dir", str(tmp_path / "state"), *args]  # fmt: skip
     return subprocess.run(argv, input=stdin.encode(), capture_output=True, timeout=60)
 

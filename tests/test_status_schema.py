@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from smartarray_agent.collectors.simulator import list_scenarios
-from smartarray_agent.model import json_schema
+from smartarray_agent.common.model import json_schema
+from smartarray_agent.simulator import list_scenarios
 
 from .agent_cli import agent
 from .captures import needs_captures, real_files
@@ -31,7 +31,7 @@ def status_json(*args: str) -> dict:
 
 def test_the_schema_file_is_current():
     assert SCHEMA_FILE.read_text() == json_schema(), (
-        "docs/status.schema.json is out of date: python -m smartarray_agent.model > "
+        "docs/status.schema.json is out of date: python -m smartarray_agent.common.model > "
         "docs/status.schema.json")
 
 
@@ -58,7 +58,7 @@ def test_the_schema_refuses_what_the_contract_does_not_allow():
 def test_the_ansible_facts_module_documents_every_key_of_the_contract():
     import yaml
 
-    from smartarray_agent.model import Snapshot
+    from smartarray_agent.common.model import Snapshot
 
     module = (Path(__file__).resolve().parents[1] / "packaging" / "ansible" /
               "ansible_collections" / "smartarray" / "agent" / "plugins" / "modules" /

@@ -1,4 +1,4 @@
-"""smartarray_agent.trust: the one answer to "may this path be trusted" that the lock, the
+"""smartarray_agent.common.trust: the one answer to "may this path be trusted" that the lock, the
 credentials file, the configuration walk and the simulator's state directory share. Real
 files, links and directories; the owner is varied through ``owners`` so no root is needed."""
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, Distrust, distrust, distrusted_entry
+from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, Distrust, distrust, distrusted_entry
 
 ME = os.geteuid()
 

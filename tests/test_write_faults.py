@@ -12,9 +12,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.collectors.simulator import resolve_scenario
-from smartarray_agent.collectors.simulator.scenario import load_scenario
-from smartarray_agent.collectors.simulator.state import read_invocations
+from smartarray_agent.simulator import resolve_scenario
+from smartarray_agent.simulator.scenario import load_scenario
+from smartarray_agent.simulator.state import read_invocations
 
 from . import redfish_ilo as fake
 from .test_change import Host

@@ -16,7 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.collectors.simulator import vendor_argv
+from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.write.audit import AuditError, AuditLog, read_log
 
 from . import redfish_ilo as fake

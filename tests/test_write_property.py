@@ -21,19 +21,19 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.charge import Charge
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.collectors.simulator import resolve_scenario
-from smartarray_agent.collectors.simulator.commands import canonical
-from smartarray_agent.collectors.simulator.dialect import DIALECTS
-from smartarray_agent.collectors.simulator.faults import matches
-from smartarray_agent.collectors.simulator.scenario import Scenario, faults_with
-from smartarray_agent.collectors.simulator.session import Crashed, Session
-from smartarray_agent.collectors.simulator.state import StateStore
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.simulator import resolve_scenario
+from smartarray_agent.simulator.commands import canonical
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.faults import matches
+from smartarray_agent.simulator.scenario import Scenario, faults_with
+from smartarray_agent.simulator.session import Crashed, Session
+from smartarray_agent.simulator.state import StateStore
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
 from smartarray_agent.write.kinds import Change, Kind

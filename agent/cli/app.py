@@ -21,7 +21,6 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from smartarray_agent import confine
 from smartarray_agent.cli import (
     cacheratio,
     check,
@@ -34,6 +33,7 @@ from smartarray_agent.cli import (
     writecache,
 )
 from smartarray_agent.cli.options import PROG, version_option
+from smartarray_agent.common import confine
 
 SETTINGS = {"help_option_names": ["-h", "--help"]}
 # The name of the link to this program in the Nagios plugin directory: run by it, the

@@ -15,8 +15,8 @@ def check(file: Annotated[Path | None, typer.Argument(
     """Validate a configuration file FILE (default: the system file) and the web config it
     names: print 'file:line: key: problem' for each mistake and exit 2, or 'FILE: OK'.
     Without FILE and without the system file, say that the defaults apply (exit 0)."""
+    from smartarray_agent.common.configfile import ConfigError
     from smartarray_agent.config import load_config
-    from smartarray_agent.configfile import ConfigError
     from smartarray_agent.daemon.agent import web_security
 
     if file is None:

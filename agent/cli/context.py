@@ -20,10 +20,10 @@ import typer
 from smartarray_agent.cli import exitcodes
 
 if TYPE_CHECKING:
-    from smartarray_agent.charge import Charge
+    from smartarray_agent.collectors.charge import Charge
     from smartarray_agent.collectors.ssacli.runner import VendorRunner
+    from smartarray_agent.common.model import Snapshot
     from smartarray_agent.config import Config, Overrides
-    from smartarray_agent.model import Snapshot
 
 _UNAVAILABLE_CODE = {"not_found": exitcodes.CLI_NOT_FOUND, "bad_scenario": exitcodes.BAD_INPUT}
 
@@ -100,8 +100,8 @@ class CommandContext:
     def config(self) -> Config:
         """The configuration file (or the defaults) with the options laid over it; exits 2
         listing the problems of an invalid file."""
+        from smartarray_agent.common.configfile import ConfigError
         from smartarray_agent.config import load_or_default
-        from smartarray_agent.configfile import ConfigError
 
         try:
             return self.overrides().apply(load_or_default(self.config_path))
@@ -122,7 +122,7 @@ class CommandContext:
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is
         slow); a failure is a warning and the command goes on without it."""
-        from smartarray_agent.charge import Charge
+        from smartarray_agent.collectors.charge import Charge
 
         charge = Charge(self.config.own_ilo)
         if charge.configured:
@@ -158,7 +158,7 @@ class CommandContext:
     def _reconcile(self, snapshot: Snapshot) -> None:
         """Close the audit log's unfinished changes with what ``snapshot`` (read under the
         same hold of the lock) shows, and say so; warn about any left open."""
-        from smartarray_agent.model import Controller
+        from smartarray_agent.common.model import Controller
         from smartarray_agent.write.audit import AuditError, AuditLog
         from smartarray_agent.write.change import Target, select, settings
         from smartarray_agent.write.kinds import BadRequest

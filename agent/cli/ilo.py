@@ -11,7 +11,7 @@ from smartarray_agent.cli.context import CommandContext, CommandError
 
 if TYPE_CHECKING:
     from smartarray_agent.collectors.redfish.settings import RedfishSettings
-    from smartarray_agent.model import Snapshot
+    from smartarray_agent.common.model import Snapshot
 
 EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI output"
 

@@ -6,7 +6,7 @@ power recharging, a cache disabled or not ok, a known charge the ``charge_warnin
 alerts on, a drive
 degraded, rebuilding or in a state word this version does not know. A drive whose work is
 in progress (expanding, erasing, being rebuilt onto) is fine. The drive classes are those of
-:data:`smartarray_agent.model.LOGICAL_DRIVE_STATES` / ``PHYSICAL_DRIVE_STATES``, which the
+:data:`smartarray_agent.common.model.LOGICAL_DRIVE_STATES` / ``PHYSICAL_DRIVE_STATES``, which the
 alert rules and dashboards use too.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     LOGICAL_DRIVE_STATES,
     PHYSICAL_DRIVE_STATES,
     Controller,
@@ -24,12 +24,12 @@ from smartarray_agent.model import (
     Snapshot,
     drive_class,
 )
-from smartarray_agent.moving import notes
-from smartarray_agent.policy import (
+from smartarray_agent.common.policy import (
     backup_power_state,
     unprotected_write_cache,
     write_cache_active,
 )
+from smartarray_agent.moving import notes
 
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
 LABELS = {OK: "OK", WARNING: "WARNING", CRITICAL: "CRITICAL", UNKNOWN: "UNKNOWN"}

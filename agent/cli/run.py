@@ -30,7 +30,7 @@ def run(
     timeout: Timeout = None, lock_file: LockFile = None,
 ) -> None:
     """Collect in the background and serve Prometheus metrics until SIGTERM."""
-    from smartarray_agent.configfile import ConfigError
+    from smartarray_agent.common.configfile import ConfigError
     from smartarray_agent.daemon.agent import Agent, StartError
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.daemon.notify import Notifier

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import fail
+from smartarray_agent.common.configfile import ConfigError, handed_over
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError, handed_over
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.probe import Prober

@@ -16,7 +16,7 @@ from smartarray_agent.cli.context import fail
 
 def list_scenarios() -> None:
     """One bundled scenario per line: name, a tab, its description."""
-    from smartarray_agent.collectors import simulator
+    from smartarray_agent import simulator
 
     for name, description in simulator.list_scenarios():
         print(f"{name}\t{description}")
@@ -34,7 +34,7 @@ def run(
 
     With WORDS, after --, that one command: `simulate run gen9-battery -- ctrl all show
     status`; with none, the interactive console."""
-    from smartarray_agent.collectors.simulator import cli as simulator_cli
+    from smartarray_agent.simulator import cli as simulator_cli
 
     argv = ["--scenario", scenario]
     if state_dir is not None:
@@ -49,8 +49,8 @@ def reset(scenario: Annotated[str | None, typer.Argument(
     the scenario file. A simulated host keeps its state between commands in
     $SMARTARRAY_SIM_STATE_DIR, else $XDG_RUNTIME_DIR/smartarray-sim/SCENARIO, else
     /tmp/smartarray-sim-UID/SCENARIO."""
-    from smartarray_agent.collectors import simulator
-    from smartarray_agent.collectors.simulator import state
+    from smartarray_agent import simulator
+    from smartarray_agent.simulator import state
 
     if scenario is None:
         directories = state.state_dirs()

@@ -16,7 +16,7 @@ from smartarray_agent.cli.options import (
     Timeout,
 )
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
-from smartarray_agent.model import Snapshot, to_json
+from smartarray_agent.common.model import Snapshot, to_json
 
 
 def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFile = None,

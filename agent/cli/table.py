@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from smartarray_agent.model import BackupPower, Cache, Controller, Snapshot
+from smartarray_agent.common.model import BackupPower, Cache, Controller, Snapshot
 from smartarray_agent.moving import notes
 
 UNKNOWN = "-"

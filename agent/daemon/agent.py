@@ -19,9 +19,9 @@ from typing import Any
 
 from prometheus_client import ProcessCollector
 
+from smartarray_agent.common.configfile import ConfigError
+from smartarray_agent.common.confine import confine_root
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.configfile import ConfigError
-from smartarray_agent.confine import confine_root
 from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier

@@ -50,10 +50,10 @@ from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
+from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import ProbeConfig, ProbeModule
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.targets import Target, TargetPattern
-from smartarray_agent.model import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from smartarray_agent.configfile import trust_problem
+from smartarray_agent.common.configfile import trust_problem
+from smartarray_agent.common.trust import distrust
 from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
-from smartarray_agent.trust import distrust
 
 log = logging.getLogger(__name__)
 

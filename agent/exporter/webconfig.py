@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, model_validator
 
-from smartarray_agent.configfile import (
+from smartarray_agent.common.configfile import (
     ConfigError,
     Document,
     FilePath,

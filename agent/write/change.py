@@ -4,7 +4,7 @@ write, re-read, verify, record the outcome.
 1. Take the lock and open one vendor CLI session for the change (``VendorRunner.session``:
    its console, or one-shot runs where that cannot be had). Read the controller, ask the
    ``=?`` query a kind needs, and judge the change once with
-   :mod:`smartarray_agent.policy`. The exact vendor command is known from here on (dry run,
+   :mod:`smartarray_agent.common.policy`. The exact vendor command is known from here on (dry run,
    ``--json``).
 2. A change that asks no question (the interlock does not ask, ``--yes``) goes on in the same
    session: step 4. One that asks closes the session and lets go of the lock (a prompt left
@@ -43,8 +43,8 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import Verdict, judge
+from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.policy import Verdict, judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
@@ -62,7 +62,8 @@ Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, t
 
 
 class ChargeSource(Protocol):
-    """The iLO charge as the write path uses it (:class:`smartarray_agent.charge.Charge`)."""
+    """The iLO charge as the write path uses it
+    (:class:`smartarray_agent.collectors.charge.Charge`)."""
 
     @property
     def configured(self) -> bool: ...

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.model import Controller, Snapshot
-from smartarray_agent.policy import backup_power_state
+from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.policy import backup_power_state
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import ChangeRequest, ChangeRunner, NoCharge, Target
 from smartarray_agent.write.kinds import BadRequest, Change, Kind

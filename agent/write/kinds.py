@@ -1,10 +1,10 @@
 """The change kinds, as a table: one :class:`KindEntry` per kind holds its interlock row,
 its vendor command per CLI generation and that command's form, its checks, its description,
 its confirmation text, its ``write-cache --what`` name and the settings it shows in the audit
-record's ``before`` and ``after``. The command line (:data:`WHAT`), the audit diff
-(:func:`smartarray_agent.write.change.settings`) and the simulator's ``help`` (the forms)
-read the table; tests/test_kinds_table.py holds the Ansible module, which runs on the
-managed host without this package, to it.
+record's ``before`` and ``after``. The command line (:data:`WHAT`) and the audit diff
+(:func:`smartarray_agent.write.change.settings`) read the table; tests/test_kinds_table.py
+holds to it the Ansible module, which runs on the managed host without this package, and
+checks each form against the simulator's own table of the forms it accepts.
 
 Every vendor command form and its source is listed in docs/cli.md ("Vendor commands").
 """
@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import Protocol
 
 from smartarray_agent.collectors.ssacli import commands
-from smartarray_agent.model import Controller, LogicalDrive
-from smartarray_agent.policy import Exposure, Row
+from smartarray_agent.common.model import Controller, LogicalDrive
+from smartarray_agent.common.policy import Exposure, Row
 
 # Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)
 FALLBACK_RATIO_STEP = {"hpacucli": 25, "hpssacli": 5, "ssacli": 5}

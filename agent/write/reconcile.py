@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartarray_agent.model import Controller
+from smartarray_agent.common.model import Controller
 from smartarray_agent.write.audit import AuditError, AuditLog, read_log
 from smartarray_agent.write.kinds import Change, Kind
 

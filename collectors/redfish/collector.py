@@ -29,8 +29,7 @@ from smartarray_agent.collectors.redfish.resources import (
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
 if TYPE_CHECKING:
-    from smartarray_agent.charge import Charge
-    from smartarray_agent.config import Config
+    from smartarray_agent.collectors.charge import Charge
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
@@ -56,17 +55,11 @@ def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.ti
 
 class RedfishCollector:
     """Runs on its own, slower schedule (``interval_s``) and hands every reading to the
-    agent's :class:`~smartarray_agent.charge.Charge`, which lays it over the CLI's snapshots.
-    Its families are the battery's own (collectors/redfish/metrics.py)."""
+    :class:`~smartarray_agent.collectors.charge.Charge`, which lays it over the CLI's
+    snapshots. Its families are the battery's own (collectors/redfish/metrics.py)."""
 
     name = "redfish"
     HELP = HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: Charge) -> RedfishCollector | None:
-        """With a ``[redfish]`` table that names the host's own iLO."""
-        own = config.own_ilo
-        return None if own is None else cls(own, charge)
 
     def __init__(
         self, settings: RedfishSettings, charge: Charge, clock: Callable[[], float] = time.time
@@ -86,10 +79,11 @@ class RedfishCollector:
         return reading
 
     def families(self, data: Reading, now: float) -> list[Metric]:
-        return battery_families(data)
+        return battery_families(data, now, self.settings.max_age_s)
 
     def changes_at(self, data: Reading) -> float | None:
-        return None
+        """When the reading's charge expires."""
+        return data.taken_at + self.settings.max_age_s
 
     def summary(self, data: Reading) -> str:
         n = len(data.batteries)

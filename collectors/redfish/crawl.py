@@ -29,7 +29,7 @@ from smartarray_agent.collectors.redfish.snapshot import (
     snapshot_from,
     uses_smartstorage,
 )
-from smartarray_agent.model import Snapshot
+from smartarray_agent.common.model import Snapshot
 
 
 def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapshot:

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust
+from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust
 
 
 class CredentialsError(ValueError):

@@ -30,7 +30,7 @@ from smartarray_agent.collectors.redfish.resources import (
     raid_words,
     word,
 )
-from smartarray_agent.model import Cache, Controller, LogicalDrive, PhysicalDrive
+from smartarray_agent.common.model import Cache, Controller, LogicalDrive, PhysicalDrive
 
 _SLOT = re.compile(r"^\s*slot\s*[=:]?\s*(\w+)\s*$", re.I)
 LACKS = ("redfish: the iLO's DMTF Storage model gives no cache ratio, no no-battery write "

@@ -30,7 +30,7 @@ import copy
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
-from smartarray_agent.model import Controller, Snapshot
+from smartarray_agent.common.model import Controller, Snapshot
 
 NOTICE = "redfish: "
 PRESENT = ("present", "present_and_charged", "present_and_charging")  # BackupPowerSourceStatus
@@ -94,6 +94,12 @@ def assign(snapshot: Snapshot, reading: Reading) -> Assignment:
     return Assignment(battery, matched)
 
 
+def charge_counts(reading: Reading, now: float, max_age_s: float) -> bool:
+    """Whether the reading's charge counts at ``now``: it is at most ``max_age_s`` old. The
+    one freshness rule of the charge, per controller (here) and per battery (metrics.py)."""
+    return now - reading.taken_at <= max_age_s
+
+
 def merge_charge(
     snapshot: Snapshot, reading: Reading, now: float, max_age_s: float
 ) -> Snapshot:
@@ -101,8 +107,8 @@ def merge_charge(
     reading's battery backs, and their status where the iLO's word is worse, when the reading
     is fresh. ``snapshot`` is not changed."""
     merged = copy.deepcopy(snapshot)
-    age = now - reading.taken_at
-    if age > max_age_s:
+    if not charge_counts(reading, now, max_age_s):
+        age = now - reading.taken_at
         merged.notices.append(f"{NOTICE}charge not used: the reading is {age:.0f} s old "
                               f"(max_age_s {max_age_s:g})")
         return merged

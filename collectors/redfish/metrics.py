@@ -7,7 +7,9 @@ Conventions of docs/metrics.md: prefix ``smartarray_``, units in names, ratios 0
 no raw status text in labels. Battery series carry ``battery`` (the iLO's ``Index``),
 ``model`` and ``controller``: the label the CLI's series give the one controller the
 battery backs (merge.py, rule 1; collectors/families.py: the slot, else ``sn:<serial>``),
-else empty. A value the iLO does not report (iLO 4 has no charge) has no series.
+else empty. A value the iLO does not report (iLO 4 has no charge) has no series. The charge
+follows the one freshness rule of every charge the agent serves (merge.py's
+``charge_counts``): it is dropped once the reading is older than ``[redfish] max_age_s``.
 
 Sample, one iLO 5 battery backing the controller in slot 0::
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.families import Families, controller_label
-from smartarray_agent.collectors.redfish.merge import backed_controllers
+from smartarray_agent.collectors.redfish.merge import backed_controllers, charge_counts
 from smartarray_agent.collectors.redfish.resources import Battery, Reading
 
 BATTERY_STATES = ("ok", "warning", "critical")
@@ -47,8 +49,10 @@ HELP = {
 }
 
 
-def battery_families(reading: Reading) -> list[Metric]:
-    """The battery metrics of ``reading``; the agent adds the collector's own three."""
+def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Metric]:
+    """The battery metrics of ``reading`` as they stand at ``now``; the agent adds the
+    collector's own three."""
+    fresh = charge_counts(reading, now, max_age_s)
     backed = backed_controllers(reading)
     controller = controller_label(backed[0].slot, backed[0].serial) if len(backed) == 1 else ""
     out = Families(HELP)
@@ -59,7 +63,8 @@ def battery_families(reading: Reading) -> list[Metric]:
             **labels, "serial": battery.serial or "", "product": battery.product_name or "",
             "firmware": battery.firmware or "",
         }, 1.0)
-        out.gauge("smartarray_battery_charge_ratio", labels, _ratio(battery.charge_percent))
+        out.gauge("smartarray_battery_charge_ratio", labels,
+                  _ratio(battery.charge_percent) if fresh else None)
         out.gauge("smartarray_battery_wear_ratio", labels, _ratio(battery.wear_percent))
         out.gauge("smartarray_battery_capacity_watts", labels, battery.capacity_watts)
         out.gauge("smartarray_battery_remaining_charge_time_seconds", labels,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, model_validator
 
 from smartarray_agent.collectors.redfish.credentials import check_private
-from smartarray_agent.configfile import FilePath, Settings
+from smartarray_agent.common.configfile import FilePath, Settings
 
 DEFAULT_PORT = 443
 

@@ -42,7 +42,7 @@ from smartarray_agent.collectors.redfish.resources import (
     raid_words,
     word,
 )
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     LOGICAL_DRIVE_STATES,
     PHYSICAL_DRIVE_STATES,
     BackupPower,
@@ -57,7 +57,7 @@ from smartarray_agent.model import (
 _MODES = {"raid": "raid", "hba": "hba", "mixed": "mixed"}
 _ON_OFF = {"enabled": True, "disabled": False}
 # HPE's LogicalDriveStatusReasons (HpeSmartStorageLogicalDrive.v2_3_0), each in the word of
-# the drive tables (agent/model.py, LOGICAL_DRIVE_STATES) for the same state, or "other"
+# the drive tables (common/model.py, LOGICAL_DRIVE_STATES) for the same state, or "other"
 # where no listed word means it; a value HPE does not define is "other" too.
 # ("Recovering" is HPE's Interim Recovery Mode: a drive lost, not a rebuild)
 LOGICAL_REASONS = {
@@ -85,7 +85,7 @@ DISK_REASONS: dict[str, str | None] = {
     "FailedDueToPredictiveSpareActivation": "failed", "Rebuilding": "rebuilding",
     "TransientDataDrive": "other", "Unrecoverable": "failed",
 }
-# the drive classes (agent/model.py) the check counts as healthy: a Status.Health of
+# the drive classes (common/model.py) the check counts as healthy: a Status.Health of
 # Warning or Critical wins over a reason of these
 _HEALTHY = ("ok", "progressing")
 # AccelerationMethod -> whether the controller caches the logical drive; SmartCache (a

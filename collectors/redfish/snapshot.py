@@ -1,5 +1,5 @@
 """The status model from the iLO alone, with no vendor CLI: fetched Redfish documents in, a
-:class:`~smartarray_agent.model.Snapshot` out. Pure: no I/O (collectors/redfish/crawl.py
+:class:`~smartarray_agent.common.model.Snapshot` out. Pure: no I/O (collectors/redfish/crawl.py
 fetches the documents), so anything that has the documents (``status --ilo``, ``check
 --ilo``, a later ``/probe``) builds the same snapshot from them.
 
@@ -26,7 +26,7 @@ from smartarray_agent.collectors.redfish.resources import (
     members,
     system_batteries,
 )
-from smartarray_agent.model import Controller, Snapshot
+from smartarray_agent.common.model import Controller, Snapshot
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"

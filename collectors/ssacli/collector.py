@@ -7,7 +7,7 @@ processes (collectors/ssacli/versions.py).
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
 CLI up once it is there. Its metric families (collectors/ssacli/metrics.py) carry the iLO's
-charge while it is fresh (agent/charge.py).
+charge while it is fresh (collectors/charge.py).
 
 Sample metric lines::
 
@@ -19,12 +19,11 @@ Sample metric lines::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.charge import Charge
 from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockError
@@ -32,10 +31,7 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.model import Controller, Snapshot
-
-if TYPE_CHECKING:
-    from smartarray_agent.config import Config
+from smartarray_agent.common.model import Controller, Snapshot
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
@@ -62,14 +58,6 @@ class SsacliCollector:
     name = "ssacli"
     interval_s: float | None = None
     HELP = metrics.HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: Charge) -> SsacliCollector:
-        """Always: the vendor CLI is what the agent is for."""
-        from smartarray_agent.vendor import open_runner  # the vendor stack reads the config
-
-        return cls(lambda: open_runner(config.ssacli), charge,
-                   config.policy.battery_threshold_percent)
 
     def __init__(
         self,

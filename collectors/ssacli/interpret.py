@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
-from smartarray_agent.model import (
+from smartarray_agent.common.model import (
     Array,
     BackupPower,
     Cache,

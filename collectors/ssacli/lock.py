@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.processes import end_groups
-from smartarray_agent.trust import distrust
+from smartarray_agent.common.trust import distrust
 
 POLL_S = 0.05
 NOTICE_AFTER_S = 1.0

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 
 from prometheus_client.core import Metric
 
-from smartarray_agent import model, policy
 from smartarray_agent.collectors.families import Families, controller_label, unique
-from smartarray_agent.model import Controller, Snapshot
+from smartarray_agent.common import model, policy
+from smartarray_agent.common.model import Controller, Snapshot
 
 CONTROLLER_STATES = ("ok", "failed")
 MODE_STATES = ("raid", "hba", "mixed")

@@ -1,5 +1,5 @@
 """Parse Smart Array CLI output (hpacucli 8/9, hpssacli 2, ssacli 3-6) into a
-:class:`~smartarray_agent.model.Snapshot`. Pure: text in, model out, no I/O.
+:class:`~smartarray_agent.common.model.Snapshot`. Pure: text in, model out, no I/O.
 
 Reads ``ctrl all show config detail``, ``show detail``, ``show status``, ``show config``, the
 one-line ``ctrl all show``, logical and physical drive listings and ``Error:`` outputs, as
@@ -16,7 +16,7 @@ from smartarray_agent.collectors.ssacli import interpret
 from smartarray_agent.collectors.ssacli.cleanup import clean
 from smartarray_agent.collectors.ssacli.errors import ParseError, classify_error
 from smartarray_agent.collectors.ssacli.scan import ScanResult, scan
-from smartarray_agent.model import Snapshot, VendorError
+from smartarray_agent.common.model import Snapshot, VendorError
 
 __all__ = ["ParseError", "find_error", "parse"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
-from smartarray_agent.confine import confine_root
+from smartarray_agent.common.confine import confine_root
 
 
 class CliTimeout(RuntimeError):

@@ -20,7 +20,7 @@ from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.processes import end_groups
 from smartarray_agent.collectors.ssacli.run import vendor_env
-from smartarray_agent.confine import confine_root
+from smartarray_agent.common.confine import confine_root
 
 PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
 CONFIRM = re.compile(r"\(y/n\)\s*$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from smartarray_agent.model import normalise_status
+from smartarray_agent.common.model import normalise_status
 
 _NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B)?$", re.I)
 _RATIO = re.compile(r"(\d+)\s*%\s*Read\s*/\s*(\d+)\s*%\s*Write", re.I)

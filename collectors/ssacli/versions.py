@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from smartarray_agent.trust import distrust
+from smartarray_agent.common.trust import distrust
 
 _MAX_BYTES = 64 * 1024
 _MAX_VERSION = 64  # characters: longer is not a version the parser gives

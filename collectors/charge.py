@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the iLO client and its models load with the first reading
     from smartarray_agent.collectors.redfish.resources import Reading
     from smartarray_agent.collectors.redfish.settings import RedfishSettings
-    from smartarray_agent.model import Controller, Snapshot
+    from smartarray_agent.common.model import Controller, Snapshot
 
 
 class Charge:

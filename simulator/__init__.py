@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator.scenario import ScenarioError
+from smartarray_agent.simulator.scenario import ScenarioError
 
 BUNDLED = Path(__file__).with_name("scenarios")
 

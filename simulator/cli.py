@@ -15,12 +15,12 @@ import sys
 import time
 from pathlib import Path
 
-from smartarray_agent.collectors.simulator import list_scenarios, render, resolve_scenario
-from smartarray_agent.collectors.simulator.dialect import DIALECTS, LOCK_CONFLICT
-from smartarray_agent.collectors.simulator.faults import effective_faults
-from smartarray_agent.collectors.simulator.scenario import Faults, ScenarioError
-from smartarray_agent.collectors.simulator.session import Crashed, Session
-from smartarray_agent.collectors.simulator.state import StateStore, default_state_dir
+from smartarray_agent.simulator import list_scenarios, render, resolve_scenario
+from smartarray_agent.simulator.dialect import DIALECTS, LOCK_CONFLICT
+from smartarray_agent.simulator.faults import effective_faults
+from smartarray_agent.simulator.scenario import Faults, ScenarioError
+from smartarray_agent.simulator.session import Crashed, Session
+from smartarray_agent.simulator.state import StateStore, default_state_dir
 
 SCENARIO_ENV = "SMARTARRAY_SIM_SCENARIO"
 

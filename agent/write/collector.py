@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
@@ -20,9 +19,6 @@ from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.families import Families
 from smartarray_agent.write.audit import AuditError
 from smartarray_agent.write.reconcile import UnfinishedChange, unfinished
-
-if TYPE_CHECKING:
-    from smartarray_agent.config import Config
 
 HELP = {
     "smartarray_unfinished_changes":
@@ -37,11 +33,6 @@ class AuditCollector:
     name = "audit"
     interval_s: float | None = None
     HELP = HELP
-
-    @classmethod
-    def from_config(cls, config: Config, charge: object) -> AuditCollector:
-        """Always: every daemon may meet a change that was killed mid-way."""
-        return cls(config.audit.path)
 
     def __init__(self, path: Path) -> None:
         self.path = path

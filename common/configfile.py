@@ -28,7 +28,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from smartarray_agent.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
+from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")

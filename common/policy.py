@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from smartarray_agent.model import BackupPower, Controller
+from smartarray_agent.common.model import BackupPower, Controller
 
 _BATTERY_REASON = re.compile(r"batter|capacitor|backup power|charge", re.I)
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from smartarray_agent.collectors.simulator import render
-from smartarray_agent.collectors.simulator.commands import (
+from smartarray_agent.simulator import render
+from smartarray_agent.simulator.commands import (
     Action,
     CommandError,
     Modify,
@@ -23,18 +23,17 @@ from smartarray_agent.collectors.simulator.commands import (
     parse,
     syntax_error,
 )
-from smartarray_agent.collectors.simulator.dialect import CONTINUE_PROMPT, Dialect
-from smartarray_agent.collectors.simulator.faults import at_time, garbage, matches
-from smartarray_agent.collectors.simulator.modify import apply, invalid_ld, plan
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.simulator.dialect import CONTINUE_PROMPT, Dialect
+from smartarray_agent.simulator.faults import at_time, garbage, matches
+from smartarray_agent.simulator.modify import FORMS, apply, invalid_ld, plan
+from smartarray_agent.simulator.scenario import (
     Controller,
     Faults,
     LogicalDrive,
     PhysicalDrive,
     Scenario,
 )
-from smartarray_agent.collectors.simulator.state import StateStore
-from smartarray_agent.write.kinds import KINDS
+from smartarray_agent.simulator.state import StateStore
 
 if TYPE_CHECKING:
     from typing import BinaryIO, TextIO
@@ -44,8 +43,8 @@ _HELP = [
     "Commands this simulator answers:",
     "   <target> show [config|status|detail|config detail]",
     "   <target> ld all|N show [detail|status]   <target> pd all|ID show [detail|status]",
-    *(f"   <target> {entry.form}" for entry in KINDS.values()),  # the agent's changes
-    "   <target> ld all modify ..., caching= for arrayaccelerator=, forced on any modify",
+    *(f"   <target> {form.help()}" for form in FORMS),
+    "   <target> ld all modify ...      forced on any modify",
     "   set target <target>      version      help      exit",
     '   <target>: "ctrl all" or "ctrl slot=N"',
     "",

@@ -9,19 +9,58 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from smartarray_agent.collectors.simulator import render
-from smartarray_agent.collectors.simulator.commands import (
+from smartarray_agent.simulator import render
+from smartarray_agent.simulator.commands import (
     CommandError,
     Modify,
     Target,
     invalid_target,
     syntax_error,
 )
-from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import Controller, Scenario
+from smartarray_agent.simulator.dialect import Dialect
+from smartarray_agent.simulator.scenario import Controller, Scenario
 
 _SWITCH = ("enable", "disable")
 _USAGES = ("configured", "unconfigured", "hba")
+
+
+@dataclass(frozen=True)
+class Form:
+    """One ``modify`` parameter the simulator accepts, as the CLI's help shows it."""
+
+    target: str  # after ``<target>``: "" for the controller, "ld N" for a logical drive
+    param: str
+    values: tuple[str, ...]  # "R/W" stands for a ratio; "?" lists the accepted values
+    options: tuple[str, ...] = ()  # the optional words that may follow it
+
+    def help(self) -> str:
+        """``ld N modify arrayaccelerator=enable|disable|?``."""
+        words = [self.target, "modify", f"{self.param}={'|'.join(self.values)}",
+                 *(f"[{option}]" for option in self.options)]
+        return " ".join(word for word in words if word)
+
+
+# The modify forms this simulator accepts, written from HPE's documentation of its CLIs, not
+# from the agent: the drive write cache form is ssacli's own help (Gen10, "<target> modify
+# [drivewritecache=enable|disable|default|?] [usage=configured|unconfigured|hba] [forced]",
+# quoted at https://serveraide.com/enabling-drive-write-cache-using-smart-storage-admin-cli-85875;
+# before Gen10 there is no usage nor default); the others are the forms of HPE's CLI as public
+# runbooks use them ("ctrl slot=0 modify cacheratio=10/90", "modify nobatterywritecache=enable",
+# "logicaldrive 2 modify caching=enable": github.com/mykubernetes/linux, ssacli notes;
+# "ld 1 modify caching=enable": github.com/mirisu2/notes, ESXi/ssacli.md; "logicaldrive 1
+# modify arrayaccelerator=disable" on hpacucli) and hpacucli's "modify cacheratio=100/0" in a
+# real capture (docs/cli.md, "Vendor commands"). The "?" query is the help's convention for
+# every parameter. Which logical drive word a CLI generation knows is its dialect's
+# (``ld_caching_params``: hpacucli has no ``caching=``).
+FORMS = (
+    Form("", "cacheratio", ("R/W", "?")),
+    Form("", "nobatterywritecache", (*_SWITCH, "?")),
+    Form("", "drivewritecache", (*_SWITCH, "default", "?"),
+         (f"usage={'|'.join(_USAGES)}", "forced")),
+    Form("ld N", "arrayaccelerator", (*_SWITCH, "?")),
+    Form("ld N", "caching", (*_SWITCH, "?")),
+)
+_CONTROLLER_PARAMS = frozenset(form.param for form in FORMS if not form.target)
 
 
 @dataclass(frozen=True)
@@ -71,6 +110,8 @@ def plan(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
     if usage is not None and not (d.gen10 and "drivewritecache" in params):
         raise syntax_error("usage")
     for param, value in params.items():
+        if param not in _CONTROLLER_PARAMS:
+            raise syntax_error(param)
         answer = _plan_param(ctrl, d, action.target, param, value, usage, result)
         result.answer += answer or []
     if result.answer:  # a "?" query lists options and changes nothing
@@ -111,9 +152,7 @@ def _plan_param(
         if answer is None:
             result.changes.append(Change(slot, "cache.no_battery_write_cache", value == "enable"))
         return answer
-    if param == "drivewritecache":
-        return _plan_dwc(ctrl, d, target, value, usage, result)
-    raise syntax_error(param)
+    return _plan_dwc(ctrl, d, target, value, usage, result)
 
 
 def _plan_dwc(

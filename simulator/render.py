@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from smartarray_agent.collectors.simulator.dialect import Dialect
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.simulator.dialect import Dialect
+from smartarray_agent.simulator.scenario import (
     Controller,
     LogicalDrive,
     PhysicalDrive,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from smartarray_agent.collectors.simulator.scenario import (
+from smartarray_agent.simulator.scenario import (
     Faults,
     Scenario,
     ScenarioError,

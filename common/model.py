@@ -11,7 +11,7 @@ is ``None`` too: no controller has it, and the exposition could not render it (a
 
 The blocks are pydantic models: ``status --json`` is :func:`to_json` (their
 ``model_dump_json``), and their JSON Schema is ``docs/status.schema.json`` (made by
-``python -m smartarray_agent.model``). An attribute that is not a field is refused, and
+``python -m smartarray_agent.common.model``). An attribute that is not a field is refused, and
 the tests read every JSON back strictly (tests/model_reader.py).
 """
 
@@ -284,5 +284,5 @@ def json_schema() -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m smartarray_agent.model > docs/status.schema.json
+if __name__ == "__main__":  # python -m smartarray_agent.common.model > docs/status.schema.json
     print(json_schema(), end="")

@@ -9,7 +9,7 @@ a simulator process runs) and
 (CLOCK_MONOTONIC, comparable between processes) and ``wall`` (epoch seconds).
 
 Only this user or root may have written the state directory or any directory above it
-(agent/trust.py): root given a user's ``XDG_RUNTIME_DIR`` (``su`` without ``-``) refuses it,
+(common/trust.py): root given a user's ``XDG_RUNTIME_DIR`` (``su`` without ``-``) refuses it,
 as the agent refuses its lock there, rather than follow the user's links to create or append
 to a file of root's choosing. The files in it are opened without following a link.
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from smartarray_agent.collectors.simulator.scenario import Scenario, ScenarioError, load_scenario
-from smartarray_agent.trust import distrust, distrusted_entry
+from smartarray_agent.common.trust import distrust, distrusted_entry
+from smartarray_agent.simulator.scenario import Scenario, ScenarioError, load_scenario
 
 STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 

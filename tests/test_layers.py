@@ -1,0 +1,90 @@
+"""The layers of docs/layout.md, held by the imports: ``common`` imports nothing else of the
+package, ``collectors`` and ``simulator`` only ``common`` and themselves, and ``agent``
+whatever it needs. Every import counts, those under ``TYPE_CHECKING`` and inside functions
+too: a back-import is a back-import whenever it runs."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "smartarray_agent"
+
+# layer (its package) -> the packages it may import from
+MAY_IMPORT = {
+    "smartarray_agent.common": ("smartarray_agent.common",),
+    "smartarray_agent.collectors": ("smartarray_agent.common", "smartarray_agent.collectors"),
+    "smartarray_agent.simulator": ("smartarray_agent.common", "smartarray_agent.simulator"),
+}
+
+
+def _source_dirs() -> dict[str, Path]:
+    """Each installed package of pyproject.toml's package-dir, with its source folder."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {name: ROOT / folder
+            for name, folder in pyproject["tool"]["setuptools"]["package-dir"].items()}
+
+
+def imported_modules(path: Path, module: str) -> set[str]:
+    """Every module of the package that ``path`` (installed as ``module``) imports; ``from
+    smartarray_agent import x`` counts as importing ``smartarray_agent.x``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: level 1 is the package the module is in (or is)
+                parts = module.split(".")
+                parts = parts[: len(parts) - node.level + (path.name == "__init__.py")]
+                base = ".".join([*parts, base] if base else parts)
+            found.add(base)
+            if base == PACKAGE:
+                found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def back_imports(layer: str) -> list[str]:
+    """``file: module`` for each import of ``layer``'s sources that the layer may not make."""
+    folder = _source_dirs()[layer]
+    allowed = MAY_IMPORT[layer]
+    problems = []
+    for path in sorted(folder.rglob("*.py")):
+        relative = path.relative_to(folder).with_suffix("")
+        parts = [p for p in relative.parts if p != "__init__"]
+        module = ".".join([layer, *parts])
+        for name in sorted(imported_modules(path, module)):
+            if not any(name == a or name.startswith(a + ".") for a in allowed):
+                problems.append(f"{path.relative_to(ROOT)}: {name}")
+    return problems
+
+
+@pytest.mark.parametrize("layer", list(MAY_IMPORT))
+def test_a_layer_imports_only_the_layers_below_it(layer):
+    assert layer in _source_dirs(), f"{layer} has no folder of its own in pyproject.toml"
+    assert back_imports(layer) == []
+
+
+def test_the_check_sees_a_back_import(tmp_path):
+    """What the test above walks: an import in a function, a relative one and a bare
+    ``from smartarray_agent import``, each found."""
+    source = tmp_path / "reader.py"
+    source.write_text("from smartarray_agent import vendor\n"
+                      "from ..ssacli import parser\n"
+                      "def f():\n    from smartarray_agent.write.audit import AuditLog\n")
+    assert imported_modules(source, "smartarray_agent.collectors.redfish.reader") == {
+        "smartarray_agent", "smartarray_agent.vendor", "smartarray_agent.collectors.ssacli",
+        "smartarray_agent.write.audit"}
+    package = tmp_path / "__init__.py"
+    package.write_text("from .. import sources\n")
+    assert imported_modules(package, "smartarray_agent.collectors") == {
+        "smartarray_agent", "smartarray_agent.sources"}
+
+
+def test_every_source_folder_is_a_layer_or_the_agent():
+    """A new folder in package-dir is placed in the layers (docs/layout.md), not left out."""
+    assert set(_source_dirs()) == {PACKAGE, *MAY_IMPORT}
