@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SCRIPT = """\
@@ -41,3 +45,13 @@ def alive(pid_file: Path) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+@contextmanager
+def cleaned_up(pid_file: Path) -> Iterator[None]:
+    """Whatever the test finds, no grandchild is left running after it."""
+    try:
+        yield
+    finally:
+        if pid_file.exists() and alive(pid_file):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

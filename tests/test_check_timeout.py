@@ -73,17 +73,18 @@ def test_the_timeout_bounds_the_check_whatever_a_grandchild_of_the_cli_does(tmp_
     issue #39, finding 6)."""
     program, pid_file = detaching_cli.write(tmp_path, hang=True)
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-m", "smartarray_agent", "check", "--cli", str(program), "-t", "2",
-         "--lock-file", str(tmp_path / "cli.lock")],
-        capture_output=True, text=True, timeout=45)
-    took = time.monotonic() - started
-    assert result.returncode == UNKNOWN, result.stdout + result.stderr
-    assert result.stdout == ("SMARTARRAY UNKNOWN - ssacli ctrl all show config detail timed out "
-                             "after 2 s\n")
-    assert took < 2 + 10
-    assert not detaching_cli.alive(pid_file), "the grandchild outlived the check"
-    HostLock(tmp_path / "cli.lock", 0).acquire()  # free: LockTimeout if it were held
+    with detaching_cli.cleaned_up(pid_file):
+        result = subprocess.run(
+            [sys.executable, "-m", "smartarray_agent", "check", "--cli", str(program), "-t",
+             "2", "--lock-file", str(tmp_path / "cli.lock")],
+            capture_output=True, text=True, timeout=45)
+        took = time.monotonic() - started
+        assert result.returncode == UNKNOWN, result.stdout + result.stderr
+        assert result.stdout == ("SMARTARRAY UNKNOWN - ssacli ctrl all show config detail timed "
+                                 "out after 2 s\n")
+        assert took < 2 + 10
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the check"
+        HostLock(tmp_path / "cli.lock", 0).acquire()  # free: LockTimeout if it were held
 
 
 def test_a_wait_for_the_host_lock_ends_at_the_plugin_timeout(tmp_path):

@@ -315,10 +315,11 @@ def test_a_timeout_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_pat
     (issue #39, finding 6)."""
     program, pid_file = detaching_cli.write(tmp_path, hang=True)
     started = time.monotonic()
-    with pytest.raises(CliTimeout):
-        run_once(VendorCli((str(program),), "ssacli"), ["ctrl", "all", "show"], timeout_s=2)
-    assert time.monotonic() - started < 2 + 2 * GRACE_S + 3  # TERM, KILL, a busy machine
-    assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
+    with detaching_cli.cleaned_up(pid_file):
+        with pytest.raises(CliTimeout):
+            run_once(VendorCli((str(program),), "ssacli"), ["ctrl", "all", "show"], timeout_s=2)
+        assert time.monotonic() - started < 2 + 2 * GRACE_S + 3  # TERM, KILL, a busy machine
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
 
 
 def test_a_run_that_ends_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_path):
@@ -326,7 +327,8 @@ def test_a_run_that_ends_is_not_held_by_a_grandchild_that_left_with_the_output(t
     answer when the CLI exits (not at its timeout, as a timeout), and ends the grandchild."""
     program, pid_file = detaching_cli.write(tmp_path, hang=False)
     started = time.monotonic()
-    result = run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=30)
-    assert (result.returncode, result.output) == (0, "the answer\n")
-    assert time.monotonic() - started < 10  # not the 30 s timeout
-    assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
+    with detaching_cli.cleaned_up(pid_file):
+        result = run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=30)
+        assert (result.returncode, result.output) == (0, "the answer\n")
+        assert time.monotonic() - started < 10  # not the 30 s timeout
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
