@@ -34,7 +34,7 @@ def test_the_readme_real_server_lines_in_a_debian_12_root():
                                 timeout=2400, env={**os.environ, "SMARTARRAY_CI_CACHE": cache})
     print(result.stdout)
     assert result.returncode == 0, result.stdout + result.stderr
-    for user in ("root", "operator"):
+    for user in ("root", "smartops"):
         for check in (f"1 ok ({user})", f"2 ok ({user})", f"3 ok ({user})"):
             assert check in result.stdout, check
     assert "PASS in" in result.stdout

@@ -87,9 +87,9 @@ run_the_lines root /root
 # A user with sudo, which a minimal root lacks: no password asked, as from a script.
 as root apt-get install -y --no-install-recommends sudo > "$work/sudo.log" 2>&1 \
     || { cat "$work/sudo.log"; fail "apt-get install sudo"; }
-as root useradd -m -s /bin/bash operator
-echo 'operator ALL=(ALL) NOPASSWD: ALL' > "$root/etc/sudoers.d/operator"
-chmod 0440 "$root/etc/sudoers.d/operator"
-run_the_lines operator /home/operator
+as root useradd -m -s /bin/bash smartops
+echo 'smartops ALL=(ALL) NOPASSWD: ALL' > "$root/etc/sudoers.d/smartops"
+chmod 0440 "$root/etc/sudoers.d/smartops"
+run_the_lines smartops /home/smartops
 
 say "PASS in $(($(date +%s) - nspawn_started)) s"
