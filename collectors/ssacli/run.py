@@ -116,11 +116,12 @@ def _read_capped(process: subprocess.Popen[bytes], timeout_s: float, limit: int)
         if len(received) > limit:
             raise CliOutputTooLarge([], limit)
 
-    exit_fd = os.pidfd_open(process.pid)  # readable once the CLI has exited
+    exit_fd = _exit_fd(process.pid)
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(output, selectors.EVENT_READ)
-            selector.register(exit_fd, selectors.EVENT_READ)
+            if exit_fd is not None:
+                selector.register(exit_fd, selectors.EVENT_READ)
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -134,10 +135,24 @@ def _read_capped(process: subprocess.Popen[bytes], timeout_s: float, limit: int)
                     chunk = os.read(output, READ_CHUNK)
                     if chunk:
                         keep(chunk)
+                    elif exit_fd is None:  # nothing tells its exit: the end of file does
+                        process.wait(max(0.0, deadline - time.monotonic()))
+                        return bytes(received)
                     else:  # the end of file: its exit comes next
                         selector.unregister(output)
     finally:
-        os.close(exit_fd)
+        if exit_fd is not None:
+            os.close(exit_fd)
+
+
+def _exit_fd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits; None where the kernel has no
+    pidfd (Linux before 5.3: RHEL 8) or a filter refuses it. Without one, a run ends at the
+    CLI's end of file, or at its timeout when a process it left holds the output open."""
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
 
 
 def _read_ready(fd: int) -> bytes:
