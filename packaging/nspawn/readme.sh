@@ -46,10 +46,18 @@ SH
 chmod 0755 "$root/usr/sbin/ssacli"
 nspawn_boot "$machine" "$work/console.log" host-network
 
+# Where the host reaches PyPI through a proxy with a CA of its own, PIP_CERT (as pip reads it)
+# names that CA; it is copied in for the build's pip. A real server needs none.
+pip_cert=()
+if [ -n "${PIP_CERT:-}" ]; then
+    cp "$PIP_CERT" "$root/etc/ssl/smartarray-ci-pip.pem"
+    pip_cert=(PIP_CERT=/etc/ssl/smartarray-ci-pip.pem)
+fi
+
 as() {  # as USER COMMAND...: in the container, as a login of USER would run it, no terminal
     local home=/root
     [ "$1" = root ] || home=/home/$1
-    in_ct runuser -u "$1" -- env -i HOME="$home" LANG=C.UTF-8 \
+    in_ct runuser -u "$1" -- env -i HOME="$home" LANG=C.UTF-8 "${pip_cert[@]}" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${@:2}" < /dev/null
 }
 
@@ -61,9 +69,11 @@ run_the_lines() {  # run_the_lines USER HOME: the lines in a copy of the checkou
     cp "$work/real-server.sh" "$root$home/real-server.sh"
     in_ct chown -R "$user:" "$home/smartarray-agent" "$home/real-server.sh"
     say "$user: running the lines (building the .deb on the way)"
-    # All but the check, in one shell as a reader's; the check then until the first collection
-    # is served (the service collects every 60 s at first).
-    as "$user" bash -c "cd ~/smartarray-agent && bash -e <(head -n -1 ~/real-server.sh)" \
+    # All but the check, in one shell as a reader's (not under -e: the first line's
+    # s=$(command -v sudo) is false where there is no sudo; the last line's status is the
+    # script's, and it fails when the package is not installed); the check then until the
+    # first collection is served.
+    as "$user" bash -c "cd ~/smartarray-agent && bash <(head -n -1 ~/real-server.sh)" \
         > "$log" 2>&1 || { tail -n 40 "$log"; fail "$user: the lines failed"; }
     local deadline=$(($(date +%s) + 120))
     until as "$user" bash -e -c "$check_line" >> "$log" 2>&1; do
