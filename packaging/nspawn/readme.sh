@@ -50,8 +50,8 @@ nspawn_boot "$machine" "$work/console.log" host-network
 # names that CA; it is copied in for the build's pip. A real server needs none.
 pip_cert=()
 if [ -n "${PIP_CERT:-}" ]; then
-    cp "$PIP_CERT" "$root/etc/ssl/smartarray-ci-pip.pem"
-    pip_cert=(PIP_CERT=/etc/ssl/smartarray-ci-pip.pem)
+    cp "$PIP_CERT" "$root/etc/smartarray-ci-pip.pem"
+    pip_cert=(PIP_CERT=/etc/smartarray-ci-pip.pem)
 fi
 
 as() {  # as USER COMMAND...: in the container, as a login of USER would run it, no terminal
