@@ -81,6 +81,8 @@ run_the_lines() {  # run_the_lines USER HOME: the lines in a copy of the checkou
         sleep 2
     done
     say "1 ok ($user): the lines ran, and '$check_line' finds the metric"
+    grep -E '^(Smart Array|  (cache|backup power) |smartarray_backup_power_status)' "$log" \
+        | sed 's/^/    /'
     local added
     added=$(comm -13 <(sort <<<"$before") <(as root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '/^ii/ { print $2 }' | sort) | grep -E "$unwanted" || true)
     [ -z "$added" ] || fail "$user: the lines installed $added"
