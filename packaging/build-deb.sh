@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build dist/smartarray-agent_VERSION_ARCH.deb from this checkout, with dpkg-deb (no debhelper).
 #   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/)
-# Needs (Debian 12): python3-venv, binutils, dpkg-dev; network access to PyPI.
+# Needs (Debian 12): python3-venv, binutils, dpkg-dev (its Recommends are not needed: no
+# compiler); network access to PyPI.
 # The version and maintainer come from packaging/deb/changelog, whose upstream version must be
 # pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH). Two builds of
 # one checkout give the same bytes (reproducible.sh).
@@ -53,7 +54,7 @@ sed -e "s/@VERSION@/$full_version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
     "$repo/packaging/deb/control.in" > "$root/DEBIAN/control"
 # The administrator's files: dpkg keeps their edits and asks on a changed default.
 printf '%s\n' /etc/smartarray-agent/config.toml /etc/logrotate.d/smartarray-agent > "$root/DEBIAN/conffiles"
-for script in postinst prerm postrm; do
+for script in preinst postinst prerm postrm; do
     install -m 0755 "$repo/packaging/deb/$script" "$root/DEBIAN/$script"
 done
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \
@@ -63,4 +64,7 @@ dates_to_epoch "$root"
 
 deb="$out/smartarray-agent_${full_version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+# dpkg-deb archives ./opt/ too, and dpkg removes a directory with its last owner: a purge took
+# /opt away (Debian 12 gives it to no package). The package unpacks into /opt, never owning it.
+python3 -I "$repo/packaging/unown.py" "$deb" ./opt/
 echo "$deb"

@@ -36,7 +36,9 @@ pytestmark = pytest.mark.nspawn
 
 CACHE = Path(os.environ.get("SMARTARRAY_CI_CACHE", "/var/cache/smartarray-agent-ci"))
 MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
-PACKAGES = "systemd,systemd-sysv,dbus,python3.11,python3-apt"
+# The .deb's dependencies the minbase lacks (the container has no network to fetch them):
+# python3.11, logrotate.
+PACKAGES = "systemd,systemd-sysv,dbus,python3.11,logrotate,python3-apt"
 RECIPE = f"bookworm minbase {PACKAGES}"
 BASE = CACHE / "bookworm-ansible"
 MARKER = BASE / ".smartarray-ci-complete"

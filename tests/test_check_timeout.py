@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 from smartarray_agent.cli.deadline import TimeUp, deadline
 from smartarray_agent.collectors.ssacli.lock import HostLock, process_start
 from smartarray_agent.simulator.state import read_invocations
+from tests import detaching_cli
 
 from .agent_cli import Ran, agent
 
@@ -63,6 +66,27 @@ def test_the_timeout_holds_across_several_vendor_cli_runs(tmp_path):
     assert result.returncode == UNKNOWN, result.stdout + result.stderr
     assert result.stdout == "SMARTARRAY UNKNOWN - simulator version timed out after 2 s\n"
     assert_no_vendor_cli_left(tmp_path / "sim")
+
+
+def test_the_timeout_bounds_the_check_whatever_a_grandchild_of_the_cli_does(tmp_path):
+    """The CLI hangs after starting a grandchild that moved to a session of its own and
+    keeps the CLI's output open: the check still ends at -t, ends the grandchild, and lets
+    go of the host lock (it used to wait for the end of file for ever, holding the lock;
+    issue #39, finding 6)."""
+    program, pid_file = detaching_cli.write(tmp_path, hang=True)
+    started = time.monotonic()
+    with detaching_cli.cleaned_up(pid_file):
+        result = subprocess.run(
+            [sys.executable, "-m", "smartarray_agent", "check", "--cli", str(program), "-t",
+             "2", "--lock-file", str(tmp_path / "cli.lock")],
+            capture_output=True, text=True, timeout=45)
+        took = time.monotonic() - started
+        assert result.returncode == UNKNOWN, result.stdout + result.stderr
+        assert result.stdout == ("SMARTARRAY UNKNOWN - ssacli ctrl all show config detail timed "
+                                 "out after 2 s\n")
+        assert took < 2 + 10
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the check"
+        HostLock(tmp_path / "cli.lock", 0).acquire()  # free: LockTimeout if it were held
 
 
 def test_a_wait_for_the_host_lock_ends_at_the_plugin_timeout(tmp_path):

@@ -109,11 +109,14 @@ def test_deb_metadata(deb):
     assert any(re.fullmatch(r"libc6 \(>= 2\.\d+\)", d) for d in depends), depends
     assert "python3.11" in depends
     assert any(d.startswith("init-system-helpers (>= ") for d in depends), depends
-    assert deb_field(deb, "Recommends") == "ssacli, logrotate"
+    # A dependency, not a recommendation: the README installs with --no-install-recommends,
+    # which keeps logrotate's own (cron, a mail server) off the server (issue #43 finding 2).
+    assert "logrotate" in depends
+    assert deb_field(deb, "Recommends") == "ssacli"
     conffiles = subprocess.run(["dpkg-deb", "--info", str(deb), "conffiles"], capture_output=True,
                                text=True, check=True).stdout.split()
     assert conffiles == ["/etc/smartarray-agent/config.toml", "/etc/logrotate.d/smartarray-agent"]
-    for script in ("postinst", "prerm", "postrm"):
+    for script in ("preinst", "postinst", "prerm", "postrm"):
         text = subprocess.run(["dpkg-deb", "--info", str(deb), script], capture_output=True,
                               text=True, check=True).stdout
         syntax = subprocess.run(["sh", "-n"], input=text, capture_output=True, text=True)
@@ -230,6 +233,43 @@ def test_deb_files(installed):
         ROOT / "packaging/config.toml").read_bytes()
     assert sorted(p.name for p in (installed / PREFIX / "bin").iterdir()) == [
         "python", "python3", "python3.11", "smartarray-agent", "smartarray-sim"]
+
+
+@needs_deb_tools
+def test_the_deb_unpacks_into_opt_without_owning_it(deb):
+    """dpkg removes a directory with its last owner: a .deb that shipped ./opt/ took /opt
+    away at its purge (issue #43 finding 3)."""
+    listed = [line.split()[-1] for line in subprocess.run(
+        ["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()]
+    assert "./opt/" not in listed
+    assert f"./{PREFIX}/" in listed
+
+
+@needs_deb_tools
+def test_unown_takes_out_the_directory_alone(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "DEBIAN").mkdir(parents=True)
+    (tree / "DEBIAN" / "control").write_text(
+        "Package: t\nVersion: 1\nArchitecture: all\nMaintainer: A <a@example.org>\n"
+        "Description: t\n")
+    (tree / "opt" / "t").mkdir(parents=True)
+    (tree / "opt" / "t" / "odd").write_bytes(b"x")  # an odd size: ar pads it
+    deb = tmp_path / "t.deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(tree), str(deb)],
+                   check=True, capture_output=True)
+
+    def contents() -> list[str]:
+        return subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+
+    before = contents()
+    subprocess.run([sys.executable, "-I", str(ROOT / "packaging" / "unown.py"), str(deb),
+                    "./opt/"], check=True)
+    after = contents()
+    assert after == [line for line in before if not line.endswith(" ./opt/")]
+    assert len(after) == len(before) - 1
+    assert deb_field(deb, "Package") == "t"
 
 
 @needs_deb_tools

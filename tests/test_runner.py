@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -19,10 +20,11 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
+from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout, run_once
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.simulator.state import overlaps, read_invocations
+from tests import detaching_cli
 
 MODES = [pytest.param(False, id="argv"), pytest.param(True, id="console")]
 
@@ -206,6 +208,7 @@ from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from tests import detaching_cli
 argv, lock, console = sys.argv[1].split("\\x1f"), Path(sys.argv[2]), sys.argv[3] == "1"
 runner = VendorRunner(VendorCli(tuple(argv), "simulator"), HostLock(lock, 30), timeout_s=20,
                       console=console)
@@ -304,3 +307,54 @@ def test_the_open_console_says_it_locks_other_cli_users_out(sim, collectors, cap
         collector.collect()
     said = [r.getMessage() for r in caplog.records if "every other user" in r.getMessage()]
     assert len(said) == 1  # once, at the first session
+
+
+def test_a_timeout_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_path):
+    """The CLI hangs after starting a grandchild in a session of its own that keeps its
+    standard output open: the run ends at its timeout all the same (it used to wait for the
+    end of file for ever after ending the CLI's group), and the grandchild is ended too
+    (issue #39, finding 6)."""
+    program, pid_file = detaching_cli.write(tmp_path, hang=True)
+    started = time.monotonic()
+    with detaching_cli.cleaned_up(pid_file):
+        with pytest.raises(CliTimeout):
+            run_once(VendorCli((str(program),), "ssacli"), ["ctrl", "all", "show"], timeout_s=2)
+        assert time.monotonic() - started < 2 + 2 * GRACE_S + 3  # TERM, KILL, a busy machine
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
+
+
+def test_a_run_that_ends_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_path):
+    """The CLI answers and exits, its grandchild holds the output open: the run returns the
+    answer when the CLI exits (not at its timeout, as a timeout), and ends the grandchild."""
+    program, pid_file = detaching_cli.write(tmp_path, hang=False)
+    started = time.monotonic()
+    with detaching_cli.cleaned_up(pid_file):
+        result = run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=30)
+        assert (result.returncode, result.output) == (0, "the answer\n")
+        assert time.monotonic() - started < 10  # not the 30 s timeout
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
+
+
+def _no_pidfd(pid: int) -> int:
+    raise OSError(errno.ENOSYS, "Function not implemented")  # Linux before 5.3 (RHEL 8)
+
+
+def test_without_pidfd_a_run_ends_at_the_end_of_file(sim, monkeypatch):
+    monkeypatch.setattr(os, "pidfd_open", _no_pidfd)
+    result = run_once(sim(), ["ctrl", "all", "show", "status"], timeout_s=30)
+    assert result.returncode == 0
+    assert "Smart Array P440ar" in result.output
+
+
+def test_without_pidfd_a_grandchild_holding_the_output_is_bounded_by_the_timeout(
+        tmp_path, monkeypatch):
+    """Nothing tells the CLI's exit: the run waits for the end of file, which the grandchild
+    withholds, until the timeout; then it ends the grandchild and returns (issue #39 item 6)."""
+    monkeypatch.setattr(os, "pidfd_open", _no_pidfd)
+    program, pid_file = detaching_cli.write(tmp_path, hang=False)
+    started = time.monotonic()
+    with detaching_cli.cleaned_up(pid_file):
+        with pytest.raises(CliTimeout):
+            run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=2)
+        assert time.monotonic() - started < 2 + 2 * GRACE_S + 3
+        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"

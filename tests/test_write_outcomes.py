@@ -107,13 +107,15 @@ class InterruptedOnTheRead(SimHost):
         return super().run(command, confirm=confirm, once=once)
 
 
-def test_an_interrupt_before_the_command_is_sent_sends_nothing(tmp_path):
+def test_an_interrupt_before_the_command_is_sent_stops_it_and_sends_nothing(tmp_path):
+    """Until its intent is recorded a change has sent nothing, and Ctrl-C stops it at once
+    (a read that hangs is not waited for); from the intent on it is held (test_write_faults)."""
     audit = tmp_path / "audit.jsonl"
     host = InterruptedOnTheRead(tmp_path, "gen9-battery", {}, audit)
-    outcome = apply(host, audit, NBWC_ON)
-    assert (outcome.verdict, outcome.message) == (
-        "declined", "SIGINT before the command was sent: nothing sent")
+    with pytest.raises(KeyboardInterrupt):
+        apply(host, audit, NBWC_ON)
     assert host.modifies == []
+    assert not audit.exists() or "intent" not in audit.read_text()
     assert host.state().controllers[0].cache.no_battery_write_cache is False
 
 

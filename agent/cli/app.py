@@ -11,6 +11,7 @@ start of every command."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -82,17 +83,43 @@ def main() -> None:
     command as Ctrl-C does (typer exits 130 on SIGINT): with exit 128 + the signal's number,
     after the vendor CLI it started is stopped (collectors/ssacli/run.py). ``run`` and
     ``serve`` set their own handlers; a change being sent holds them off (write/signals.py).
-    A signal the caller ignores (nohup) stays ignored. Run as ``check_smartarray``
+    A signal the caller ignores (nohup) stays ignored, but for a Ctrl-C from the terminal
+    whose foreground the program leads (:func:`_heed_the_terminal`). Run as ``check_smartarray``
     (:data:`PLUGIN_NAME`), it is the ``check`` command. As root, the program confines itself
     before its first vendor CLI (confine.py)."""
     confine.enable()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _exit_on_signal)
+    _heed_the_terminal()
     if Path(sys.argv[0]).name == PLUGIN_NAME:
         app(prog_name=PROG, args=["check", *sys.argv[1:]])
     else:
         app(prog_name=PROG)
+
+
+def _heed_the_terminal() -> None:
+    """Let Ctrl-C stop the program when it leads its terminal's foreground process group,
+    SIGINT ignored or not. A job a non-interactive shell starts in the background inherits
+    SIGINT ignored, so that a Ctrl-C meant for the script does not stop it; a program such a
+    job then starts in a terminal of its own (pexpect, ``script``) inherits that too, and would
+    run on to the vendor CLI's timeout however often it is told to stop. Where the program does
+    not lead the foreground group (a script's background job is in the script's group), an
+    ignored SIGINT stays ignored."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN or os.getpgrp() != os.getpid():
+        return
+    try:
+        terminal = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:  # no controlling terminal: no Ctrl-C to heed
+        return
+    try:
+        foreground = os.tcgetpgrp(terminal) == os.getpgrp()
+    except OSError:
+        foreground = False
+    finally:
+        os.close(terminal)
+    if foreground:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:

@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 
 MAX_DEBOUNCE_FACTOR = 5  # a burst of events delays the collection at most 5 debounce delays
 SCHEDULE_SLACK_S = 1.0  # a round this much early still runs a collector of its own interval
-FIRST_ROUND = "first collection running"  # the error shown until a first attempt ends
 
 
 class CollectionLoop:
@@ -70,12 +69,8 @@ class CollectionLoop:
 
     # -- called from other threads -------------------------------------------------------
     def start(self) -> None:
-        """Start collecting. Until a collector's first attempt ends, the exposition shows it
-        with ``smartarray_collector_success`` 0 and no timestamp (docs/agent.md)."""
-        self._view.publish(
-            (collector, CollectorResult(collector.name, False, 0.0, None, None, FIRST_ROUND))
-            for collector in self._collectors
-        )
+        """Start collecting. Until a collector's first attempt ends, the exposition has no
+        series of it: not attempted is not failed (docs/metrics.md)."""
         self._thread.start()
 
     def stop(self) -> None:

@@ -11,8 +11,8 @@ write, re-read, verify, record the outcome.
    open never blocks the daemon), asks, reads the iLO again, and opens a new session in which
    it reads and judges again: the verdict that lets the write through is made on data read
    under the same lock as the write, and a state that moved since the question is refused.
-3. SIGINT/SIGTERM/SIGHUP are held off from taking the lock on; one that arrived before the
-   command is sent stops the change (nothing sent).
+3. Until the intent is recorded a signal stops the command as anywhere else (nothing is sent
+   yet); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
 4. Write the intent record (flushed); if it cannot be written nothing is sent. Send the
    command once (a console that dies during it is not asked again), read again, and record
    the outcome (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
@@ -221,7 +221,7 @@ class ChangeRunner:
                 else self._explained(one[0], functools.partial(self._confirmed, *one))
                 for one in done]
 
-    def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: list[int]
+    def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: signals.Held
                     ) -> Outcome | tuple[ChangeRequest, Judged, str]:
         """One controller of :meth:`apply_all`: its outcome, or what to ask it."""
         asked: list[tuple[ChangeRequest, Judged, str]] = []
@@ -239,7 +239,7 @@ class ChangeRunner:
         outcome = self._explained(request, step)
         return asked[0] if asked else outcome
 
-    def _go_on(self, request: ChangeRequest, judged: Judged, received: list[int]
+    def _go_on(self, request: ChangeRequest, judged: Judged, received: signals.Held
                ) -> Outcome | str:
         """In the change's session, after the judgement: the outcome of a dry run, a change
         stopped by a signal, or one that asks nothing (written now); else the question."""
@@ -249,10 +249,6 @@ class ChangeRunner:
                                                     f"({verdict.message})")
         if not verdict.needs_confirmation or request.assume_yes:
             return self._write(request, judged, received)
-        if received:
-            name = signal.Signals(received[0]).name
-            return self._finish(outcome, "declined",
-                                f"{name} before the question was asked: nothing sent")
         warning = request.change.entry.warning
         return (f"{ctrl.name}: {request.change.describe()} ({verdict.message}). "
                 f"{warning + ' ' if warning else ''}Continue?")
@@ -295,13 +291,14 @@ class ChangeRunner:
                        requested=request.change.requested())
 
     # -- the write, under the lock --------------------------------------------------
-    def _write(self, request: ChangeRequest, judged: Judged, received: list[int]) -> Outcome:
+    def _write(self, request: ChangeRequest, judged: Judged, received: signals.Held) -> Outcome:
         """In the change's session, with signals held: record the intent, send, verify and
         record the outcome. The lock is held from the intent to the outcome: an intent that
         someone else finds open under the lock is a change that was killed
         (write/reconcile.py)."""
         ctrl, _, outcome = judged
-        if received:
+        received.arm()  # a signal from here on waits for the outcome to be on record
+        if received:  # --all: one arrived while an earlier controller's change was sent
             name = signal.Signals(received[0]).name
             return self._finish(outcome, "declined",
                                 f"{name} before the command was sent: nothing sent")

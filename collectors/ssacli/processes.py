@@ -1,6 +1,7 @@
 """End processes with their process groups: TERM, then KILL whatever still runs after one
 grace period. The one killer of the vendor CLI: a one-shot run at its timeout, a console
-session at its close, and the daemon's children at a stop that cannot wait."""
+session at its close, and the daemon's children at a stop that cannot wait; and what a
+one-shot run's CLI left holding its output (:func:`holders`)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,43 @@ def _running(targets: list[tuple[int, bool]]) -> bool:
         entry.state != "Z" and (entry.pgrp in groups or entry.pid in alone)
         for entry in processes()
     )
+
+
+def holders(fd: int) -> list[int]:
+    """The other processes that have the pipe ``fd`` open, from ``/proc/PID/fd``: those that
+    inherited a vendor CLI's output, wherever they moved since."""
+    return holders_of(f"pipe:[{os.fstat(fd).st_ino}]")
+
+
+def terminal_holders(master: int) -> list[int]:
+    """The other processes that have open the terminal whose master end is ``master`` (a
+    console's pty): those that inherited the console's output, wherever they moved since."""
+    with open(f"/proc/self/fdinfo/{master}") as info:  # Linux says the pty's number there
+        number = next(line.split()[1] for line in info if line.startswith("tty-index:"))
+    return holders_of(f"/dev/pts/{number}")
+
+
+def holders_of(target: str) -> list[int]:
+    """The other processes with a descriptor that ``/proc/PID/fd`` shows as ``target``."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            descriptors = os.scandir(f"/proc/{entry.name}/fd")
+        except OSError:
+            continue
+        with descriptors:
+            if any(_link(d.path) == target for d in descriptors):
+                found.append(int(entry.name))
+    return found
+
+
+def _link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,14 @@
 """Run one vendor CLI command: argv only (never a shell), stdin from /dev/null, ``LC_ALL=C``,
-``INFOMGR_BYPASS_NONSA=1``, a timeout that ends the whole process group, and a cap on what
-it may print (``MAX_OUTPUT_BYTES``): a CLI that prints more is ended and the round fails,
-instead of the agent holding it all in memory."""
+``INFOMGR_BYPASS_NONSA=1``, a timeout that ends the whole process group (and any process
+that left it holding the CLI's output: the run never waits for an end of file after the CLI
+exited or was ended), and a cap on what it may print (``MAX_OUTPUT_BYTES``): a CLI that
+prints more is ended and the round fails, instead of the agent holding it all in memory."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import selectors
 import subprocess
 import time
@@ -13,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.processes import end_groups
+from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups, holders
 from smartarray_agent.common.confine import confine_root
 
 
@@ -67,7 +70,8 @@ def vendor_env() -> dict[str, str]:
 def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
              started: Callable[[int], None] | None = None) -> CliResult:
     """Run ``command``; ``started`` is told the CLI's pid as soon as it runs (the host lock
-    records it, so that a CLI left behind by a killed caller can be found)."""
+    records it, so that a CLI left behind by a killed caller can be found). The run ends
+    when the CLI exits, or at the timeout, whatever its children do (:func:`_let_go`)."""
     argv = [*cli.argv, *command]
     confine_root()  # the CLI inherits the filter
     process = subprocess.Popen(
@@ -78,22 +82,18 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
         env=vendor_env(),
         start_new_session=True,  # its own process group, so a timeout ends all of it
     )
+    exited = False
     try:
         if started is not None:
             started(process.pid)
         output = _read_capped(process, timeout_s, MAX_OUTPUT_BYTES)
+        exited = True
     except subprocess.TimeoutExpired:
-        end_groups([process.pid])
-        process.communicate()  # reap it and close its pipe
         raise CliTimeout(argv, timeout_s) from None
     except CliOutputTooLarge:
-        end_groups([process.pid])
-        process.communicate()
         raise CliOutputTooLarge(argv, MAX_OUTPUT_BYTES) from None
-    except BaseException:  # Ctrl-C, or a stop signal's SystemExit: the CLI must not outlive us
-        end_groups([process.pid])
-        process.communicate()
-        raise
+    finally:  # also on Ctrl-C, or a stop signal's SystemExit: the CLI must not outlive us
+        _let_go(process, exited)
     return CliResult(
         argv=tuple(argv),
         returncode=process.returncode,
@@ -102,30 +102,85 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
 
 
 def _read_capped(process: subprocess.Popen[bytes], timeout_s: float, limit: int) -> bytes:
-    """All the process prints until it exits; TimeoutExpired past ``timeout_s``,
-    CliOutputTooLarge past ``limit`` bytes."""
+    """All the CLI prints until it exits (what a process it left behind prints later is not
+    its answer, and the end of file never comes while such a process holds the output open);
+    TimeoutExpired past ``timeout_s``, CliOutputTooLarge past ``limit`` bytes. The CLI is
+    left for :func:`_let_go` to reap."""
     assert process.stdout is not None
+    output = process.stdout.fileno()
     deadline = time.monotonic() + timeout_s
-    chunks: list[bytes] = []
-    size = 0
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise subprocess.TimeoutExpired(process.args, timeout_s)
-            if not selector.select(left):
-                continue
-            chunk = os.read(process.stdout.fileno(), READ_CHUNK)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise CliOutputTooLarge([], limit)
-            chunks.append(chunk)
+    received = bytearray()
+
+    def keep(chunk: bytes) -> None:
+        received.extend(chunk)
+        if len(received) > limit:
+            raise CliOutputTooLarge([], limit)
+
+    exit_fd = _exit_fd(process.pid)
     try:
-        process.wait(max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:  # closed its output but did not exit
-        raise subprocess.TimeoutExpired(process.args, timeout_s) from None
+        with selectors.DefaultSelector() as selector:
+            selector.register(output, selectors.EVENT_READ)
+            if exit_fd is not None:
+                selector.register(exit_fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(process.args, timeout_s)
+                for key, _events in selector.select(left):
+                    if key.fd == exit_fd:  # all it wrote is in the pipe by now
+                        os.set_blocking(output, False)
+                        while chunk := _read_ready(output):
+                            keep(chunk)
+                        return bytes(received)
+                    chunk = os.read(output, READ_CHUNK)
+                    if chunk:
+                        keep(chunk)
+                    elif exit_fd is None:  # nothing tells its exit: the end of file does
+                        process.wait(max(0.0, deadline - time.monotonic()))
+                        return bytes(received)
+                    else:  # the end of file: its exit comes next
+                        selector.unregister(output)
+    finally:
+        if exit_fd is not None:
+            os.close(exit_fd)
+
+
+def _exit_fd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits; None where the kernel has no
+    pidfd (Linux before 5.3: RHEL 8) or a filter refuses it. Without one, a run ends at the
+    CLI's end of file, or at its timeout when a process it left holds the output open."""
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
+
+
+def _read_ready(fd: int) -> bytes:
+    """What a non-blocking ``fd`` holds now, one chunk; b"" at its end or when empty."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except BlockingIOError:
+        return b""
+
+
+def _let_go(process: subprocess.Popen[bytes], exited: bool) -> None:
+    """End what is left of a run, never waiting for an end of file: the CLI's process group
+    unless the CLI exited, then whatever else still holds its output open (a grandchild that
+    moved to a session of its own would hold it for ever, and the host lock with it); then
+    close the output and reap the CLI."""
+    assert process.stdout is not None
+    if not exited:
+        end_groups([process.pid])
+    output = process.stdout.fileno()
+    if _writers_left(output):
+        end_groups(holders(output))
     process.stdout.close()
-    return b"".join(chunks)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(GRACE_S)  # a CLI stuck in the kernel past KILL is left to subprocess
+
+
+def _writers_left(fd: int) -> bool:
+    """Whether a process still holds open the pipe that ``fd`` reads."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return not any(events & select.POLLHUP for _fd, events in poller.poll(0))

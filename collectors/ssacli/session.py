@@ -10,6 +10,7 @@ one or runs the command one-shot. Like a one-shot run, one answer may be at most
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import pexpect
 
 from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.processes import end_groups
+from smartarray_agent.collectors.ssacli.processes import end_groups, terminal_holders
 from smartarray_agent.collectors.ssacli.run import vendor_env
 from smartarray_agent.common.confine import confine_root
 
@@ -107,6 +108,8 @@ class ConsoleSession:
             except (pexpect.TIMEOUT, pexpect.EOF, OSError):
                 pass
         end_groups([child.pid])
+        with contextlib.suppress(OSError, StopIteration):  # what still holds its terminal: a
+            end_groups(terminal_holders(child.child_fd))  # grandchild in a session of its own
         child.close(force=True)  # reaps it
         self.ended = (f"exited {child.exitstatus}" if child.exitstatus is not None
                       else f"was killed by signal {child.signalstatus}")

@@ -10,7 +10,10 @@ fail() { say "FAIL: $*"; exit 1; }
 
 nspawn_cache=${SMARTARRAY_CI_CACHE:-/var/cache/smartarray-agent-ci}
 nspawn_mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-nspawn_recipe="bookworm minbase systemd,systemd-sysv,dbus,python3.11"
+# The package's dependencies the minbase lacks are included, since the container has no network
+# to fetch them: python3.11 and logrotate.
+nspawn_include=systemd,systemd-sysv,dbus,python3.11,logrotate
+nspawn_recipe="bookworm minbase $nspawn_include"
 nspawn_pid="" leader="" mounted="" root=""
 
 nspawn_check_tools() {  # nspawn_check_tools NAME
@@ -38,7 +41,7 @@ nspawn_prepare() {  # nspawn_prepare WORK: the cached base (made once), overlaid
     if [ "$(cat "$base/.smartarray-ci-complete" 2>/dev/null)" != "$nspawn_recipe" ]; then
         say "debootstrap bookworm into $base (once; reused after)"
         rm -rf "$base"
-        debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,python3.11 \
+        debootstrap --variant=minbase --include="$nspawn_include" \
             bookworm "$base" "$nspawn_mirror" > "$nspawn_cache/debootstrap.log" 2>&1 \
             || { tail -n 20 "$nspawn_cache/debootstrap.log"; fail "debootstrap"; }
         echo "smartarray-ci" > "$base/etc/hostname"
@@ -64,10 +67,12 @@ nspawn_install_deb() {  # nspawn_install_deb DEB LOG: dpkg -i in the root, not b
 
 in_ct() { nsenter -t "$leader" -a "$@"; }
 
-nspawn_boot() {  # nspawn_boot MACHINE CONSOLE_LOG: boot, wait until running or degraded
-    # CAP_SYS_RAWIO is not in nspawn's default set; give it so the units' bounding set can be
-    # checked as on a host.
-    systemd-nspawn -q -D "$root" -M "$1" --boot --register=no --keep-unit --private-network \
+nspawn_boot() {  # nspawn_boot MACHINE CONSOLE_LOG [host-network]: boot, wait until running
+    # or degraded. CAP_SYS_RAWIO is not in nspawn's default set; give it so the units' bounding
+    # set can be checked as on a host. The network is loopback alone unless asked for.
+    local network=--private-network
+    [ "${3:-}" = host-network ] && network=--resolv-conf=copy-host
+    systemd-nspawn -q -D "$root" -M "$1" --boot --register=no --keep-unit "$network" \
         --capability=CAP_SYS_RAWIO --console=pipe < /dev/null > "$2" 2>&1 &
     nspawn_pid=$!
     for _ in $(seq 100); do

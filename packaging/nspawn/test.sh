@@ -10,8 +10,8 @@
 #      not failed; with the directory it writes smartarray.prom under its own sandbox; with no
 #      vendor CLI it writes the failure into the file (collector success 0) and does not fail,
 #   7. dpkg -r stops the service, a reinstall on the running system starts it with the
-#      administrator's config kept, and a purge removes the config and smartarray.prom but not
-#      the audit log,
+#      administrator's config kept, and a purge removes the config, smartarray.prom, the
+#      publish directory and the smartarray-metrics group but not the audit log or /opt,
 #   8. with the state directory docs/packaging.md gives to both, a cache ratio changed from the
 #      CLI on the simulator shows in the service's /metrics,
 # and print the live `systemd-analyze security` exposure of both services.
@@ -260,6 +260,9 @@ dangling=$(find "$root/etc/systemd" -name 'smartarray-agent*' -xtype l)
 [ -z "$dangling" ] || fail "purge left dangling unit links: $dangling"
 [ -d "$root/var/lib/smartarray-agent" ] || fail "purge removed the state directory (audit log)"
 [ ! -e "$prom" ] || fail "smartarray.prom left after purge"
-say "7 ok: dpkg -r stops it and removes smartarray.prom, dpkg -i starts it with the config kept, purge removes the config and smartarray.prom and keeps the audit log"
+[ -d "$root/opt" ] || fail "purge removed /opt"
+! in_ct test -e /run/smartarray-agent-metrics || fail "purge left /run/smartarray-agent-metrics"
+! in_ct getent group smartarray-metrics >/dev/null || fail "purge left the smartarray-metrics group"
+say "7 ok: dpkg -r stops it and removes smartarray.prom, dpkg -i starts it with the config kept, purge removes the config, smartarray.prom, the publish directory and the group, and keeps the audit log and /opt"
 
 say "PASS in $(($(date +%s) - nspawn_started)) s"
