@@ -42,8 +42,9 @@ def test_the_ilo_charge_is_exported_and_laid_over_the_controller(tmp_path):
 def test_an_unreachable_ilo_fails_its_collector_only(tmp_path):
     agent = AgentProcess(tmp_path, config(tmp_path, closed_port())).start()
     try:
-        samples = agent.wait_for(lambda s: value(  # the first round's end: both attempted
-            s, "smartarray_collector_duration_seconds", collector="redfish") != 0)
+        samples = agent.wait_for(lambda s: all(  # both attempted: a series only from then on
+            value(s, "smartarray_collector_success", collector=name) is not None
+            for name in ("redfish", "ssacli")))
     finally:
         agent.stop()
     assert value(samples, "smartarray_collector_success", collector="redfish") == 0
