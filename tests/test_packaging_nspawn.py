@@ -10,33 +10,17 @@ it in between runs (.ci/run sets it). Marked ``nspawn``: left out of the default
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "packaging" / "nspawn" / "test.sh"
+from .nspawn import run_nspawn_script
 
 pytestmark = pytest.mark.nspawn
 
 
 def test_the_deb_under_a_real_systemd():
-    missing = [tool for tool in ("systemd-nspawn", "debootstrap", "nsenter", "dpkg-deb")
-               if shutil.which(tool) is None]
-    if os.geteuid() != 0 or missing:
-        pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'}"
-                    " (apt-get install systemd-container debootstrap)")
-    with tempfile.TemporaryDirectory(prefix="smartarray-nspawn-cache.") as scratch:
-        cache = os.environ.get("SMARTARRAY_CI_CACHE") or scratch
-        result = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True,
-                                timeout=1200, env={**os.environ, "SMARTARRAY_CI_CACHE": cache})
-    print(result.stdout)
-    assert result.returncode == 0, result.stdout + result.stderr
+    output = run_nspawn_script("test.sh", timeout_s=1200)
     for check in ("1 ok: active (Type=notify)", "2 ok: /metrics answers", "3 ok: reload",
                   "4 ok: SIGKILL", "5 ok: the watchdog", "6 ok: without node_exporter",
                   "6 ok: smartarray-agent-textfile", "6 ok: with no vendor CLI",
                   "7 ok: dpkg -r stops it", "8 ok: a cache ratio set from the CLI", "PASS in"):
-        assert check in result.stdout, check
+        assert check in output, check
