@@ -43,6 +43,7 @@ RECIPE = f"bookworm minbase {PACKAGES}"
 BASE = CACHE / "bookworm-ansible"
 MARKER = BASE / ".smartarray-ci-complete"
 TOOLS = ("systemd-nspawn", "debootstrap", "nsenter", "dpkg-deb")
+NSPAWN_LOCK = "/tmp/smartarray-nspawn.lock"  # packaging/nspawn/lib.sh takes the same
 
 PLAY = """\
 - hosts: debian12
@@ -140,6 +141,10 @@ def container(tmp_path) -> Iterator[Container]:
          f"lowerdir={base},upperdir={upper},workdir={work}", str(root)]).returncode == 0
     if not mounted:
         subprocess.run(["cp", "-a", f"{base}/.", f"{root}/"], check=True)
+    # One container at a time on the host, as packaging/nspawn/lib.sh holds it: with
+    # --keep-unit, a container that stops ends the processes of another one beside it.
+    one_at_a_time = open(NSPAWN_LOCK, "w")  # noqa: SIM115 (held until the fixture ends)
+    fcntl.flock(one_at_a_time, fcntl.LOCK_EX)
     with open(tmp_path / "console.log", "w") as console:
         machine = subprocess.Popen(
             ["systemd-nspawn", "-q", "-D", str(root), "-M", f"saans-{os.getpid()}", "--boot",
@@ -164,6 +169,7 @@ def container(tmp_path) -> Iterator[Container]:
             machine.wait()
         if mounted:
             subprocess.run(["umount", str(root)])
+        one_at_a_time.close()
 
 
 def _systemd_child(pid: int) -> int | None:

@@ -50,7 +50,7 @@ def test_once_prints_the_exposition(tmp_path):
     assert value(samples, "smartarray_unprotected_write_cache", controller="0") == 1
     assert value(samples, "smartarray_collector_success", collector="ssacli") == 1
     if PROMTOOL:
-        check_metrics(result.stdout)
+        check_metrics(result.stdout.encode())
 
 
 def test_with_no_option_it_prints_the_page_once(tmp_path):
@@ -82,7 +82,7 @@ def test_input_prints_the_page_a_saved_capture_gives(tmp_path, where):
     assert {dict(labels).get("collector") for name, labels in samples
             if name.startswith("smartarray_collector_")} == {"ssacli"}  # no sysfs, no iLO
     if PROMTOOL:
-        check_metrics(result.stdout)
+        check_metrics(result.stdout.encode())
 
 
 def test_input_of_a_vendor_error_is_a_failed_collector(tmp_path):

@@ -48,6 +48,11 @@ nspawn_prepare() {  # nspawn_prepare WORK: the cached base (made once), overlaid
         echo "$nspawn_recipe" > "$base/.smartarray-ci-complete"
     fi
     flock -u 9
+    # One container at a time on a host: with --keep-unit every container's payload is a
+    # sub-cgroup of the caller's unit, and one that stops ends what is in it, another
+    # container's processes too (two at once under pytest-xdist: "Terminated" mid-apt).
+    exec 8>/tmp/smartarray-nspawn.lock
+    flock 8  # held until this script exits
     root="$1/root"
     mkdir -p "$root" "$1/upper" "$1/ovlwork"
     if mount -t overlay overlay -o "lowerdir=$base,upperdir=$1/upper,workdir=$1/ovlwork" \
