@@ -6,6 +6,7 @@ one-shot run's CLI left holding its output (:func:`holders`)."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import time
 from collections.abc import Iterator, Sequence
@@ -63,19 +64,26 @@ def _running(targets: list[tuple[int, bool]]) -> bool:
 def holders(fd: int) -> list[int]:
     """The other processes that have the pipe ``fd`` open, from ``/proc/PID/fd``: those that
     inherited a vendor CLI's output, wherever they moved since."""
-    return holders_of(f"pipe:[{os.fstat(fd).st_ino}]")
+    return holders_of(os.fstat(fd))
 
 
 def terminal_holders(master: int) -> list[int]:
     """The other processes that have open the terminal whose master end is ``master`` (a
-    console's pty): those that inherited the console's output, wherever they moved since."""
+    console's pty): those that inherited the console's output, wherever they moved since.
+    None of them once the terminal hangs up (no one holds it): /proc is read only then."""
+    poller = select.poll()
+    poller.register(master, select.POLLIN)
+    if any(events & select.POLLHUP for _fd, events in poller.poll(0)):
+        return []
     with open(f"/proc/self/fdinfo/{master}") as info:  # Linux says the pty's number there
         number = next(line.split()[1] for line in info if line.startswith("tty-index:"))
-    return holders_of(f"/dev/pts/{number}")
+    return holders_of(os.stat(f"/dev/pts/{number}"))
 
 
-def holders_of(target: str) -> list[int]:
-    """The other processes with a descriptor that ``/proc/PID/fd`` shows as ``target``."""
+def holders_of(file: os.stat_result) -> list[int]:
+    """The other processes with a descriptor of ``file``, matched by device and inode: a
+    name such as ``/dev/pts/0`` is another terminal in a container's own devpts."""
+    identity = (file.st_dev, file.st_ino)
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -85,16 +93,17 @@ def holders_of(target: str) -> list[int]:
         except OSError:
             continue
         with descriptors:
-            if any(_link(d.path) == target for d in descriptors):
+            if any(_identity(d.path) == identity for d in descriptors):
                 found.append(int(entry.name))
     return found
 
 
-def _link(path: str) -> str | None:
+def _identity(path: str) -> tuple[int, int] | None:
     try:
-        return os.readlink(path)
+        info = os.stat(path)
     except OSError:
         return None
+    return info.st_dev, info.st_ino
 
 
 @dataclass(frozen=True)
