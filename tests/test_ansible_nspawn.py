@@ -142,7 +142,7 @@ def container(tmp_path) -> Iterator[Container]:
     if not mounted:
         subprocess.run(["cp", "-a", f"{base}/.", f"{root}/"], check=True)
     # One container at a time on the host, as packaging/nspawn/lib.sh holds it: with
-    # --keep-unit, a container that stops ends the processes of another one beside it.
+    # --keep-unit every container runs in the caller's unit.
     one_at_a_time = open(NSPAWN_LOCK, "w")  # noqa: SIM115 (held until the fixture ends)
     fcntl.flock(one_at_a_time, fcntl.LOCK_EX)
     with open(tmp_path / "console.log", "w") as console:

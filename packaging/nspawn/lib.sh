@@ -48,9 +48,8 @@ nspawn_prepare() {  # nspawn_prepare WORK: the cached base (made once), overlaid
         echo "$nspawn_recipe" > "$base/.smartarray-ci-complete"
     fi
     flock -u 9
-    # One container at a time on a host: with --keep-unit every container's payload is a
-    # sub-cgroup of the caller's unit, and one that stops ends what is in it, another
-    # container's processes too (two at once under pytest-xdist: "Terminated" mid-apt).
+    # One container at a time on a host: with --keep-unit every container runs in the
+    # caller's unit, and two booted side by side (pytest-xdist) share it.
     exec 8>/tmp/smartarray-nspawn.lock
     flock 8  # held until this script exits
     root="$1/root"
