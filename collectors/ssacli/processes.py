@@ -62,22 +62,28 @@ def _running(targets: list[tuple[int, bool]]) -> bool:
 
 
 def holders(fd: int) -> list[int]:
-    """The other processes that have the pipe ``fd`` open, from ``/proc/PID/fd``: those that
-    inherited a vendor CLI's output, wherever they moved since."""
-    return holders_of(os.fstat(fd))
+    """The other processes that have open the pipe whose read end is ``fd``: those that
+    inherited a vendor CLI's output, wherever they moved since. None once the pipe hangs up
+    (no writer is left): /proc is read only while one is."""
+    return [] if _hung_up(fd) else holders_of(os.fstat(fd))
 
 
 def terminal_holders(master: int) -> list[int]:
     """The other processes that have open the terminal whose master end is ``master`` (a
     console's pty): those that inherited the console's output, wherever they moved since.
-    None of them once the terminal hangs up (no one holds it): /proc is read only then."""
-    poller = select.poll()
-    poller.register(master, select.POLLIN)
-    if any(events & select.POLLHUP for _fd, events in poller.poll(0)):
+    None once the terminal hangs up (no one holds it): /proc is read only while one does."""
+    if _hung_up(master):
         return []
     with open(f"/proc/self/fdinfo/{master}") as info:  # Linux says the pty's number there
         number = next(line.split()[1] for line in info if line.startswith("tty-index:"))
     return holders_of(os.stat(f"/dev/pts/{number}"))
+
+
+def _hung_up(fd: int) -> bool:
+    """Whether the other end of ``fd`` (a pipe's read end, a pty's master) is held by no one."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return any(events & select.POLLHUP for _fd, events in poller.poll(0))
 
 
 def holders_of(file: os.stat_result) -> list[int]:

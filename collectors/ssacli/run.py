@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import selectors
 import subprocess
 import time
@@ -171,16 +170,8 @@ def _let_go(process: subprocess.Popen[bytes], exited: bool) -> None:
     assert process.stdout is not None
     if not exited:
         end_groups([process.pid])
-    output = process.stdout.fileno()
-    if _writers_left(output):
-        end_groups(holders(output))
+    end_groups(holders(process.stdout.fileno()))
     process.stdout.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(GRACE_S)  # a CLI stuck in the kernel past KILL is left to subprocess
 
-
-def _writers_left(fd: int) -> bool:
-    """Whether a process still holds open the pipe that ``fd`` reads."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return not any(events & select.POLLHUP for _fd, events in poller.poll(0))
