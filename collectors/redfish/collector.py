@@ -15,7 +15,7 @@ from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
-from smartarray_agent.collectors.redfish.errors import UNREADABLE, RedfishError
+from smartarray_agent.collectors.redfish.errors import RedfishError, answers_read
 from smartarray_agent.collectors.redfish.metrics import HELP, battery_families
 from smartarray_agent.collectors.redfish.resources import (
     ArrayController,
@@ -43,13 +43,10 @@ def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.ti
     except CredentialsError as error:
         raise RedfishError(str(error)) from None
     notices: list[str] = []
-    with RedfishClient(settings, credentials) as client:
-        try:
-            batteries = _batteries(client, notices)
-            controllers = _controllers(client, notices)
-        except UNREADABLE as error:
-            raise RedfishError(f"{settings.host}:{settings.port}: an answer could not be "
-                               f"read: {type(error).__name__}") from None
+    with (RedfishClient(settings, credentials) as client,
+          answers_read(f"{settings.host}:{settings.port}")):
+        batteries = _batteries(client, notices)
+        controllers = _controllers(client, notices)
     return Reading(taken_at=clock(), batteries=batteries, controllers=controllers, notices=notices)
 
 

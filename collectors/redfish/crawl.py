@@ -17,7 +17,7 @@ from __future__ import annotations
 from smartarray_agent.collectors.redfish import dmtf
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
-from smartarray_agent.collectors.redfish.errors import UNREADABLE, RedfishError
+from smartarray_agent.collectors.redfish.errors import RedfishError, answers_read
 from smartarray_agent.collectors.redfish.resources import chassis_batteries, link, members
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.redfish.snapshot import (
@@ -41,13 +41,10 @@ def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapsh
         raise RedfishError(str(error)) from None
     where = f"{settings.host}:{settings.port}"
     failed: list[str] = []
-    try:
+    with answers_read(where):
         with RedfishClient(settings, credentials, deadline) as client:
             documents = fetch_documents(client, failed)
         snapshot = snapshot_from(documents, where)
-    except UNREADABLE as error:
-        raise RedfishError(f"{where}: an answer could not be read: "
-                           f"{type(error).__name__}") from None
     snapshot.notices.extend(f"{NOTICE}{reason}" for reason in failed)
     return snapshot
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from smartarray_agent.collectors.base import CollectionError
 
 
@@ -12,6 +15,16 @@ class RedfishError(CollectionError):
 
 
 # What mapping a JSON document that parsed can still raise on a hostile value (a wrong type
-# where a helper trusted one, a number too large to convert, nesting too deep to copy): the
-# readers turn these into a RedfishError, "the iLO could not be read", never a traceback.
+# where a helper trusted one, a number too large to convert, nesting too deep to copy).
 UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError)
+
+
+@contextlib.contextmanager
+def answers_read(where: str) -> Iterator[None]:
+    """Around the reading of an iLO's answers: any of :data:`UNREADABLE` is a RedfishError,
+    "the iLO could not be read", never a traceback."""
+    try:
+        yield
+    except UNREADABLE as error:
+        raise RedfishError(f"{where}: an answer could not be read: "
+                           f"{type(error).__name__}") from None
