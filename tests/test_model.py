@@ -30,6 +30,29 @@ def test_a_whole_number_out_of_range_is_unknown():
     assert Cache.model_validate_json('{"size_bytes": 1%s}' % ("0" * 400)).size_bytes is None
 
 
+def test_a_size_too_large_for_a_float_is_parsed_as_unknown():
+    """A 400-digit size in the CLI's output is not a size any controller has: unknown, as
+    the model makes any size past INT64_MAX, never a traceback."""
+    huge = "9" * 400
+    snapshot = parse(f"""
+Smart Array P420i in Slot 0 (Embedded)
+   Slot: 0
+   Total Cache Size: {huge} GB
+   Cache Ratio: 25% Read / 75% Write
+
+   physicaldrive 1I:1:1
+      Port: 1I
+      Box: 1
+      Bay: 1
+      Status: OK
+      Size: {huge} GB
+""")
+    controller = snapshot.controllers[0]
+    assert controller.cache.size_bytes is None
+    assert controller.cache.read_percent == 25
+    assert [drive.size_bytes for drive in controller.physical_drives] == [None]
+
+
 @needs_captures
 @pytest.mark.parametrize("path", real_files(), ids=lambda path: path.name)
 def test_every_value_parsed_from_a_capture_has_its_declared_type(path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from smartarray_agent.common.model import normalise_status
@@ -48,7 +49,8 @@ def _size(text: str | None, scale: dict[str, int], default_unit: str | None) -> 
     letter = unit[0].upper() if unit else default_unit
     if letter is None:
         return None
-    return round(float(number) * scale[letter])
+    size = float(number) * scale[letter]
+    return round(size) if math.isfinite(size) else None  # past a float: no real size
 
 
 def cache_ratio(text: str | None) -> tuple[int, int] | None:
