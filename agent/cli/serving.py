@@ -2,7 +2,7 @@
 exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
 
 It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
-basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: exporter/probe.py,
+basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: probe/prober.py,
 with ``[policy]``'s threshold); it never runs the vendor CLI and needs no privilege. Its own
 process figures follow the published page (exporter/served.py). SIGHUP reloads the web
 config and ``[probe]``; SIGTERM or SIGINT stop it.
@@ -20,10 +20,10 @@ from smartarray_agent.common.configfile import ConfigError, handed_over
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.exporter.publish import PublishedExposition
 from smartarray_agent.exporter.served import ServedExposition, own_registry
 from smartarray_agent.exporter.server import ExporterServer
+from smartarray_agent.probe.prober import Prober
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 log = logging.getLogger("smartarray_agent.serve")

@@ -1,7 +1,7 @@
 """The HTTP endpoint, on aiohttp's server (its llhttp parser, asyncio, TLS with a handshake
 timeout): ``/metrics`` (the last exposition, never a vendor CLI call; gzip when the scraper
 accepts it), ``/`` (a page linking to it), ``/-/healthy``, and ``/probe`` when a
-:class:`~smartarray_agent.exporter.probe.Prober` is set. Optional TLS and basic auth
+:class:`~smartarray_agent.probe.prober.Prober` is set. Optional TLS and basic auth
 (webconfig.py, auth.py) apply to every path. One thread runs the event loop; ``run`` and
 ``serve`` start it the same way.
 
@@ -28,11 +28,12 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestHandler
 
-from smartarray_agent.exporter import probe
 from smartarray_agent.exporter.auth import AttemptLimiter, credentials
 from smartarray_agent.exporter.connections import Connections
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.webconfig import WebSecurity
+from smartarray_agent.probe.prober import PATH as PROBE_PATH
+from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Pending, Prober
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ class ExporterServer:
         (``serve`` with nothing recent published)."""
         self.body = body
         self.telemetry_path = telemetry_path
-        self.prober: probe.Prober | None = None  # /probe; set (and swapped) by its owner
+        self.prober: Prober | None = None  # /probe; set (and swapped) by its owner
         self._security = security
         self.table: Connections[RequestHandler] = Connections(
             max_connections or connection_cap(), PER_CLIENT)
@@ -273,7 +274,7 @@ class ExporterServer:
         path = request.path
         if path == self.telemetry_path:
             return self._metrics(request)
-        if path == probe.PATH and (prober := self.prober) is not None:
+        if path == PROBE_PATH and (prober := self.prober) is not None:
             return await self._probe(request, prober)
         if path == "/":
             return _response(200, self.page, "text/html; charset=utf-8")
@@ -291,16 +292,17 @@ class ExporterServer:
             headers["Content-Encoding"] = "gzip"
         return _response(200, body, CONTENT_TYPE, headers)
 
-    async def _probe(self, request: web.BaseRequest, prober: probe.Prober) -> web.Response:
+    async def _probe(self, request: web.BaseRequest, prober: Prober) -> web.Response:
         """The probe's answer; the first of a target waits for its read (off the loop, on a
         prober's worker) until its time is up, then gets the late answer."""
         outcome = prober.probe(request.query_string,
-                               request.headers.get(probe.SCRAPE_TIMEOUT_HEADER))
-        if isinstance(outcome, probe.Pending):
+                               request.headers.get(SCRAPE_TIMEOUT_HEADER))
+        if isinstance(outcome, Pending):
             read = asyncio.wrap_future(outcome.result)
             await asyncio.wait([read], timeout=outcome.timeout_s)  # the read goes on after
             outcome = read.result() if read.done() and not read.cancelled() else outcome.late
-        return _response(outcome.status, outcome.body, outcome.content_type)
+        return _response(outcome.status, outcome.body,
+                         CONTENT_TYPE if outcome.status == 200 else _TEXT)
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
         """None when ``request`` may be answered, else the 401 or 429. A login not verified

@@ -7,7 +7,7 @@ with ``smartarray_probe_success 0``; why it failed is logged (never a password:
 RedfishError's messages hold none).
 
 Refused before any connection: a malformed query or an unknown module (400), a target that
-no ``[probe] targets`` pattern admits (403; exporter/targets.py says which do).
+no ``[probe] targets`` pattern admits (403; targets.py says which do).
 
 Answered from the last read: a probe of a target read before is answered at once from that
 read's result (a failed one too: a wrong password is not retried at each scrape, which could
@@ -52,8 +52,7 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
 from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import ProbeConfig, ProbeModule
-from smartarray_agent.exporter.render import CONTENT_TYPE
-from smartarray_agent.exporter.targets import Target, TargetPattern
+from smartarray_agent.probe.targets import Target, TargetPattern
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +61,6 @@ DEFAULT_MODULE = "default"
 SCRAPE_TIMEOUT_HEADER = "x-prometheus-scrape-timeout-seconds"
 SCRAPE_TIMEOUT_MARGIN_S = 0.5  # the answer's way back to Prometheus
 WAITING_PER_SESSION = 8  # probes in line (under way included) per iLO session, at most
-TEXT = "text/plain; charset=utf-8"
 HELP = {
     "smartarray_probe_success": "1 when the iLO was read, else 0.",
     "smartarray_probe_duration_seconds": "How long reading the iLO took.",
@@ -78,8 +76,7 @@ Key = tuple[str, str]  # normalized host:port, module
 @dataclass(frozen=True)
 class ProbeAnswer:
     status: int
-    body: bytes
-    content_type: str = CONTENT_TYPE
+    body: bytes  # the exposition for a 200, else plain text saying why
 
 
 @dataclass(frozen=True)
@@ -149,7 +146,7 @@ class Prober:
             key, module = self._parse(query)
         except _Refused as refused:
             log.debug("/probe refused (%d): %s", refused.status, refused)
-            return ProbeAnswer(refused.status, f"{refused}\n".encode(), TEXT)
+            return ProbeAnswer(refused.status, f"{refused}\n".encode())
         timeout_s = self._timeout(scrape_timeout)
         now = self._clock()
         with self._lock:
