@@ -1,7 +1,8 @@
 """The layers of docs/layout.md, held by the imports: ``common`` imports nothing else of the
 package, ``collectors`` and ``simulator`` only ``common`` and themselves, and ``agent``
-whatever it needs but for the few ways inside it that are closed (``MAY_NOT_IMPORT``). Every import counts, those under ``TYPE_CHECKING`` and inside functions
-too: a back-import is a back-import whenever it runs."""
+whatever it needs but the few ways inside it that are closed (``MAY_NOT_IMPORT``). Every
+import counts, those under ``TYPE_CHECKING`` and inside functions too: a back-import is a
+back-import whenever it runs."""
 
 from __future__ import annotations
 

@@ -6,17 +6,24 @@ It writes ``metrics.prom`` (mode 0640; its group is the directory's when it is s
 as the shipped tmpfiles.d entry makes it) whenever the exposition changes, atomically (a new
 file renamed over the old), and touches it at least every ``REFRESH_S`` so that a reader can
 tell a live agent from a dead one. It removes it when it stops. No gzip form: ``serve`` adds
-its own series to the page (served.py) and compresses the whole.
+its own series to the page (below) and compresses the whole.
 
 Serving side, :class:`PublishedExposition`: the bytes of that file, read again only when it
 changes; None (the endpoint answers 503) when it is missing or older than ``MAX_AGE_S``.
 Like ``run``, it trusts only what the directory's owner wrote: the directory must be no one
 else's to write, and the file is opened without following a symbolic link and used only when
-it is a regular file of the directory's owner.
+it is a regular file of the directory's owner. The page carries the daemon's ``process_*``;
+``serve``'s own (memory, descriptors, CPU, start time) follow it as
+``smartarray_serve_process_*``, so that no name is on the page twice. Like the gzip form they
+are made once per published page (each round, and when the daemon touches the file)::
+
+    process_resident_memory_bytes 4.1533440e+07
+    smartarray_serve_process_resident_memory_bytes 2.3199744e+07
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
 import stat
@@ -25,7 +32,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+
+from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 
 from smartarray_agent.common.configfile import trust_problem
 from smartarray_agent.common.trust import distrust
@@ -41,32 +49,9 @@ MAX_AGE_S = 3 * REFRESH_S
 FILE_MODE = 0o640
 
 
-class Endpoint(Protocol):
-    """What the daemon runs to make its metrics available: a server or a publisher."""
-
-    security: WebSecurity
-
-    @property
-    def url(self) -> str: ...
-
-    def start(self) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
-                  body: Callable[[bool], bytes], security: WebSecurity,
-                  telemetry_path: str) -> Endpoint:
-    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
-    ``address`` serving the metrics at ``telemetry_path``; OSError when neither can start."""
-    if publish_dir is not None:
-        return Publisher(publish_dir, body, security)
-    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
-
-
 class Publisher:
-    """Stands where the HTTP server would in the daemon: ``start``, ``stop``, ``url`` and a
-    ``security`` that reloads may set (the serving side owns TLS and auth)."""
+    """Stands where the HTTP server would in the daemon (``start``, ``stop``, ``url``, a
+    ``security`` that reloads set, which the serving side uses)."""
 
     def __init__(self, directory: Path, body: Callable[[bool], bytes],
                  security: WebSecurity) -> None:
@@ -123,6 +108,19 @@ class Publisher:
                 return
 
 
+Endpoint = ExporterServer | Publisher  # what the daemon runs to make its metrics available
+
+
+def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
+                  body: Callable[[bool], bytes], security: WebSecurity,
+                  telemetry_path: str) -> Endpoint:
+    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
+    ``address``; OSError when neither can start."""
+    if publish_dir is not None:
+        return Publisher(publish_dir, body, security)
+    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
+
+
 def _write(path: Path, data: bytes) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -136,8 +134,8 @@ def _write(path: Path, data: bytes) -> None:
 
 
 class PublishedExposition:
-    """The page ``serve`` answers with: :meth:`body`, as the daemon's view made it, or None
-    when the agent has published nothing recent."""
+    """``body(compressed)`` for ``serve``'s endpoint: the published page and ``serve``'s own
+    series, or None when the agent has published nothing recent."""
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
                  clock: Callable[[], float] = time.time) -> None:
@@ -154,10 +152,11 @@ class PublishedExposition:
         self.owner = info.st_uid
         self.max_age_s = max_age_s
         self._clock = clock
-        self._cache: tuple[tuple[int, int], bytes] | None = None
+        self._own = CollectorRegistry(auto_describe=False)
+        ProcessCollector(namespace="smartarray_serve", registry=self._own)
+        self._cache: tuple[tuple[int, int], tuple[bytes, bytes]] | None = None  # plain, gzip
 
-    def body(self) -> bytes | None:
-        """The published bytes; the same object until the file changes (or is touched)."""
+    def body(self, compressed: bool = False) -> bytes | None:
         try:
             fd = os.open(self.directory / PLAIN,
                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -170,11 +169,10 @@ class PublishedExposition:
             if self._clock() - info.st_mtime > self.max_age_s:
                 return None
             key = (info.st_ino, info.st_mtime_ns)
-            if self._cache is not None and self._cache[0] == key:
-                return self._cache[1]
-            try:
-                data = handle.read()
-            except OSError:
-                return None
-        self._cache = (key, data)
-        return data
+            if self._cache is None or self._cache[0] != key:
+                try:
+                    plain = handle.read() + generate_latest(self._own)
+                except OSError:
+                    return None
+                self._cache = (key, (plain, gzip.compress(plain, compresslevel=6, mtime=0)))
+        return self._cache[1][compressed]

@@ -1,9 +1,8 @@
 """The HTTP endpoint, on aiohttp's server (its llhttp parser, asyncio, TLS with a handshake
-timeout): ``/metrics`` (the last exposition, never a vendor CLI call; gzip when the scraper
-accepts it), ``/`` (a page linking to it), ``/-/healthy``, and ``/probe`` when a
-:class:`~smartarray_agent.probe.prober.Prober` is set. Optional TLS and basic auth
-(webconfig.py, auth.py) apply to every path. One thread runs the event loop; ``run`` and
-``serve`` start it the same way.
+timeout), in a thread of its own, for ``run`` and ``serve`` alike: ``/metrics`` (the last
+exposition, never a vendor CLI call; gzip when the scraper accepts it), ``/`` (a page linking
+to it), ``/-/healthy``, and ``/probe`` when a prober is set (agent/probe/). Optional TLS and
+basic auth (webconfig.py, auth.py) apply to every path.
 
 Limits (docs/privileges.md): ``HANDSHAKE_TIMEOUT_S`` for a TLS handshake; a connection's
 first request must be complete ``REQUEST_DEADLINE_S`` after that; an idle keep-alive
@@ -74,31 +73,17 @@ def _response(status: int, body: bytes, content_type: str = _TEXT,
                         headers={**_SERVER, "Content-Type": content_type, **(headers or {})})
 
 
-class _ServerLog(logging.Logger):
-    """What aiohttp logs: a malformed request is one debug line (a client's doing, and a
-    flood of them must not flood the log); an error answering one stays an error."""
-
-    def exception(self, msg: object, *args: object, exc_info: object = True,
-                  **kwargs: object) -> None:
-        if isinstance(exc_info, HttpProcessingError):
-            _malformed(exc_info)
-        else:
-            log.error(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
-
-    def debug(self, msg: object, *args: object, exc_info: object = None,
-              **kwargs: object) -> None:
-        if isinstance(exc_info, HttpProcessingError):
-            _malformed(exc_info)
-        else:
-            log.debug(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
-
-
-def _malformed(error: HttpProcessingError) -> None:
+def _malformed_is_one_debug_line(record: logging.LogRecord) -> bool:
+    """aiohttp logs a malformed request as an error with its traceback; it is a client's
+    doing, and a flood of them must not flood the log: one debug line instead."""
+    error = record.exc_info[1] if record.exc_info else None
+    if not isinstance(error, HttpProcessingError):
+        return True
     log.debug("malformed request: %s", str(error).replace("\n", " "))
+    return False
 
 
-_SERVER_LOG = _ServerLog(log.name)
-_SERVER_LOG.parent = log  # the rest of what aiohttp logs goes where the agent's log goes
+log.addFilter(_malformed_is_one_debug_line)  # aiohttp logs to ``log`` (below)
 
 
 class _Protocols(web.Server):
@@ -107,7 +92,7 @@ class _Protocols(web.Server):
     def __init__(self, handler: Callable[[web.BaseRequest], object],
                  table: Connections[RequestHandler]) -> None:
         super().__init__(handler, keepalive_timeout=IDLE_TIMEOUT_S,  # type: ignore[arg-type]
-                         access_log=None, logger=_SERVER_LOG, max_headers=100,
+                         access_log=None, logger=log, max_headers=100,
                          max_field_size=8190)
         self.table = table
 
@@ -132,8 +117,7 @@ class _Protocols(web.Server):
 
 
 def _abort(handler: RequestHandler) -> None:
-    """Close the connection now, what is still to be sent with it (a plain close waits until
-    the client has read it all)."""
+    """Close now, dropping what is unsent (a plain close waits for the client to read it)."""
     if handler.transport is not None:
         handler.transport.abort()
 
@@ -182,10 +166,6 @@ class ExporterServer:
         return f"{scheme}://{host}:{port}/"
 
     @property
-    def connections(self) -> int:
-        return len(self.table)
-
-    @property
     def security(self) -> WebSecurity:
         """TLS and basic auth: auth read for every request, TLS for every new connection."""
         return self._security
@@ -204,7 +184,7 @@ class ExporterServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result()
 
     def stop(self) -> None:
         """Close every connection and the port; once is enough, again does nothing."""
@@ -217,16 +197,13 @@ class ExporterServer:
         self._socket.close()
         self.checker.shutdown(wait=False, cancel_futures=True)
 
-    async def _open(self) -> None:
-        self._protocols = _Protocols(self._handle, self.table)
-        await self._listen()
-
     async def _listen(self) -> None:
         """Accept on a copy of the socket, with TLS as the security says. A reload opens
         another copy, then closes the one before once it accepts no more and what it
         accepted has started (asyncio refuses a connection of a closed listener); the port
         itself stays open."""
-        assert self._protocols is not None
+        if self._protocols is None:  # the first: aiohttp's server is made on its loop
+            self._protocols = _Protocols(self._handle, self.table)
         loop = asyncio.get_running_loop()
         before, tls = self._listener, self._security.tls
         self._listener = await loop.create_server(
@@ -247,7 +224,7 @@ class ExporterServer:
 
     # -- answering ---------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Answer ``request`` and send it whole, the connection counted busy meanwhile."""
+        """Answer and send, the connection counted busy meanwhile."""
         conn = request.protocol
         self.table.begin(conn)
         try:
@@ -293,8 +270,8 @@ class ExporterServer:
         return _response(200, body, CONTENT_TYPE, headers)
 
     async def _probe(self, request: web.BaseRequest, prober: Prober) -> web.Response:
-        """The probe's answer; the first of a target waits for its read (off the loop, on a
-        prober's worker) until its time is up, then gets the late answer."""
+        """The first probe of a target waits for its read (on a prober's worker) until its
+        time is up, then gets the late answer."""
         outcome = prober.probe(request.query_string,
                                request.headers.get(SCRAPE_TIMEOUT_HEADER))
         if isinstance(outcome, Pending):
