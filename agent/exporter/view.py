@@ -31,19 +31,6 @@ class _Page:
     valid_until: float | None  # the last moment it is right (None: until the next publish)
 
 
-@dataclass(frozen=True)
-class _Pages:
-    current: _Page
-    after: _Page | None  # from current.valid_until on
-
-    def at(self, now: float) -> _Page | None:
-        """The page that is right at ``now``; None when both are out of date."""
-        for page in (self.current, self.after):
-            if page is not None and (page.valid_until is None or now <= page.valid_until):
-                return page
-        return None
-
-
 class MetricsView:
     def __init__(self, settings: MetricSettings, clock: Callable[[], float] = time.time,
                  extra: Sequence[Collector] = ()) -> None:
@@ -53,7 +40,7 @@ class MetricsView:
         self._lock = threading.Lock()
         self._settings = settings
         self._entries: dict[str, Entry] = {}
-        self._pages = self._render()
+        self._pages = self._render()  # the current page, then its successor if it has one
 
     def publish(self, entries: Iterable[Entry]) -> None:
         """The results of one round (each with its collector); one render for all."""
@@ -75,7 +62,7 @@ class MetricsView:
 
     def changes_at(self) -> float | None:
         """When the page served now stops being right, for the loop to :meth:`advance`."""
-        return self._pages.current.valid_until
+        return self._pages[0].valid_until
 
     def advance(self) -> None:
         """Make the pages from now on (the loop, when a page's data changed)."""
@@ -84,17 +71,19 @@ class MetricsView:
 
     def body(self, compressed: bool = False) -> bytes:
         """The exposition; gzip-compressed when ``compressed``."""
-        page = self._pages.at(self._clock())
+        now = self._clock()
+        page = next((page for page in self._pages
+                     if page.valid_until is None or now <= page.valid_until), None)
         if page is None:  # the loop is more than one change behind
             self.advance()
-            page = self._pages.current
+            page = self._pages[0]
         return page.gzipped if compressed else page.body
 
-    def _render(self) -> _Pages:
-        now = self._clock()
-        current = self._page(now)
-        after = None if current.valid_until is None else self._page(current.valid_until + AFTER_S)
-        return _Pages(current, after)
+    def _render(self) -> tuple[_Page, ...]:
+        current = self._page(self._clock())
+        if current.valid_until is None:
+            return (current,)
+        return current, self._page(current.valid_until + AFTER_S)
 
     def _page(self, now: float) -> _Page:
         entries = list(self._entries.values())
