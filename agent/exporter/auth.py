@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -95,11 +96,6 @@ class BasicAuth:
                 self._verified.add(self._digest(given))
         return matched
 
-    def check(self, header: str | None) -> bool:
-        """Whether ``header`` carries valid credentials (blocking: tests and tools)."""
-        given = credentials(header)
-        return given is not None and (self.remembered(given) or self.verify(given))
-
     def _digest(self, given: Credentials) -> bytes:
         hashed = self._users.get(given.user, b"")
         return hashlib.sha256(b"\0".join((given.user.encode(), given.password, hashed))).digest()
@@ -119,11 +115,11 @@ def client_key(address: str) -> str:
 
 
 class _Bucket:
-    """``burst`` tokens, refilled one every ``every_s`` seconds."""
+    """``burst`` tokens (full from the start), refilled one every ``every_s`` seconds."""
 
-    def __init__(self, burst: int, every_s: float, now: float) -> None:
+    def __init__(self, burst: int, every_s: float) -> None:
         self.burst, self.every_s = burst, every_s
-        self.tokens, self.at = float(burst), now
+        self.tokens, self.at = float(burst), -math.inf
 
     def level(self, now: float) -> float:
         return min(self.burst, self.tokens + (now - self.at) / self.every_s)
@@ -141,13 +137,11 @@ class _Bucket:
 
 
 class AttemptLimiter:
-    """Per client (:func:`client_key`), a bucket of ``burst`` unverified attempts refilled one
-    every ``every_s`` seconds; and for all clients that never logged in, one shared bucket of
-    ``total_burst`` refilled one every ``total_every_s``. An attempt takes its tokens before
-    bcrypt runs and a success gives them back and marks the client as known, so an attacker
-    gets at most one check per ``total_every_s`` however many addresses it has, while a known
-    client (the scraper) is held only to its own bucket. At most ``clients`` buckets and as
-    many known clients are kept (the oldest go first)."""
+    """Per client (:func:`client_key`), ``burst`` unverified attempts refilled one every
+    ``every_s``; for all clients that never logged in, a shared ``total_burst`` refilled one
+    every ``total_every_s``. An attempt takes its tokens before bcrypt runs; a success gives
+    them back and makes the client known. At most ``clients`` buckets and as many known
+    clients are kept (the oldest go first)."""
 
     def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096,
                  total_burst: int = 8, total_every_s: float = 1.0) -> None:
@@ -157,8 +151,8 @@ class AttemptLimiter:
         self.total_burst = total_burst
         self.total_every_s = total_every_s
         self._buckets: dict[str, _Bucket] = {}
-        self._known: dict[str, None] = {}
-        self._total: _Bucket | None = None
+        self._known: dict[str, None] = {}  # insertion-ordered: the oldest first
+        self._shared = _Bucket(total_burst, total_every_s)
 
     def known(self, client: str) -> bool:
         """Whether ``client`` logged in before."""
@@ -167,13 +161,11 @@ class AttemptLimiter:
     def take(self, client: str, now: float) -> float | None:
         """Take a token: None when there was one, else the seconds until the next."""
         key = client_key(client)
-        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s, now)
+        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s)
         if bucket.level(now) < 1:
             return bucket.take(now)
-        if key not in self._known:
-            shared = self._shared(now)
-            if (wait := shared.take(now)) is not None:
-                return wait
+        if key not in self._known and (wait := self._shared.take(now)) is not None:
+            return wait
         bucket.take(now)
         if key not in self._buckets and len(self._buckets) >= self.clients:
             self._buckets.pop(next(iter(self._buckets)))
@@ -188,13 +180,8 @@ class AttemptLimiter:
             if bucket.level(now) >= self.burst:
                 del self._buckets[key]
         if key not in self._known:
-            self._shared(now).give_back(now)
+            self._shared.give_back(now)
             if len(self._known) >= self.clients:
                 self._known.pop(next(iter(self._known)))
         self._known.pop(key, None)
         self._known[key] = None
-
-    def _shared(self, now: float) -> _Bucket:
-        if self._total is None:
-            self._total = _Bucket(self.total_burst, self.total_every_s, now)
-        return self._total
