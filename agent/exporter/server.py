@@ -4,10 +4,9 @@ exposition, never a vendor CLI call; gzip when the scraper accepts it), ``/`` (a
 to it), ``/-/healthy``, and ``/probe`` when a prober is set (agent/probe/). Optional TLS and
 basic auth (webconfig.py, auth.py) apply to every path.
 
-Limits (docs/privileges.md): ``HANDSHAKE_TIMEOUT_S`` for a TLS handshake; a connection's
-first request must be complete ``REQUEST_DEADLINE_S`` after that; an idle keep-alive
-connection is closed after ``IDLE_TIMEOUT_S``, and a client that stops reading an answer
-after ``SEND_DEADLINE_S``. Connections: connections.py, at most :func:`connection_cap`.
+Limits (docs/privileges.md): a TLS handshake, a connection's first request, an idle
+keep-alive connection and a client that stops reading an answer each have their time (below);
+connections.py keeps at most :func:`connection_cap` connections.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from smartarray_agent.exporter.connections import Connections
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.webconfig import WebSecurity
 from smartarray_agent.probe.prober import PATH as PROBE_PATH
-from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Pending, Prober
+from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Prober
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +40,7 @@ PER_CLIENT = 256
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 HANDSHAKE_TIMEOUT_S = 10.0
-REQUEST_DEADLINE_S = 10.0
+REQUEST_DEADLINE_S = 10.0  # from the accept (after the handshake) to a whole first request
 IDLE_TIMEOUT_S = 120.0  # Prometheus scrapes at most every few minutes on one connection
 SEND_DEADLINE_S = 30.0
 MAX_PENDING_CHECKS = 8  # bcrypt checks waiting for the checker thread, all clients together
@@ -167,13 +166,12 @@ class ExporterServer:
 
     @property
     def security(self) -> WebSecurity:
-        """TLS and basic auth: auth read for every request, TLS for every new connection."""
         return self._security
 
     @security.setter
     def security(self, security: WebSecurity) -> None:
-        """A reload's: the logins verified so far stay remembered where the user's hash did
-        not change, and the port speaks the new TLS settings from now on."""
+        """A reload: verified logins stay remembered where the user's hash did not change;
+        auth applies from the next request, TLS from the next connection."""
         if security.auth is not None and self._security.auth is not None:
             security.auth.adopt(self._security.auth)
         self._security = security
@@ -252,7 +250,10 @@ class ExporterServer:
         if path == self.telemetry_path:
             return self._metrics(request)
         if path == PROBE_PATH and (prober := self.prober) is not None:
-            return await self._probe(request, prober)
+            answer = await prober.respond(request.query_string,
+                                          request.headers.get(SCRAPE_TIMEOUT_HEADER))
+            return _response(answer.status, answer.body,
+                             CONTENT_TYPE if answer.status == 200 else _TEXT)
         if path == "/":
             return _response(200, self.page, "text/html; charset=utf-8")
         if path == "/-/healthy":
@@ -268,18 +269,6 @@ class ExporterServer:
         if compressed:
             headers["Content-Encoding"] = "gzip"
         return _response(200, body, CONTENT_TYPE, headers)
-
-    async def _probe(self, request: web.BaseRequest, prober: Prober) -> web.Response:
-        """The first probe of a target waits for its read (on a prober's worker) until its
-        time is up, then gets the late answer."""
-        outcome = prober.probe(request.query_string,
-                               request.headers.get(SCRAPE_TIMEOUT_HEADER))
-        if isinstance(outcome, Pending):
-            read = asyncio.wrap_future(outcome.result)
-            await asyncio.wait([read], timeout=outcome.timeout_s)  # the read goes on after
-            outcome = read.result() if read.done() and not read.cancelled() else outcome.late
-        return _response(outcome.status, outcome.body,
-                         CONTENT_TYPE if outcome.status == 200 else _TEXT)
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
         """None when ``request`` may be answered, else the 401 or 429. A login not verified

@@ -25,14 +25,15 @@ answer, or fails when there is none); one read per target and module at a time; 
 per target and module per ``min_interval_s``, counted from the login's start; a read ends
 ``refresh_timeout_s`` after its start.
 
-The HTTP loop never waits here: :meth:`Prober.probe` answers at once or hands back a
-:class:`Pending` whose Future a worker thread completes (server.py awaits it, or answers
-the late answer when the Future is not done in time). The reads stay on these threads, with
+The HTTP loop never blocks here: :meth:`Prober.probe` answers at once or hands back a
+:class:`Pending` whose Future a worker thread completes, which :meth:`Prober.respond` awaits
+on the loop until the probe's time is up. The reads stay on these threads, with
 collectors/redfish/client.py's own deadlines, not on the HTTP loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -164,6 +165,16 @@ class Prober:
         if reading is None:  # no read could be queued
             return self.answer(None, 0.0)
         return Pending(reading, timeout_s, self.answer(None, timeout_s))
+
+    async def respond(self, query: str, scrape_timeout: str | None) -> ProbeAnswer:
+        """:meth:`probe` on the HTTP loop: a first probe gets its read's answer, or the late
+        one when the read is not done in time (it goes on, for the next probe)."""
+        outcome = self.probe(query, scrape_timeout)
+        if not isinstance(outcome, Pending):
+            return outcome
+        read = asyncio.wrap_future(outcome.result)
+        await asyncio.wait([read], timeout=outcome.timeout_s)
+        return read.result() if read.done() and not read.cancelled() else outcome.late
 
     def answer(self, snapshot: Snapshot | None, duration_s: float,
                age_s: float | None = None) -> ProbeAnswer:
