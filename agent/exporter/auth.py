@@ -1,18 +1,11 @@
-"""HTTP basic auth against bcrypt hashes, built to be hard to abuse.
-
-- A verified (user, password, hash) is remembered as a SHA-256 digest: the next scrape with
-  the same credentials costs a hash lookup, never a bcrypt check, so Prometheus is not slowed
-  by anyone's failed attempts.
-- bcrypt reads only the first 72 bytes of a password; longer passwords are cut there, as
-  htpasswd (crypt_blowfish) does when it makes the hash, so they log in instead of raising.
-- An unknown user is checked against the costliest configured hash, and every failure is
-  answered no sooner than :attr:`BasicAuth.failure_floor_s` after it arrived: a wrong user
-  and a wrong password of any user take the same time, so names cannot be told apart.
-- :class:`AttemptLimiter` gives each client a few unverified attempts, then one every few
-  seconds, and all clients that never logged in a shared budget on top: rotating source
-  addresses buys an attacker nothing. Beyond that the endpoint answers 429 without running
-  bcrypt. A client that logged in before is held only to its own bucket.
-- A reload keeps the verified logins whose user and hash it keeps (:meth:`BasicAuth.adopt`).
+"""HTTP basic auth against bcrypt hashes, built to be hard to abuse (docs/agent.md, "Web
+config"). A verified login is remembered as a SHA-256 digest of user, password and hash: a
+scrape costs a lookup, never bcrypt, whatever others attempt, and a reload keeps the logins
+whose hash it keeps. Passwords are cut at bcrypt's 72 bytes, as htpasswd cut them when it
+made the hash. An unknown user is checked against the costliest hash and every failure takes
+at least :attr:`BasicAuth.failure_floor_s`: names cannot be told apart by time.
+:class:`AttemptLimiter` bounds unverified attempts per client and for all clients that never
+logged in together (the endpoint answers 429 beyond): rotating addresses buys nothing.
 """
 
 from __future__ import annotations

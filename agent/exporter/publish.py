@@ -1,24 +1,13 @@
-"""Privilege separation: the root agent writes the exposition to files, and an unprivileged
-``smartarray-agent serve`` answers HTTP from them (docs/privileges.md).
-
-Root side, :class:`Publisher`: with ``[web] publish_dir`` set, ``run`` listens on nothing.
-It writes ``metrics.prom`` (mode 0640; its group is the directory's when it is set-group-ID,
-as the shipped tmpfiles.d entry makes it) whenever the exposition changes, atomically (a new
-file renamed over the old), and touches it at least every ``REFRESH_S`` so that a reader can
-tell a live agent from a dead one. It removes it when it stops. No gzip form: ``serve`` adds
-its own series to the page (below) and compresses the whole.
-
-Serving side, :class:`PublishedExposition`: the bytes of that file, read again only when it
-changes; None (the endpoint answers 503) when it is missing or older than ``MAX_AGE_S``.
-Like ``run``, it trusts only what the directory's owner wrote: the directory must be no one
-else's to write, and the file is opened without following a symbolic link and used only when
-it is a regular file of the directory's owner. The page carries the daemon's ``process_*``;
-``serve``'s own (memory, descriptors, CPU, start time) follow it as
-``smartarray_serve_process_*``, so that no name is on the page twice. Like the gzip form they
-are made once per published page (each round, and when the daemon touches the file)::
-
-    process_resident_memory_bytes 4.1533440e+07
-    smartarray_serve_process_resident_memory_bytes 2.3199744e+07
+"""Privilege separation (docs/privileges.md). With ``[web] publish_dir`` set, the root agent
+listens on nothing: :class:`Publisher` writes the exposition there as ``metrics.prom`` (mode
+0640, its group the set-group-ID directory's), a new file renamed over the old at each change,
+touched every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. The
+unprivileged ``serve`` answers from it (:class:`PublishedExposition`) followed by its own
+process series as ``smartarray_serve_process_*`` (the page has the daemon's ``process_*``),
+both made and gzipped once per published page; None (a 503) when the file is missing or
+older than ``MAX_AGE_S``. Like ``run``, ``serve`` trusts only what the directory's owner
+wrote: the directory no one else's to write, the file opened without following a symbolic
+link and used only when it is a regular file of that owner.
 """
 
 from __future__ import annotations
@@ -164,9 +153,8 @@ class PublishedExposition:
             return None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner:
-                return None
-            if self._clock() - info.st_mtime > self.max_age_s:
+            if (not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner
+                    or self._clock() - info.st_mtime > self.max_age_s):
                 return None
             key = (info.st_ino, info.st_mtime_ns)
             if self._cache is None or self._cache[0] != key:

@@ -52,10 +52,7 @@ _PAGE = """<!DOCTYPE html>
 <li><a href="-/healthy">/-/healthy</a>: health check</li></ul>
 </body></html>
 """
-_TEXT = "text/plain; charset=utf-8"
-_SERVER = {"Server": "smartarray-agent"}
 _UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
-_UNPUBLISHED = b"No recent metrics: is smartarray-agent.service running?\n"
 
 
 def connection_cap() -> int:
@@ -64,12 +61,6 @@ def connection_cap() -> int:
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(16, min(MAX_CONNECTIONS, soft - FD_RESERVE))
-
-
-def _response(status: int, body: bytes, content_type: str = _TEXT,
-              headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(status=status, body=body,
-                        headers={**_SERVER, "Content-Type": content_type, **(headers or {})})
 
 
 def _malformed_is_one_debug_line(record: logging.LogRecord) -> bool:
@@ -227,6 +218,7 @@ class ExporterServer:
         self.table.begin(conn)
         try:
             response = await self._answer(request)
+            response.headers["Server"] = "smartarray-agent"  # not aiohttp's, nor its version
             async with asyncio.timeout(SEND_DEADLINE_S):
                 await response.prepare(request)
                 await response.write_eof()
@@ -241,8 +233,8 @@ class ExporterServer:
 
     async def _answer(self, request: web.BaseRequest) -> web.Response:
         if request.method not in ("GET", "HEAD"):
-            return _response(405, f"{request.method} is not served: use GET or HEAD\n"
-                             .encode(), headers={"Allow": "GET, HEAD"})
+            return web.Response(status=405, text=f"{request.method} is not served: use GET or "
+                                "HEAD\n", headers={"Allow": "GET, HEAD"})
         refused = await self._refusal(request)
         if refused is not None:
             return refused
@@ -252,23 +244,25 @@ class ExporterServer:
         if path == PROBE_PATH and (prober := self.prober) is not None:
             answer = await prober.respond(request.query_string,
                                           request.headers.get(SCRAPE_TIMEOUT_HEADER))
-            return _response(answer.status, answer.body,
-                             CONTENT_TYPE if answer.status == 200 else _TEXT)
+            if answer.status != 200:
+                return web.Response(status=answer.status, text=answer.body.decode())
+            return web.Response(body=answer.body, headers={"Content-Type": CONTENT_TYPE})
         if path == "/":
-            return _response(200, self.page, "text/html; charset=utf-8")
+            return web.Response(body=self.page, content_type="text/html", charset="utf-8")
         if path == "/-/healthy":
-            return _response(200, b"OK\n")
-        return _response(404, b"Not Found\n")
+            return web.Response(text="OK\n")
+        return web.Response(status=404, text="Not Found\n")
 
     def _metrics(self, request: web.BaseRequest) -> web.Response:
         compressed = "gzip" in request.headers.get("Accept-Encoding", "")
         body = self.body(compressed)
         if body is None:
-            return _response(503, _UNPUBLISHED, headers={"Retry-After": "5"})
-        headers = {"Vary": "Accept-Encoding"}
+            return web.Response(status=503, headers={"Retry-After": "5"},
+                                text="No recent metrics: is smartarray-agent.service running?\n")
+        headers = {"Content-Type": CONTENT_TYPE, "Vary": "Accept-Encoding"}
         if compressed:
             headers["Content-Encoding"] = "gzip"
-        return _response(200, body, CONTENT_TYPE, headers)
+        return web.Response(body=body, headers=headers)
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
         """None when ``request`` may be answered, else the 401 or 429. A login not verified
@@ -278,7 +272,7 @@ class ExporterServer:
         given = credentials(request.headers.get("Authorization"))
         if auth is None or (given is not None and auth.remembered(given)):
             return None
-        unauthorized = _response(401, b"Unauthorized\n", headers=_UNAUTHORIZED)
+        unauthorized = web.Response(status=401, text="Unauthorized\n", headers=_UNAUTHORIZED)
         if given is None:
             return unauthorized
         peer = request.remote or ""
@@ -289,8 +283,8 @@ class ExporterServer:
             wait = 1.0
         if wait is not None:
             log.debug("%s: too many login attempts", peer)
-            return _response(429, b"Too many failed login attempts\n",
-                             headers={"Retry-After": str(int(wait) + 1)})
+            return web.Response(status=429, text="Too many failed login attempts\n",
+                                headers={"Retry-After": str(int(wait) + 1)})
         started = time.monotonic()
         self._checks += 1
         try:
