@@ -60,9 +60,8 @@ class BasicAuth:
         return max(FAILURE_FLOOR_S, self._slowest_s)
 
     def adopt(self, previous: BasicAuth) -> None:
-        """Keep the logins ``previous`` verified (on reload). Safe whatever changed: a
-        remembered digest covers the user's hash, so a changed or removed user's old
-        password matches nothing here."""
+        """Keep the logins ``previous`` verified (on reload): safe whatever changed, as a
+        digest covers the user's hash (:meth:`_digest`)."""
         with previous._lock:
             verified = set(previous._verified)
         with self._lock:
@@ -90,6 +89,7 @@ class BasicAuth:
         return matched
 
     def _digest(self, given: Credentials) -> bytes:
+        """Covers the user's hash: a changed or removed user's old password matches none."""
         hashed = self._users.get(given.user, b"")
         return hashlib.sha256(b"\0".join((given.user.encode(), given.password, hashed))).digest()
 
@@ -138,17 +138,13 @@ class AttemptLimiter:
 
     def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096,
                  total_burst: int = 8, total_every_s: float = 1.0) -> None:
-        self.burst = burst
-        self.every_s = every_s
-        self.clients = clients
-        self.total_burst = total_burst
-        self.total_every_s = total_every_s
+        self.burst, self.every_s, self.clients = burst, every_s, clients
+        self.total_burst, self.total_every_s = total_burst, total_every_s
         self._buckets: dict[str, _Bucket] = {}
         self._known: dict[str, None] = {}  # insertion-ordered: the oldest first
         self._shared = _Bucket(total_burst, total_every_s)
 
     def known(self, client: str) -> bool:
-        """Whether ``client`` logged in before."""
         return client_key(client) in self._known
 
     def take(self, client: str, now: float) -> float | None:

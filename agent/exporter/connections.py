@@ -47,7 +47,6 @@ class Connections(Generic[Conn]):
         return victim
 
     def drop(self, conn: Conn) -> None:
-        """``conn`` is closed."""
         if (entry := self._entries.pop(conn, None)) is not None:
             self._counts[entry.client] -= 1
             if not self._counts[entry.client]:

@@ -48,6 +48,7 @@ class Publisher:
         self.directory = directory
         self.body = body
         self.security = security
+        self.url = f"file://{directory}/{PLAIN}"
         info = os.stat(directory)
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(0, "not a directory", str(directory))
@@ -58,10 +59,6 @@ class Publisher:
         self._thread: threading.Thread | None = None
         self._published: bytes | None = None
         self._at = 0.0
-
-    @property
-    def url(self) -> str:
-        return f"file://{self.directory}/{PLAIN}"
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="publish", daemon=True)

@@ -5,14 +5,7 @@ The page is prometheus_client's ``generate_latest`` of one registry: the agent's
 and each collector's families while its last good data is fresh (``collectors/*/metrics``),
 then ``extra`` (the daemon's ``process_*``). It is made once per collection round
 (exporter/view.py), never per scrape. Data older than ``stale_after_s`` is dropped: the
-collector's own three series say why.
-
-Sample lines::
-
-    smartarray_build_info{python="3.11.2",revision="0123abc...",version="0.1.0"} 1.0
-    smartarray_collector_success{collector="ssacli"} 1.0
-    smartarray_collector_duration_seconds{collector="ssacli"} 1.23
-    smartarray_collector_last_success_timestamp_seconds{collector="ssacli"} 1.7e+09
+collector's own three series say why (docs/metrics.md).
 """
 
 from __future__ import annotations

@@ -82,8 +82,7 @@ class _Protocols(web.Server):
     def __init__(self, handler: Callable[[web.BaseRequest], object],
                  table: Connections[RequestHandler]) -> None:
         super().__init__(handler, keepalive_timeout=IDLE_TIMEOUT_S,  # type: ignore[arg-type]
-                         access_log=None, logger=log, max_headers=100,
-                         max_field_size=8190)
+                         access_log=None, logger=log, max_headers=100)
         self.table = table
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
@@ -161,8 +160,8 @@ class ExporterServer:
 
     @security.setter
     def security(self, security: WebSecurity) -> None:
-        """A reload: verified logins stay remembered where the user's hash did not change;
-        auth applies from the next request, TLS from the next connection."""
+        """A reload: auth applies from the next request (verified logins kept where the
+        user's hash is), TLS from the next connection."""
         if security.auth is not None and self._security.auth is not None:
             security.auth.adopt(self._security.auth)
         self._security = security

@@ -29,11 +29,8 @@ from smartarray_agent.common.configfile import (
 from smartarray_agent.exporter.auth import BasicAuth
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
-_CLIENT_AUTH = {
-    "NoClientCert": ssl.CERT_NONE,
-    "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
-    "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
-}
+_CLIENT_AUTH = {"NoClientCert": ssl.CERT_NONE, "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
+                "RequireAndVerifyClientCert": ssl.CERT_REQUIRED}
 _VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
 
 
@@ -56,10 +53,8 @@ class TlsServerConfig(Settings):
 
 def _bcrypt_hash(value: str) -> str:
     if not _BCRYPT.match(value):
-        raise ValueError(
-            "not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
-            "plain passwords are not accepted"
-        )
+        raise ValueError("not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
+                         "plain passwords are not accepted")
     return value
 
 
