@@ -192,6 +192,22 @@ def test_stop_closes_every_connection_and_the_port(server):
         socket.create_connection(address, timeout=10).close()
 
 
+def test_a_port_in_use_is_an_oserror_and_the_ipv6_wildcard_takes_ipv4_too(server):
+    with pytest.raises(OSError, match="Address already in use"):
+        ExporterServer(server.server_address[:2], lambda compressed: BODY, WebSecurity())
+    try:
+        wildcard = ExporterServer(("::", 0), lambda compressed: BODY, WebSecurity())
+    except OSError:
+        pytest.skip("no IPv6 here")
+    wildcard.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", wildcard.server_address[1], timeout=10)
+        conn.request("GET", "/-/healthy")
+        assert conn.getresponse().status == 200
+    finally:
+        wildcard.stop()
+
+
 def test_an_error_answering_one_request_is_logged_and_the_others_are_served(caplog):
     failing = {"once": True}
 

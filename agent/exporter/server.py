@@ -45,12 +45,10 @@ IDLE_TIMEOUT_S = 120.0  # Prometheus scrapes at most every few minutes on one co
 SEND_DEADLINE_S = 30.0
 MAX_PENDING_CHECKS = 8  # bcrypt checks waiting for the checker thread, all clients together
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
-<body><h1>smartarray-agent</h1>
-<p>HP/HPE Smart Array write cache and backup power, for Prometheus. Version {version}.</p>
-<ul><li><a href="{link}">{path}</a>: the metrics</li>
-<li><a href="-/healthy">/-/healthy</a>: health check</li></ul>
-</body></html>
+<html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head><body>
+<h1>smartarray-agent</h1><p>HP/HPE Smart Array write cache and backup power, for Prometheus.
+Version {version}.</p><ul><li><a href="{link}">{path}</a>: the metrics</li>
+<li><a href="-/healthy">/-/healthy</a>: health check</li></ul></body></html>
 """
 _UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
 
@@ -129,15 +127,9 @@ class ExporterServer:
         self.page = _PAGE.format(version=version("smartarray-agent"),
                                  path=html.escape(telemetry_path),
                                  link=html.escape(telemetry_path[1:])).encode()
-        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
-        self._socket = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            self._socket.bind(address)
-            self._socket.listen(BACKLOG)
-        except OSError:
-            self._socket.close()
-            raise
+        v6 = ":" in address[0]  # "::" takes IPv4 too, as Linux does by default
+        self._socket = socket.create_server(address, backlog=BACKLOG, dualstack_ipv6=v6,
+                                            family=socket.AF_INET6 if v6 else socket.AF_INET)
         self.server_address = self._socket.getsockname()
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
         self.limiter = AttemptLimiter()
@@ -212,7 +204,6 @@ class ExporterServer:
 
     # -- answering ---------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Answer and send, the connection counted busy meanwhile."""
         conn = request.protocol
         self.table.begin(conn)
         try:
@@ -274,8 +265,7 @@ class ExporterServer:
         unauthorized = web.Response(status=401, text="Unauthorized\n", headers=_UNAUTHORIZED)
         if given is None:
             return unauthorized
-        peer = request.remote or ""
-        limiter = self.limiter
+        peer, limiter = request.remote or "", self.limiter
         wait = limiter.take(peer, time.monotonic())
         if wait is None and self._checks >= MAX_PENDING_CHECKS and not limiter.known(peer):
             limiter.give_back(peer, time.monotonic())

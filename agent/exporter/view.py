@@ -1,11 +1,9 @@
-"""What a scrape is served: the exposition of the latest result of every collector.
-
-The text and its gzip form (what Prometheus asks for) are made once per collection round
-and kept, so a scrape costs a lookup. What a page shows can change without a round (data
-passes ``stale_after_s`` and is dropped, an iLO charge expires): each page is made with its
-successor, the page as it stands just after that change, and a scrape past the change is
-served the successor. The collection loop makes the page after that when the change comes
-(:meth:`MetricsView.advance`, at :meth:`MetricsView.changes_at`); a scrape makes one only
+"""What a scrape is served: the exposition of the latest result of every collector, and its
+gzip form, made once per collection round, so that a scrape costs a lookup. What a page shows
+can change without a round (data passes ``stale_after_s``, an iLO charge expires): each page
+is made with its successor, the page just after that change, which a scrape past the change
+is served. The collection loop makes the next when the change comes
+(:meth:`MetricsView.advance` at :meth:`MetricsView.changes_at`); a scrape makes one only
 when the loop has fallen more than one change behind.
 """
 
@@ -70,7 +68,6 @@ class MetricsView:
             self._pages = self._render()
 
     def body(self, compressed: bool = False) -> bytes:
-        """The exposition; gzip-compressed when ``compressed``."""
         now = self._clock()
         page = next((page for page in self._pages
                      if page.valid_until is None or now <= page.valid_until), None)
