@@ -32,8 +32,7 @@ class Credentials:
 
 
 def credentials(header: str | None) -> Credentials | None:
-    """The user and password of a ``Basic`` Authorization header (aiohttp reads it); None if
-    there is none or it is malformed."""
+    """The user and password of a ``Basic`` Authorization header; None if none or malformed."""
     if not header:
         return None
     try:
@@ -55,8 +54,7 @@ class BasicAuth:
 
     @property
     def failure_floor_s(self) -> float:
-        """The least time a failed login takes: FAILURE_FLOOR_S, or the longest bcrypt check
-        seen when a configured cost takes longer."""
+        """The least time a failed login takes: FAILURE_FLOOR_S or the slowest check seen."""
         return max(FAILURE_FLOOR_S, self._slowest_s)
 
     def adopt(self, previous: BasicAuth) -> None:

@@ -33,8 +33,7 @@ class Connections(Generic[Conn]):
         return len(self._entries)
 
     def admit(self, conn: Conn, peer: str) -> Conn | None:
-        """Count ``conn`` in; the connection to close to make room for it (``conn`` itself
-        when none can be), or None."""
+        """Count ``conn`` in; the one to close for room (``conn`` when none can be), or None."""
         client = client_key(peer)
         victim: Conn | None = None
         if self._counts[client] >= self.per_client:

@@ -39,12 +39,11 @@ FILE_MODE = 0o640
 
 
 class Publisher:
-    """Stands where the HTTP server would in the daemon (``start``, ``stop``, ``url``, a
-    ``security`` that reloads set, which the serving side uses)."""
+    """Stands where the HTTP server would in the daemon (``security`` is the serving side's);
+    OSError when ``directory`` cannot be used (missing, or root could be tricked)."""
 
     def __init__(self, directory: Path, body: Callable[[bool], bytes],
                  security: WebSecurity) -> None:
-        """OSError when ``directory`` cannot be used (missing, or root could be tricked)."""
         self.directory = directory
         self.body = body
         self.security = security
@@ -56,30 +55,28 @@ class Publisher:
         if problem is not None:
             raise PermissionError(0, f"refused: {problem}", str(directory))
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = threading.Thread(target=self._run, name="publish", daemon=True)
         self._published: bytes | None = None
         self._at = 0.0
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="publish", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
+        if self._thread.ident is not None:  # started
             self._thread.join()
         (self.directory / PLAIN).unlink(missing_ok=True)
 
     def publish(self) -> None:
         """Write the exposition if it changed, touch it if it is getting old."""
-        plain = self.body(False)
-        now = time.monotonic()
-        if plain is self._published:
-            if now - self._at >= REFRESH_S:
-                os.utime(self.directory / PLAIN)
-                self._at = now
+        plain, now = self.body(False), time.monotonic()
+        if plain is not self._published:
+            _write(self.directory / PLAIN, plain)
+        elif now - self._at >= REFRESH_S:
+            os.utime(self.directory / PLAIN)
+        else:
             return
-        _write(self.directory / PLAIN, plain)
         self._published, self._at = plain, now
 
     def _run(self) -> None:
@@ -121,12 +118,11 @@ def _write(path: Path, data: bytes) -> None:
 
 class PublishedExposition:
     """``body(compressed)`` for ``serve``'s endpoint: the published page and ``serve``'s own
-    series, or None when the agent has published nothing recent."""
+    series, or None when the agent has published nothing recent. PermissionError when
+    ``directory`` is not a directory that only its owner may write."""
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
                  clock: Callable[[], float] = time.time) -> None:
-        """PermissionError when ``directory`` is not a directory that only its owner may
-        write (a symbolic link, or group or others may write it)."""
         info = os.lstat(directory)
         found = distrust(info, kind="directory", owners=(info.st_uid,))
         if found is not None:

@@ -28,9 +28,8 @@ from smartarray_agent.revision import revision
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 HELP = {
-    "smartarray_build_info":
-        "The agent's version, the git commit it was built from and the Python it runs on; "
-        "always 1.",
+    "smartarray_build_info": "The agent's version, the git commit it was built from and the "
+                             "Python it runs on; always 1.",
     "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
     "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
     "smartarray_collector_last_success_timestamp_seconds":
@@ -53,9 +52,8 @@ def is_fresh(result: CollectorResult[Any], now: float, settings: MetricSettings)
 
 
 def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) -> float | None:
-    """The last moment the exposition made at ``now`` is still right (None: until the next
-    result): just after it, some data goes stale or a collector's families change (an iLO
-    charge that expires)."""
+    """The last moment the exposition made at ``now`` is right (None: until the next result),
+    after which some data goes stale or a collector's families change (an iLO charge)."""
     times: list[float] = []
     for collector, result in entries:
         if not is_fresh(result, now, settings):

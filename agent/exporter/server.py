@@ -56,9 +56,8 @@ _UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
 def connection_cap() -> int:
     """MAX_CONNECTIONS, or fewer when the file limit (LimitNOFILE=) leaves less room."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return MAX_CONNECTIONS
-    return max(16, min(MAX_CONNECTIONS, soft - FD_RESERVE))
+    room = MAX_CONNECTIONS if soft == resource.RLIM_INFINITY else soft - FD_RESERVE
+    return max(16, min(MAX_CONNECTIONS, room))
 
 
 def _malformed_is_one_debug_line(record: logging.LogRecord) -> bool:
@@ -143,8 +142,7 @@ class ExporterServer:
     def url(self) -> str:
         host, port = self.server_address[:2]
         host = f"[{host}]" if ":" in host else host
-        scheme = "https" if self.security.tls is not None else "http"
-        return f"{scheme}://{host}:{port}/"
+        return f"{'http' if self.security.tls is None else 'https'}://{host}:{port}/"
 
     @property
     def security(self) -> WebSecurity:
@@ -178,10 +176,9 @@ class ExporterServer:
         self.checker.shutdown(wait=False, cancel_futures=True)
 
     async def _listen(self) -> None:
-        """Accept on a copy of the socket, with TLS as the security says. A reload opens
-        another copy, then closes the one before once it accepts no more and what it
-        accepted has started (asyncio refuses a connection of a closed listener); the port
-        itself stays open."""
+        """Accept on a copy of the socket, with TLS as the security says. A reload opens another,
+        then closes the one before once it accepts no more and what it accepted has started
+        (asyncio refuses a connection of a closed listener); the port stays open."""
         if self._protocols is None:  # the first: aiohttp's server is made on its loop
             self._protocols = _Protocols(self._handle, self.table)
         loop = asyncio.get_running_loop()
@@ -249,10 +246,9 @@ class ExporterServer:
         if body is None:
             return web.Response(status=503, headers={"Retry-After": "5"},
                                 text="No recent metrics: is smartarray-agent.service running?\n")
-        headers = {"Content-Type": CONTENT_TYPE, "Vary": "Accept-Encoding"}
-        if compressed:
-            headers["Content-Encoding"] = "gzip"
-        return web.Response(body=body, headers=headers)
+        encoding = {"Content-Encoding": "gzip"} if compressed else {}
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE,
+                                                "Vary": "Accept-Encoding", **encoding})
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
         """None when ``request`` may be answered, else the 401 or 429. A login not verified

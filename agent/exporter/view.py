@@ -13,7 +13,7 @@ import gzip
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from prometheus_client.registry import Collector
 
@@ -22,10 +22,9 @@ from smartarray_agent.exporter.render import Entry, MetricSettings, render, vali
 AFTER_S = 0.001  # the successor page is made this long after the change
 
 
-@dataclass(frozen=True)
-class _Page:
+class _Page(NamedTuple):
     body: bytes
-    gzipped: bytes = field(repr=False)
+    gzipped: bytes
     valid_until: float | None  # the last moment it is right (None: until the next publish)
 
 

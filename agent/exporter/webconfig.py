@@ -90,8 +90,7 @@ def load_web_config(path: Path) -> WebSecurity:
         except (OSError, ssl.SSLError, ValueError) as error:
             location = ("tls_server_config", "cert_file")
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
-    auth = BasicAuth(config.basic_auth_users) if config.basic_auth_users else None
-    return WebSecurity(tls=tls, auth=auth)
+    return WebSecurity(tls, BasicAuth(config.basic_auth_users) if config.basic_auth_users else None)
 
 
 def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
