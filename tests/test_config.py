@@ -276,7 +276,8 @@ def test_basic_auth_checks_bcrypt_and_remembers_success():
         return given is not None and (auth.remembered(given) or auth.verify(given))
 
     assert check(header("prometheus", "s3cret"))
-    assert auth.remembered(credentials(header("prometheus", "s3cret")))
+    given = credentials(header("prometheus", "s3cret"))
+    assert given is not None and auth.remembered(given)
     assert not check(header("prometheus", "wrong"))
     assert not check(header("nobody", "s3cret"))
     assert not check(None)
