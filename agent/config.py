@@ -24,8 +24,8 @@ from smartarray_agent.common.configfile import (
     refuse_untrusted,
     validate,
 )
-from smartarray_agent.exporter.targets import target_pattern
 from smartarray_agent.locations import CONFIG_FILE
+from smartarray_agent.probe.targets import target_pattern
 
 DEFAULT_PATH = Path(CONFIG_FILE)
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so

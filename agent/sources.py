@@ -22,7 +22,8 @@ from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.lock import LockError
 from smartarray_agent.collectors.sysfs import SysfsCollector
 from smartarray_agent.config import Config
-from smartarray_agent.exporter import probe, render
+from smartarray_agent.exporter import render
+from smartarray_agent.probe import prober
 from smartarray_agent.vendor import open_runner
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.change import ChangeRunner
@@ -110,7 +111,7 @@ def _reconcile(changer: ChangeRunner) -> None:
 def metric_help() -> dict[str, str]:
     """Every metric the agent can export, with its HELP text (docs/metrics.md lists them):
     ``/probe``'s own two too."""
-    texts = {**render.HELP, **probe.HELP}
+    texts = {**render.HELP, **prober.HELP}
     for kind, _ in COLLECTORS:
         texts.update(kind.HELP)
     return texts

@@ -15,7 +15,8 @@ from smartarray_agent.config import (
     load_config,
     parse_listen_address,
 )
-from smartarray_agent.exporter.webconfig import BasicAuth, load_web_config
+from smartarray_agent.exporter.auth import BasicAuth, credentials
+from smartarray_agent.exporter.webconfig import load_web_config
 
 from .agent_cli import agent
 from .secret_files import tls_files, write_secret
@@ -270,13 +271,18 @@ def test_basic_auth_checks_bcrypt_and_remembers_success():
     def header(user: str, password: str) -> str:
         return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
-    assert auth.check(header("prometheus", "s3cret"))
-    assert auth.check(header("prometheus", "s3cret"))  # from the remembered digest
-    assert not auth.check(header("prometheus", "wrong"))
-    assert not auth.check(header("nobody", "s3cret"))
-    assert not auth.check(None)
-    assert not auth.check("Bearer abc")
-    assert not auth.check("Basic not-base64!")
+    def check(header: str | None) -> bool:
+        given = credentials(header)
+        return given is not None and (auth.remembered(given) or auth.verify(given))
+
+    assert check(header("prometheus", "s3cret"))
+    given = credentials(header("prometheus", "s3cret"))
+    assert given is not None and auth.remembered(given)
+    assert not check(header("prometheus", "wrong"))
+    assert not check(header("nobody", "s3cret"))
+    assert not check(None)
+    assert not check("Bearer abc")
+    assert not check("Basic not-base64!")
 
 
 def test_config_check_command(tmp_path):

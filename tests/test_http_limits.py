@@ -78,7 +78,7 @@ def test_an_idle_keep_alive_connection_is_closed_after_its_time(short_limits, se
         sock.sendall(GET)
         assert read_answer(sock).endswith(BODY)
         assert LIMIT_S <= closed_after(sock, asked) < LIMIT_S + 5
-    assert server.connections == 0
+    assert len(server.table) == 0
 
 
 def test_a_request_that_never_completes_is_closed_after_its_time(short_limits, server):
@@ -98,9 +98,9 @@ def test_a_client_that_stops_reading_is_closed_after_its_time(short_limits):
             assert sock.recv(100).startswith(b"HTTP/1.1 200 OK")
             # Not reading: the server must give up on its own.
             deadline = time.monotonic() + 30
-            while running.connections and time.monotonic() < deadline:
+            while len(running.table) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert running.connections == 0
+            assert len(running.table) == 0
             assert time.monotonic() - started >= LIMIT_S
     finally:
         running.stop()
@@ -190,6 +190,22 @@ def test_stop_closes_every_connection_and_the_port(server):
         assert idle.recv(10) == b"" and half.recv(10) == b""
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(address, timeout=10).close()
+
+
+def test_a_port_in_use_is_an_oserror_and_the_ipv6_wildcard_takes_ipv4_too(server):
+    with pytest.raises(OSError, match="Address already in use"):
+        ExporterServer(server.server_address[:2], lambda compressed: BODY, WebSecurity())
+    try:
+        wildcard = ExporterServer(("::", 0), lambda compressed: BODY, WebSecurity())
+    except OSError:
+        pytest.skip("no IPv6 here")
+    wildcard.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", wildcard.server_address[1], timeout=10)
+        conn.request("GET", "/-/healthy")
+        assert conn.getresponse().status == 200
+    finally:
+        wildcard.stop()
 
 
 def test_an_error_answering_one_request_is_logged_and_the_others_are_served(caplog):

@@ -1,7 +1,8 @@
 """The layers of docs/layout.md, held by the imports: ``common`` imports nothing else of the
 package, ``collectors`` and ``simulator`` only ``common`` and themselves, and ``agent``
-whatever it needs. Every import counts, those under ``TYPE_CHECKING`` and inside functions
-too: a back-import is a back-import whenever it runs."""
+whatever it needs but the few ways inside it that are closed (``MAY_NOT_IMPORT``). Every
+import counts, those under ``TYPE_CHECKING`` and inside functions too: a back-import is a
+back-import whenever it runs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ MAY_IMPORT = {
     "smartarray_agent.common": ("smartarray_agent.common",),
     "smartarray_agent.collectors": ("smartarray_agent.common", "smartarray_agent.collectors"),
     "smartarray_agent.simulator": ("smartarray_agent.common", "smartarray_agent.simulator"),
+}
+# a package inside ``agent`` -> the packages of ``agent`` it may not import from: the prober
+# is called by the endpoint (exporter), never the other way round
+MAY_NOT_IMPORT = {
+    "smartarray_agent.probe": ("smartarray_agent.exporter", "smartarray_agent.cli",
+                               "smartarray_agent.daemon", "smartarray_agent.write"),
 }
 
 
@@ -48,17 +55,27 @@ def imported_modules(path: Path, module: str) -> set[str]:
     return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
 
 
-def back_imports(layer: str) -> list[str]:
-    """``file: module`` for each import of ``layer``'s sources that the layer may not make."""
-    folder = _source_dirs()[layer]
-    allowed = MAY_IMPORT[layer]
+def _within(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
+
+
+def back_imports(package: str) -> list[str]:
+    """``file: module`` for each import of ``package``'s sources that it may not make:
+    outside ``MAY_IMPORT`` for a layer, inside ``MAY_NOT_IMPORT`` for a package of agent."""
+    if package in MAY_IMPORT:
+        folder = _source_dirs()[package]
+        allowed = MAY_IMPORT[package]
+        refused: tuple[str, ...] = ()
+    else:
+        folder = _source_dirs()[PACKAGE] / package.removeprefix(PACKAGE + ".").replace(".", "/")
+        allowed, refused = (PACKAGE,), MAY_NOT_IMPORT[package]
     problems = []
     for path in sorted(folder.rglob("*.py")):
         relative = path.relative_to(folder).with_suffix("")
         parts = [p for p in relative.parts if p != "__init__"]
-        module = ".".join([layer, *parts])
+        module = ".".join([package, *parts])
         for name in sorted(imported_modules(path, module)):
-            if not any(name == a or name.startswith(a + ".") for a in allowed):
+            if not _within(name, allowed) or _within(name, refused):
                 problems.append(f"{path.relative_to(ROOT)}: {name}")
     return problems
 
@@ -67,6 +84,12 @@ def back_imports(layer: str) -> list[str]:
 def test_a_layer_imports_only_the_layers_below_it(layer):
     assert layer in _source_dirs(), f"{layer} has no folder of its own in pyproject.toml"
     assert back_imports(layer) == []
+
+
+@pytest.mark.parametrize("package", list(MAY_NOT_IMPORT))
+def test_a_package_of_the_agent_imports_none_it_may_not(package):
+    assert (ROOT / "agent" / package.rsplit(".", 1)[1]).is_dir(), package
+    assert back_imports(package) == []
 
 
 def test_the_check_sees_a_back_import(tmp_path):

@@ -17,7 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from smartarray_agent.common.model import LOGICAL_DRIVE_STATES, PHYSICAL_DRIVE_STATES
-from smartarray_agent.exporter.probe import Prober
+from smartarray_agent.probe.prober import Prober
 
 from .redfish_ilo import ILO5_TREE, Ilo, serve, tree
 from .test_packaging_promql import (

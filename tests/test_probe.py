@@ -24,9 +24,9 @@ from smartarray_agent.collectors.ssacli.metrics import HELP
 from smartarray_agent.common.model import Cache, Controller, Snapshot
 from smartarray_agent.config import ProbeConfig
 from smartarray_agent.exporter.auth import BasicAuth
-from smartarray_agent.exporter.probe import Pending, ProbeAnswer, Prober
 from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
+from smartarray_agent.probe.prober import Pending, ProbeAnswer, Prober
 
 from .agent_cli import agent as run_agent
 from .redfish_ilo import (

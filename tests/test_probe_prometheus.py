@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from smartarray_agent.exporter.probe import Prober
+from smartarray_agent.probe.prober import Prober
 
 from .redfish_ilo import ILO5_TREE, Ilo, serve, tree
 from .test_e2e_prometheus import free_port, wait_until

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.redfish.snapshot import snapshot_from
-from smartarray_agent.exporter.probe import Prober
+from smartarray_agent.probe.prober import Prober
 from smartarray_agent.simulator import BUNDLED
 from smartarray_agent.simulator.scenario import load_scenario
 

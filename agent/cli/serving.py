@@ -2,9 +2,9 @@
 exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
 
 It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
-basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: exporter/probe.py,
+basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: probe/prober.py,
 with ``[policy]``'s threshold); it never runs the vendor CLI and needs no privilege. Its own
-process figures follow the published page (exporter/served.py). SIGHUP reloads the web
+process figures follow the published page (exporter/publish.py). SIGHUP reloads the web
 config and ``[probe]``; SIGTERM or SIGINT stop it.
 """
 
@@ -20,10 +20,9 @@ from smartarray_agent.common.configfile import ConfigError, handed_over
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.daemon.agent import web_security
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.probe import Prober
 from smartarray_agent.exporter.publish import PublishedExposition
-from smartarray_agent.exporter.served import ServedExposition, own_registry
 from smartarray_agent.exporter.server import ExporterServer
+from smartarray_agent.probe.prober import Prober
 
 _SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 log = logging.getLogger("smartarray_agent.serve")
@@ -43,10 +42,9 @@ def serve_published(config: Path | None, web: Overrides) -> None:
         published = PublishedExposition(directory)
     except OSError as error:
         raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
-    served = ServedExposition(published.body, own_registry())
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
     try:
-        server = ExporterServer(address, served.body, web_security(_credentials(loaded)),
+        server = ExporterServer(address, published.body, web_security(_credentials(loaded)),
                                 telemetry_path=loaded.web.telemetry_path)
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None

@@ -1,24 +1,18 @@
-"""HTTP basic auth against bcrypt hashes, built to be hard to abuse.
-
-- A verified (user, password, hash) is remembered as a SHA-256 digest: the next scrape with
-  the same credentials costs a hash lookup, never a bcrypt check, so Prometheus is not slowed
-  by anyone's failed attempts.
-- bcrypt reads only the first 72 bytes of a password; longer passwords are cut there, as
-  htpasswd (crypt_blowfish) does when it makes the hash, so they log in instead of raising.
-- An unknown user is checked against the costliest configured hash, and every failure is
-  answered no sooner than :attr:`BasicAuth.failure_floor_s` after it arrived: a wrong user
-  and a wrong password of any user take the same time, so names cannot be told apart.
-- :class:`AttemptLimiter` gives each client a few unverified attempts, then one every few
-  seconds, and all clients that never logged in a shared budget on top: rotating source
-  addresses buys an attacker nothing. Beyond that the endpoint answers 429 without running
-  bcrypt. A client that logged in before is held only to its own bucket.
-- A reload keeps the verified logins whose user and hash it keeps (:meth:`BasicAuth.adopt`).
+"""HTTP basic auth against bcrypt hashes, built to be hard to abuse (docs/agent.md, "Web
+config"). A verified login is remembered as a SHA-256 digest of user, password and hash: a
+scrape costs a lookup, never bcrypt, whatever others attempt, and a reload keeps the logins
+whose hash it keeps. Passwords are cut at bcrypt's 72 bytes, as htpasswd cut them when it
+made the hash. An unknown user is checked against the costliest hash and every failure takes
+at least :attr:`BasicAuth.failure_floor_s`: names cannot be told apart by time.
+:class:`AttemptLimiter` bounds unverified attempts per client and for all clients that never
+logged in together (the endpoint answers 429 beyond): rotating addresses buys nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -38,8 +32,7 @@ class Credentials:
 
 
 def credentials(header: str | None) -> Credentials | None:
-    """The user and password of a ``Basic`` Authorization header (aiohttp reads it); None if
-    there is none or it is malformed."""
+    """The user and password of a ``Basic`` Authorization header; None if none or malformed."""
     if not header:
         return None
     try:
@@ -61,14 +54,12 @@ class BasicAuth:
 
     @property
     def failure_floor_s(self) -> float:
-        """The least time a failed login takes: FAILURE_FLOOR_S, or the longest bcrypt check
-        seen when a configured cost takes longer."""
+        """The least time a failed login takes: FAILURE_FLOOR_S or the slowest check seen."""
         return max(FAILURE_FLOOR_S, self._slowest_s)
 
     def adopt(self, previous: BasicAuth) -> None:
-        """Keep the logins ``previous`` verified (on reload). Safe whatever changed: a
-        remembered digest covers the user's hash, so a changed or removed user's old
-        password matches nothing here."""
+        """Keep the logins ``previous`` verified (on reload): safe whatever changed, as a
+        digest covers the user's hash (:meth:`_digest`)."""
         with previous._lock:
             verified = set(previous._verified)
         with self._lock:
@@ -95,12 +86,8 @@ class BasicAuth:
                 self._verified.add(self._digest(given))
         return matched
 
-    def check(self, header: str | None) -> bool:
-        """Whether ``header`` carries valid credentials (blocking: tests and tools)."""
-        given = credentials(header)
-        return given is not None and (self.remembered(given) or self.verify(given))
-
     def _digest(self, given: Credentials) -> bytes:
+        """Covers the user's hash: a changed or removed user's old password matches none."""
         hashed = self._users.get(given.user, b"")
         return hashlib.sha256(b"\0".join((given.user.encode(), given.password, hashed))).digest()
 
@@ -119,11 +106,11 @@ def client_key(address: str) -> str:
 
 
 class _Bucket:
-    """``burst`` tokens, refilled one every ``every_s`` seconds."""
+    """``burst`` tokens (full from the start), refilled one every ``every_s`` seconds."""
 
-    def __init__(self, burst: int, every_s: float, now: float) -> None:
+    def __init__(self, burst: int, every_s: float) -> None:
         self.burst, self.every_s = burst, every_s
-        self.tokens, self.at = float(burst), now
+        self.tokens, self.at = float(burst), -math.inf
 
     def level(self, now: float) -> float:
         return min(self.burst, self.tokens + (now - self.at) / self.every_s)
@@ -141,39 +128,31 @@ class _Bucket:
 
 
 class AttemptLimiter:
-    """Per client (:func:`client_key`), a bucket of ``burst`` unverified attempts refilled one
-    every ``every_s`` seconds; and for all clients that never logged in, one shared bucket of
-    ``total_burst`` refilled one every ``total_every_s``. An attempt takes its tokens before
-    bcrypt runs and a success gives them back and marks the client as known, so an attacker
-    gets at most one check per ``total_every_s`` however many addresses it has, while a known
-    client (the scraper) is held only to its own bucket. At most ``clients`` buckets and as
-    many known clients are kept (the oldest go first)."""
+    """Per client (:func:`client_key`), ``burst`` unverified attempts refilled one every
+    ``every_s``; for all clients that never logged in, a shared ``total_burst`` refilled one
+    every ``total_every_s``. An attempt takes its tokens before bcrypt runs; a success gives
+    them back and makes the client known. At most ``clients`` buckets and as many known
+    clients are kept (the oldest go first)."""
 
     def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096,
                  total_burst: int = 8, total_every_s: float = 1.0) -> None:
-        self.burst = burst
-        self.every_s = every_s
-        self.clients = clients
-        self.total_burst = total_burst
-        self.total_every_s = total_every_s
+        self.burst, self.every_s, self.clients = burst, every_s, clients
+        self.total_burst, self.total_every_s = total_burst, total_every_s
         self._buckets: dict[str, _Bucket] = {}
-        self._known: dict[str, None] = {}
-        self._total: _Bucket | None = None
+        self._known: dict[str, None] = {}  # insertion-ordered: the oldest first
+        self._shared = _Bucket(total_burst, total_every_s)
 
     def known(self, client: str) -> bool:
-        """Whether ``client`` logged in before."""
         return client_key(client) in self._known
 
     def take(self, client: str, now: float) -> float | None:
         """Take a token: None when there was one, else the seconds until the next."""
         key = client_key(client)
-        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s, now)
+        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s)
         if bucket.level(now) < 1:
             return bucket.take(now)
-        if key not in self._known:
-            shared = self._shared(now)
-            if (wait := shared.take(now)) is not None:
-                return wait
+        if key not in self._known and (wait := self._shared.take(now)) is not None:
+            return wait
         bucket.take(now)
         if key not in self._buckets and len(self._buckets) >= self.clients:
             self._buckets.pop(next(iter(self._buckets)))
@@ -188,13 +167,8 @@ class AttemptLimiter:
             if bucket.level(now) >= self.burst:
                 del self._buckets[key]
         if key not in self._known:
-            self._shared(now).give_back(now)
+            self._shared.give_back(now)
             if len(self._known) >= self.clients:
                 self._known.pop(next(iter(self._known)))
         self._known.pop(key, None)
         self._known[key] = None
-
-    def _shared(self, now: float) -> _Bucket:
-        if self._total is None:
-            self._total = _Bucket(self.total_burst, self.total_every_s, now)
-        return self._total

@@ -1,9 +1,8 @@
 """Which connections the endpoint keeps: at most ``cap`` in all and ``per_client`` for one
-client (:func:`~smartarray_agent.exporter.auth.client_key`: an address, an IPv6 /64). A new
-connection past either bound takes the place of the least recently used connection that is
-not being answered (its own client's, for the per-client bound), so that one client's many
-connections cost that client its own, never another's (issue #39 item 4). It is closed at
-once only when every such connection is being answered.
+client (:func:`~smartarray_agent.exporter.auth.client_key`). A new connection past either
+bound takes the place of the least recently used one not being answered (its own client's,
+for the per-client bound): one client's many connections cost that client its own, never
+another's (issue #39 item 4). It is closed at once only when every such one is being answered.
 """
 
 from __future__ import annotations
@@ -26,8 +25,7 @@ class _Entry:
 
 class Connections(Generic[Conn]):
     def __init__(self, cap: int, per_client: int) -> None:
-        self.cap = cap
-        self.per_client = per_client
+        self.cap, self.per_client = cap, per_client
         self._entries: dict[Conn, _Entry] = {}  # least recently used first
         self._counts: Counter[str] = Counter()
 
@@ -35,8 +33,7 @@ class Connections(Generic[Conn]):
         return len(self._entries)
 
     def admit(self, conn: Conn, peer: str) -> Conn | None:
-        """Count ``conn`` in; the connection to close to make room for it (``conn`` itself
-        when none can be), or None."""
+        """Count ``conn`` in; the one to close for room (``conn`` when none can be), or None."""
         client = client_key(peer)
         victim: Conn | None = None
         if self._counts[client] >= self.per_client:
@@ -49,9 +46,7 @@ class Connections(Generic[Conn]):
         return victim
 
     def drop(self, conn: Conn) -> None:
-        """``conn`` is closed."""
-        entry = self._entries.pop(conn, None)
-        if entry is not None:
+        if (entry := self._entries.pop(conn, None)) is not None:
             self._counts[entry.client] -= 1
             if not self._counts[entry.client]:
                 del self._counts[entry.client]
@@ -74,7 +69,5 @@ class Connections(Generic[Conn]):
         return entry is not None and not entry.requests
 
     def _idlest(self, client: str | None) -> Conn | None:
-        for conn, entry in self._entries.items():
-            if not entry.busy and client in (None, entry.client):
-                return conn
-        return None
+        return next((conn for conn, entry in self._entries.items()
+                     if not entry.busy and client in (None, entry.client)), None)

@@ -1,22 +1,18 @@
-"""Privilege separation: the root agent writes the exposition to files, and an unprivileged
-``smartarray-agent serve`` answers HTTP from them (docs/privileges.md).
-
-Root side, :class:`Publisher`: with ``[web] publish_dir`` set, ``run`` listens on nothing.
-It writes ``metrics.prom`` (mode 0640; its group is the directory's when it is set-group-ID,
-as the shipped tmpfiles.d entry makes it) whenever the exposition changes, atomically (a new
-file renamed over the old), and touches it at least every ``REFRESH_S`` so that a reader can
-tell a live agent from a dead one. It removes it when it stops. No gzip form: ``serve`` adds
-its own series to the page (served.py) and compresses the whole.
-
-Serving side, :class:`PublishedExposition`: the bytes of that file, read again only when it
-changes; None (the endpoint answers 503) when it is missing or older than ``MAX_AGE_S``.
-Like ``run``, it trusts only what the directory's owner wrote: the directory must be no one
-else's to write, and the file is opened without following a symbolic link and used only when
-it is a regular file of the directory's owner.
+"""Privilege separation (docs/privileges.md). With ``[web] publish_dir`` set, the root agent
+listens on nothing: :class:`Publisher` writes the exposition there as ``metrics.prom`` (mode
+0640, its group the set-group-ID directory's), a new file renamed over the old at each change,
+touched every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. The
+unprivileged ``serve`` answers from it (:class:`PublishedExposition`) followed by its own
+process series as ``smartarray_serve_process_*`` (the page has the daemon's ``process_*``),
+both made and gzipped once per published page; None (a 503) when the file is missing or
+older than ``MAX_AGE_S``. Like ``run``, ``serve`` trusts only what the directory's owner
+wrote: the directory no one else's to write, the file opened without following a symbolic
+link and used only when it is a regular file of that owner.
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
 import stat
@@ -25,7 +21,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+
+from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 
 from smartarray_agent.common.configfile import trust_problem
 from smartarray_agent.common.trust import distrust
@@ -41,39 +38,16 @@ MAX_AGE_S = 3 * REFRESH_S
 FILE_MODE = 0o640
 
 
-class Endpoint(Protocol):
-    """What the daemon runs to make its metrics available: a server or a publisher."""
-
-    security: WebSecurity
-
-    @property
-    def url(self) -> str: ...
-
-    def start(self) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
-                  body: Callable[[bool], bytes], security: WebSecurity,
-                  telemetry_path: str) -> Endpoint:
-    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
-    ``address`` serving the metrics at ``telemetry_path``; OSError when neither can start."""
-    if publish_dir is not None:
-        return Publisher(publish_dir, body, security)
-    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
-
-
 class Publisher:
-    """Stands where the HTTP server would in the daemon: ``start``, ``stop``, ``url`` and a
-    ``security`` that reloads may set (the serving side owns TLS and auth)."""
+    """Stands where the HTTP server would in the daemon (``security`` is the serving side's);
+    OSError when ``directory`` cannot be used (missing, or root could be tricked)."""
 
     def __init__(self, directory: Path, body: Callable[[bool], bytes],
                  security: WebSecurity) -> None:
-        """OSError when ``directory`` cannot be used (missing, or root could be tricked)."""
         self.directory = directory
         self.body = body
         self.security = security
+        self.url = f"file://{directory}/{PLAIN}"
         info = os.stat(directory)
         if not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(0, "not a directory", str(directory))
@@ -81,34 +55,28 @@ class Publisher:
         if problem is not None:
             raise PermissionError(0, f"refused: {problem}", str(directory))
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = threading.Thread(target=self._run, name="publish", daemon=True)
         self._published: bytes | None = None
         self._at = 0.0
 
-    @property
-    def url(self) -> str:
-        return f"file://{self.directory}/{PLAIN}"
-
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="publish", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
+        if self._thread.ident is not None:  # started
             self._thread.join()
         (self.directory / PLAIN).unlink(missing_ok=True)
 
     def publish(self) -> None:
         """Write the exposition if it changed, touch it if it is getting old."""
-        plain = self.body(False)
-        now = time.monotonic()
-        if plain is self._published:
-            if now - self._at >= REFRESH_S:
-                os.utime(self.directory / PLAIN)
-                self._at = now
+        plain, now = self.body(False), time.monotonic()
+        if plain is not self._published:
+            _write(self.directory / PLAIN, plain)
+        elif now - self._at >= REFRESH_S:
+            os.utime(self.directory / PLAIN)
+        else:
             return
-        _write(self.directory / PLAIN, plain)
         self._published, self._at = plain, now
 
     def _run(self) -> None:
@@ -121,6 +89,19 @@ class Publisher:
                 self._published = None  # write again at the next turn
             if self._stop.wait(POLL_S):
                 return
+
+
+Endpoint = ExporterServer | Publisher  # what the daemon runs to make its metrics available
+
+
+def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
+                  body: Callable[[bool], bytes], security: WebSecurity,
+                  telemetry_path: str) -> Endpoint:
+    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
+    ``address``; OSError when neither can start."""
+    if publish_dir is not None:
+        return Publisher(publish_dir, body, security)
+    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -136,13 +117,12 @@ def _write(path: Path, data: bytes) -> None:
 
 
 class PublishedExposition:
-    """The page ``serve`` answers with: :meth:`body`, as the daemon's view made it, or None
-    when the agent has published nothing recent."""
+    """``body(compressed)`` for ``serve``'s endpoint: the published page and ``serve``'s own
+    series, or None when the agent has published nothing recent. PermissionError when
+    ``directory`` is not a directory that only its owner may write."""
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
                  clock: Callable[[], float] = time.time) -> None:
-        """PermissionError when ``directory`` is not a directory that only its owner may
-        write (a symbolic link, or group or others may write it)."""
         info = os.lstat(directory)
         found = distrust(info, kind="directory", owners=(info.st_uid,))
         if found is not None:
@@ -154,10 +134,11 @@ class PublishedExposition:
         self.owner = info.st_uid
         self.max_age_s = max_age_s
         self._clock = clock
-        self._cache: tuple[tuple[int, int], bytes] | None = None
+        self._own = CollectorRegistry(auto_describe=False)
+        ProcessCollector(namespace="smartarray_serve", registry=self._own)
+        self._cache: tuple[tuple[int, int], tuple[bytes, bytes]] | None = None  # plain, gzip
 
-    def body(self) -> bytes | None:
-        """The published bytes; the same object until the file changes (or is touched)."""
+    def body(self, compressed: bool = False) -> bytes | None:
         try:
             fd = os.open(self.directory / PLAIN,
                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -165,16 +146,14 @@ class PublishedExposition:
             return None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner:
-                return None
-            if self._clock() - info.st_mtime > self.max_age_s:
+            if (not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner
+                    or self._clock() - info.st_mtime > self.max_age_s):
                 return None
             key = (info.st_ino, info.st_mtime_ns)
-            if self._cache is not None and self._cache[0] == key:
-                return self._cache[1]
-            try:
-                data = handle.read()
-            except OSError:
-                return None
-        self._cache = (key, data)
-        return data
+            if self._cache is None or self._cache[0] != key:
+                try:
+                    plain = handle.read() + generate_latest(self._own)
+                except OSError:
+                    return None
+                self._cache = (key, (plain, gzip.compress(plain, compresslevel=6, mtime=0)))
+        return self._cache[1][compressed]

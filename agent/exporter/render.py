@@ -1,23 +1,11 @@
 """The exposition: every collector's last result -> the text format. Pure: no I/O, no
 clock (``now`` is given).
 
-Each source collector is a prometheus_client custom collector (:class:`SourceMetrics`,
-whose ``collect()`` yields its families), registered with the agent's own series
-(:class:`AgentMetrics`) in one ``CollectorRegistry``, and the page is prometheus_client's
-``generate_latest`` of it: made once per collection round (exporter/view.py), never per
-scrape. Each collector adds ``smartarray_collector_success``, ``_duration_seconds`` and
-``_last_success_timestamp_seconds`` (labelled ``collector``), and, while its last good data
-is fresh, the families it renders itself (collectors/*/metrics). Data older than
-``stale_after_s`` is dropped: the collector's own three series say why. The daemon adds
-prometheus_client's process collector (``process_*``: its memory, descriptors, CPU and
-start time, read when the page is made).
-
-Sample lines::
-
-    smartarray_build_info{python="3.11.2",revision="0123abc...",version="0.1.0"} 1.0
-    smartarray_collector_success{collector="ssacli"} 1.0
-    smartarray_collector_duration_seconds{collector="ssacli"} 1.23
-    smartarray_collector_last_success_timestamp_seconds{collector="ssacli"} 1.7e+09
+The page is prometheus_client's ``generate_latest`` of one registry: the agent's own series
+and each collector's families while its last good data is fresh (``collectors/*/metrics``),
+then ``extra`` (the daemon's ``process_*``). It is made once per collection round
+(exporter/view.py), never per scrape. Data older than ``stale_after_s`` is dropped: the
+collector's own three series say why (docs/metrics.md).
 """
 
 from __future__ import annotations
@@ -40,9 +28,8 @@ from smartarray_agent.revision import revision
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 HELP = {
-    "smartarray_build_info":
-        "The agent's version, the git commit it was built from and the Python it runs on; "
-        "always 1.",
+    "smartarray_build_info": "The agent's version, the git commit it was built from and the "
+                             "Python it runs on; always 1.",
     "smartarray_collector_success": "1 when the collector's last attempt succeeded, else 0.",
     "smartarray_collector_duration_seconds": "How long the collector's last attempt took.",
     "smartarray_collector_last_success_timestamp_seconds":
@@ -65,9 +52,8 @@ def is_fresh(result: CollectorResult[Any], now: float, settings: MetricSettings)
 
 
 def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) -> float | None:
-    """The last moment the exposition made at ``now`` is still right (None: until the next
-    result): just after it, some data goes stale or a collector's families change (an iLO
-    charge that expires)."""
+    """The last moment the exposition made at ``now`` is right (None: until the next result),
+    after which some data goes stale or a collector's families change (an iLO charge)."""
     times: list[float] = []
     for collector, result in entries:
         if not is_fresh(result, now, settings):
@@ -80,53 +66,35 @@ def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) 
     return min((t for t in times if t >= now), default=None)
 
 
-class AgentMetrics:
-    """The agent's own series: its build, and each collector's last attempt."""
+class _Exposition:
+    """A prometheus_client collector: the agent's own series (its build, each collector's
+    last attempt), then each collector's families while its result is fresh."""
 
-    def __init__(self, results: Sequence[CollectorResult[Any]]) -> None:
-        self.results = results
+    def __init__(self, entries: Sequence[Entry], now: float, settings: MetricSettings) -> None:
+        self.entries, self.now, self.settings = entries, now, settings
 
     def collect(self) -> Iterator[Metric]:
         out = Families(HELP)
         out.gauge("smartarray_build_info", build_labels(), 1.0)
-        for result in self.results:
+        for _, result in self.entries:
             labels = {"collector": result.name}
             out.gauge("smartarray_collector_success", labels, float(result.success))
             out.gauge("smartarray_collector_duration_seconds", labels, result.duration_s)
             out.gauge("smartarray_collector_last_success_timestamp_seconds", labels,
                       result.last_success_at)
         yield from out.metrics()
-
-
-class SourceMetrics:
-    """One collector's families from its last result, while that result is fresh."""
-
-    def __init__(self, entry: Entry, now: float, settings: MetricSettings) -> None:
-        self.collector, self.result = entry
-        self.now, self.settings = now, settings
-
-    def collect(self) -> Iterator[Metric]:
-        if is_fresh(self.result, self.now, self.settings):
-            yield from self.collector.families(self.result.data, self.now)
-
-
-def registry(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
-             extra: Sequence[Collector] = ()) -> CollectorRegistry:
-    """The agent's series, each collector's, then ``extra`` (the daemon's own process), in
-    one registry."""
-    out = CollectorRegistry(auto_describe=False)
-    out.register(AgentMetrics([result for _, result in entries]))
-    for entry in entries:
-        out.register(SourceMetrics(entry, now, settings))
-    for collector in extra:
-        out.register(collector)
-    return out
+        for collector, result in self.entries:
+            if is_fresh(result, self.now, self.settings):
+                yield from collector.families(result.data, self.now)
 
 
 def render(entries: Sequence[Entry], *, now: float, settings: MetricSettings,
            extra: Sequence[Collector] = ()) -> bytes:
     """The text exposition (format 0.0.4) of ``entries`` and ``extra``."""
-    return generate_latest(registry(entries, now=now, settings=settings, extra=extra))
+    out = CollectorRegistry(auto_describe=False)
+    for collector in (_Exposition(entries, now, settings), *extra):
+        out.register(collector)
+    return generate_latest(out)
 
 
 @cache

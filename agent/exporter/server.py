@@ -1,14 +1,12 @@
 """The HTTP endpoint, on aiohttp's server (its llhttp parser, asyncio, TLS with a handshake
-timeout): ``/metrics`` (the last exposition, never a vendor CLI call; gzip when the scraper
-accepts it), ``/`` (a page linking to it), ``/-/healthy``, and ``/probe`` when a
-:class:`~smartarray_agent.exporter.probe.Prober` is set. Optional TLS and basic auth
-(webconfig.py, auth.py) apply to every path. One thread runs the event loop; ``run`` and
-``serve`` start it the same way.
+timeout), in a thread of its own, for ``run`` and ``serve`` alike: ``/metrics`` (the last
+exposition, never a vendor CLI call; gzip when the scraper accepts it), ``/`` (a page linking
+to it), ``/-/healthy``, and ``/probe`` when a prober is set (agent/probe/). Optional TLS and
+basic auth (webconfig.py, auth.py) apply to every path.
 
-Limits (docs/privileges.md): ``HANDSHAKE_TIMEOUT_S`` for a TLS handshake; a connection's
-first request must be complete ``REQUEST_DEADLINE_S`` after that; an idle keep-alive
-connection is closed after ``IDLE_TIMEOUT_S``, and a client that stops reading an answer
-after ``SEND_DEADLINE_S``. Connections: connections.py, at most :func:`connection_cap`.
+Limits (docs/privileges.md): a TLS handshake, a connection's first request, an idle
+keep-alive connection and a client that stops reading an answer each have their time (below);
+connections.py keeps at most :func:`connection_cap` connections.
 """
 
 from __future__ import annotations
@@ -28,11 +26,12 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestHandler
 
-from smartarray_agent.exporter import probe
 from smartarray_agent.exporter.auth import AttemptLimiter, credentials
 from smartarray_agent.exporter.connections import Connections
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.webconfig import WebSecurity
+from smartarray_agent.probe.prober import PATH as PROBE_PATH
+from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Prober
 
 log = logging.getLogger(__name__)
 
@@ -41,63 +40,37 @@ PER_CLIENT = 256
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 HANDSHAKE_TIMEOUT_S = 10.0
-REQUEST_DEADLINE_S = 10.0
+REQUEST_DEADLINE_S = 10.0  # from the accept (after the handshake) to a whole first request
 IDLE_TIMEOUT_S = 120.0  # Prometheus scrapes at most every few minutes on one connection
 SEND_DEADLINE_S = 30.0
 MAX_PENDING_CHECKS = 8  # bcrypt checks waiting for the checker thread, all clients together
 _PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head>
-<body><h1>smartarray-agent</h1>
-<p>HP/HPE Smart Array write cache and backup power, for Prometheus. Version {version}.</p>
-<ul><li><a href="{link}">{path}</a>: the metrics</li>
-<li><a href="-/healthy">/-/healthy</a>: health check</li></ul>
-</body></html>
+<html lang="en"><head><meta charset="utf-8"><title>smartarray-agent</title></head><body>
+<h1>smartarray-agent</h1><p>HP/HPE Smart Array write cache and backup power, for Prometheus.
+Version {version}.</p><ul><li><a href="{link}">{path}</a>: the metrics</li>
+<li><a href="-/healthy">/-/healthy</a>: health check</li></ul></body></html>
 """
-_TEXT = "text/plain; charset=utf-8"
-_SERVER = {"Server": "smartarray-agent"}
 _UNAUTHORIZED = {"WWW-Authenticate": 'Basic realm="smartarray-agent"'}
-_UNPUBLISHED = b"No recent metrics: is smartarray-agent.service running?\n"
 
 
 def connection_cap() -> int:
     """MAX_CONNECTIONS, or fewer when the file limit (LimitNOFILE=) leaves less room."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return MAX_CONNECTIONS
-    return max(16, min(MAX_CONNECTIONS, soft - FD_RESERVE))
+    room = MAX_CONNECTIONS if soft == resource.RLIM_INFINITY else soft - FD_RESERVE
+    return max(16, min(MAX_CONNECTIONS, room))
 
 
-def _response(status: int, body: bytes, content_type: str = _TEXT,
-              headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(status=status, body=body,
-                        headers={**_SERVER, "Content-Type": content_type, **(headers or {})})
-
-
-class _ServerLog(logging.Logger):
-    """What aiohttp logs: a malformed request is one debug line (a client's doing, and a
-    flood of them must not flood the log); an error answering one stays an error."""
-
-    def exception(self, msg: object, *args: object, exc_info: object = True,
-                  **kwargs: object) -> None:
-        if isinstance(exc_info, HttpProcessingError):
-            _malformed(exc_info)
-        else:
-            log.error(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
-
-    def debug(self, msg: object, *args: object, exc_info: object = None,
-              **kwargs: object) -> None:
-        if isinstance(exc_info, HttpProcessingError):
-            _malformed(exc_info)
-        else:
-            log.debug(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]
-
-
-def _malformed(error: HttpProcessingError) -> None:
+def _malformed_is_one_debug_line(record: logging.LogRecord) -> bool:
+    """aiohttp logs a malformed request as an error with its traceback; it is a client's
+    doing, and a flood of them must not flood the log: one debug line instead."""
+    error = record.exc_info[1] if record.exc_info else None
+    if not isinstance(error, HttpProcessingError):
+        return True
     log.debug("malformed request: %s", str(error).replace("\n", " "))
+    return False
 
 
-_SERVER_LOG = _ServerLog(log.name)
-_SERVER_LOG.parent = log  # the rest of what aiohttp logs goes where the agent's log goes
+log.addFilter(_malformed_is_one_debug_line)  # aiohttp logs to ``log`` (below)
 
 
 class _Protocols(web.Server):
@@ -106,8 +79,7 @@ class _Protocols(web.Server):
     def __init__(self, handler: Callable[[web.BaseRequest], object],
                  table: Connections[RequestHandler]) -> None:
         super().__init__(handler, keepalive_timeout=IDLE_TIMEOUT_S,  # type: ignore[arg-type]
-                         access_log=None, logger=_SERVER_LOG, max_headers=100,
-                         max_field_size=8190)
+                         access_log=None, logger=log, max_headers=100)
         self.table = table
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
@@ -131,8 +103,7 @@ class _Protocols(web.Server):
 
 
 def _abort(handler: RequestHandler) -> None:
-    """Close the connection now, what is still to be sent with it (a plain close waits until
-    the client has read it all)."""
+    """Close now, dropping what is unsent (a plain close waits for the client to read it)."""
     if handler.transport is not None:
         handler.transport.abort()
 
@@ -148,22 +119,16 @@ class ExporterServer:
         (``serve`` with nothing recent published)."""
         self.body = body
         self.telemetry_path = telemetry_path
-        self.prober: probe.Prober | None = None  # /probe; set (and swapped) by its owner
+        self.prober: Prober | None = None  # /probe; set (and swapped) by its owner
         self._security = security
         self.table: Connections[RequestHandler] = Connections(
             max_connections or connection_cap(), PER_CLIENT)
         self.page = _PAGE.format(version=version("smartarray-agent"),
                                  path=html.escape(telemetry_path),
                                  link=html.escape(telemetry_path[1:])).encode()
-        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
-        self._socket = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            self._socket.bind(address)
-            self._socket.listen(BACKLOG)
-        except OSError:
-            self._socket.close()
-            raise
+        v6 = ":" in address[0]  # "::" takes IPv4 too, as Linux does by default
+        self._socket = socket.create_server(address, backlog=BACKLOG, dualstack_ipv6=v6,
+                                            family=socket.AF_INET6 if v6 else socket.AF_INET)
         self.server_address = self._socket.getsockname()
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
         self.limiter = AttemptLimiter()
@@ -177,22 +142,16 @@ class ExporterServer:
     def url(self) -> str:
         host, port = self.server_address[:2]
         host = f"[{host}]" if ":" in host else host
-        scheme = "https" if self.security.tls is not None else "http"
-        return f"{scheme}://{host}:{port}/"
-
-    @property
-    def connections(self) -> int:
-        return len(self.table)
+        return f"{'http' if self.security.tls is None else 'https'}://{host}:{port}/"
 
     @property
     def security(self) -> WebSecurity:
-        """TLS and basic auth: auth read for every request, TLS for every new connection."""
         return self._security
 
     @security.setter
     def security(self, security: WebSecurity) -> None:
-        """A reload's: the logins verified so far stay remembered where the user's hash did
-        not change, and the port speaks the new TLS settings from now on."""
+        """A reload: auth applies from the next request (verified logins kept where the
+        user's hash is), TLS from the next connection."""
         if security.auth is not None and self._security.auth is not None:
             security.auth.adopt(self._security.auth)
         self._security = security
@@ -203,7 +162,7 @@ class ExporterServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result()
 
     def stop(self) -> None:
         """Close every connection and the port; once is enough, again does nothing."""
@@ -216,16 +175,12 @@ class ExporterServer:
         self._socket.close()
         self.checker.shutdown(wait=False, cancel_futures=True)
 
-    async def _open(self) -> None:
-        self._protocols = _Protocols(self._handle, self.table)
-        await self._listen()
-
     async def _listen(self) -> None:
-        """Accept on a copy of the socket, with TLS as the security says. A reload opens
-        another copy, then closes the one before once it accepts no more and what it
-        accepted has started (asyncio refuses a connection of a closed listener); the port
-        itself stays open."""
-        assert self._protocols is not None
+        """Accept on a copy of the socket, with TLS as the security says. A reload opens another,
+        then closes the one before once it accepts no more and what it accepted has started
+        (asyncio refuses a connection of a closed listener); the port stays open."""
+        if self._protocols is None:  # the first: aiohttp's server is made on its loop
+            self._protocols = _Protocols(self._handle, self.table)
         loop = asyncio.get_running_loop()
         before, tls = self._listener, self._security.tls
         self._listener = await loop.create_server(
@@ -246,11 +201,11 @@ class ExporterServer:
 
     # -- answering ---------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Answer ``request`` and send it whole, the connection counted busy meanwhile."""
         conn = request.protocol
         self.table.begin(conn)
         try:
             response = await self._answer(request)
+            response.headers["Server"] = "smartarray-agent"  # not aiohttp's, nor its version
             async with asyncio.timeout(SEND_DEADLINE_S):
                 await response.prepare(request)
                 await response.write_eof()
@@ -265,42 +220,35 @@ class ExporterServer:
 
     async def _answer(self, request: web.BaseRequest) -> web.Response:
         if request.method not in ("GET", "HEAD"):
-            return _response(405, f"{request.method} is not served: use GET or HEAD\n"
-                             .encode(), headers={"Allow": "GET, HEAD"})
+            return web.Response(status=405, text=f"{request.method} is not served: use GET or "
+                                "HEAD\n", headers={"Allow": "GET, HEAD"})
         refused = await self._refusal(request)
         if refused is not None:
             return refused
         path = request.path
         if path == self.telemetry_path:
             return self._metrics(request)
-        if path == probe.PATH and (prober := self.prober) is not None:
-            return await self._probe(request, prober)
+        if path == PROBE_PATH and (prober := self.prober) is not None:
+            answer = await prober.respond(request.query_string,
+                                          request.headers.get(SCRAPE_TIMEOUT_HEADER))
+            if answer.status != 200:
+                return web.Response(status=answer.status, text=answer.body.decode())
+            return web.Response(body=answer.body, headers={"Content-Type": CONTENT_TYPE})
         if path == "/":
-            return _response(200, self.page, "text/html; charset=utf-8")
+            return web.Response(body=self.page, content_type="text/html", charset="utf-8")
         if path == "/-/healthy":
-            return _response(200, b"OK\n")
-        return _response(404, b"Not Found\n")
+            return web.Response(text="OK\n")
+        return web.Response(status=404, text="Not Found\n")
 
     def _metrics(self, request: web.BaseRequest) -> web.Response:
         compressed = "gzip" in request.headers.get("Accept-Encoding", "")
         body = self.body(compressed)
         if body is None:
-            return _response(503, _UNPUBLISHED, headers={"Retry-After": "5"})
-        headers = {"Vary": "Accept-Encoding"}
-        if compressed:
-            headers["Content-Encoding"] = "gzip"
-        return _response(200, body, CONTENT_TYPE, headers)
-
-    async def _probe(self, request: web.BaseRequest, prober: probe.Prober) -> web.Response:
-        """The probe's answer; the first of a target waits for its read (off the loop, on a
-        prober's worker) until its time is up, then gets the late answer."""
-        outcome = prober.probe(request.query_string,
-                               request.headers.get(probe.SCRAPE_TIMEOUT_HEADER))
-        if isinstance(outcome, probe.Pending):
-            read = asyncio.wrap_future(outcome.result)
-            await asyncio.wait([read], timeout=outcome.timeout_s)  # the read goes on after
-            outcome = read.result() if read.done() and not read.cancelled() else outcome.late
-        return _response(outcome.status, outcome.body, outcome.content_type)
+            return web.Response(status=503, headers={"Retry-After": "5"},
+                                text="No recent metrics: is smartarray-agent.service running?\n")
+        encoding = {"Content-Encoding": "gzip"} if compressed else {}
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE,
+                                                "Vary": "Accept-Encoding", **encoding})
 
     async def _refusal(self, request: web.BaseRequest) -> web.Response | None:
         """None when ``request`` may be answered, else the 401 or 429. A login not verified
@@ -310,19 +258,18 @@ class ExporterServer:
         given = credentials(request.headers.get("Authorization"))
         if auth is None or (given is not None and auth.remembered(given)):
             return None
-        unauthorized = _response(401, b"Unauthorized\n", headers=_UNAUTHORIZED)
+        unauthorized = web.Response(status=401, text="Unauthorized\n", headers=_UNAUTHORIZED)
         if given is None:
             return unauthorized
-        peer = request.remote or ""
-        limiter = self.limiter
+        peer, limiter = request.remote or "", self.limiter
         wait = limiter.take(peer, time.monotonic())
         if wait is None and self._checks >= MAX_PENDING_CHECKS and not limiter.known(peer):
             limiter.give_back(peer, time.monotonic())
             wait = 1.0
         if wait is not None:
             log.debug("%s: too many login attempts", peer)
-            return _response(429, b"Too many failed login attempts\n",
-                             headers={"Retry-After": str(int(wait) + 1)})
+            return web.Response(status=429, text="Too many failed login attempts\n",
+                                headers={"Retry-After": str(int(wait) + 1)})
         started = time.monotonic()
         self._checks += 1
         try:

@@ -1,11 +1,9 @@
-"""What a scrape is served: the exposition of the latest result of every collector.
-
-The text and its gzip form (what Prometheus asks for) are made once per collection round
-and kept, so a scrape costs a lookup. What a page shows can change without a round (data
-passes ``stale_after_s`` and is dropped, an iLO charge expires): each page is made with its
-successor, the page as it stands just after that change, and a scrape past the change is
-served the successor. The collection loop makes the page after that when the change comes
-(:meth:`MetricsView.advance`, at :meth:`MetricsView.changes_at`); a scrape makes one only
+"""What a scrape is served: the exposition of the latest result of every collector, and its
+gzip form, made once per collection round, so that a scrape costs a lookup. What a page shows
+can change without a round (data passes ``stale_after_s``, an iLO charge expires): each page
+is made with its successor, the page just after that change, which a scrape past the change
+is served. The collection loop makes the next when the change comes
+(:meth:`MetricsView.advance` at :meth:`MetricsView.changes_at`); a scrape makes one only
 when the loop has fallen more than one change behind.
 """
 
@@ -15,7 +13,7 @@ import gzip
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from prometheus_client.registry import Collector
 
@@ -24,24 +22,10 @@ from smartarray_agent.exporter.render import Entry, MetricSettings, render, vali
 AFTER_S = 0.001  # the successor page is made this long after the change
 
 
-@dataclass(frozen=True)
-class _Page:
+class _Page(NamedTuple):
     body: bytes
-    gzipped: bytes = field(repr=False)
+    gzipped: bytes
     valid_until: float | None  # the last moment it is right (None: until the next publish)
-
-
-@dataclass(frozen=True)
-class _Pages:
-    current: _Page
-    after: _Page | None  # from current.valid_until on
-
-    def at(self, now: float) -> _Page | None:
-        """The page that is right at ``now``; None when both are out of date."""
-        for page in (self.current, self.after):
-            if page is not None and (page.valid_until is None or now <= page.valid_until):
-                return page
-        return None
 
 
 class MetricsView:
@@ -53,7 +37,7 @@ class MetricsView:
         self._lock = threading.Lock()
         self._settings = settings
         self._entries: dict[str, Entry] = {}
-        self._pages = self._render()
+        self._pages = self._render()  # the current page, then its successor if it has one
 
     def publish(self, entries: Iterable[Entry]) -> None:
         """The results of one round (each with its collector); one render for all."""
@@ -75,7 +59,7 @@ class MetricsView:
 
     def changes_at(self) -> float | None:
         """When the page served now stops being right, for the loop to :meth:`advance`."""
-        return self._pages.current.valid_until
+        return self._pages[0].valid_until
 
     def advance(self) -> None:
         """Make the pages from now on (the loop, when a page's data changed)."""
@@ -83,18 +67,19 @@ class MetricsView:
             self._pages = self._render()
 
     def body(self, compressed: bool = False) -> bytes:
-        """The exposition; gzip-compressed when ``compressed``."""
-        page = self._pages.at(self._clock())
+        now = self._clock()
+        page = next((page for page in self._pages
+                     if page.valid_until is None or now <= page.valid_until), None)
         if page is None:  # the loop is more than one change behind
             self.advance()
-            page = self._pages.current
+            page = self._pages[0]
         return page.gzipped if compressed else page.body
 
-    def _render(self) -> _Pages:
-        now = self._clock()
-        current = self._page(now)
-        after = None if current.valid_until is None else self._page(current.valid_until + AFTER_S)
-        return _Pages(current, after)
+    def _render(self) -> tuple[_Page, ...]:
+        current = self._page(self._clock())
+        if current.valid_until is None:
+            return (current,)
+        return current, self._page(current.valid_until + AFTER_S)
 
     def _page(self, now: float) -> _Page:
         entries = list(self._entries.values())

@@ -1,19 +1,7 @@
 """The endpoint's TLS and basic auth, from a web config file in the Prometheus
-exporter-toolkit format (YAML, or TOML with the same keys)::
-
-    tls_server_config:
-      cert_file: server.crt
-      key_file: server.key
-      client_auth_type: RequireAndVerifyClientCert   # optional
-      client_ca_file: clients.crt                     # optional
-      min_version: TLS12                              # TLS12 (default) or TLS13
-    basic_auth_users:
-      prometheus: $2y$10$...                          # bcrypt hash (htpasswd -nBC 10 "")
-
-bcrypt reads the first 72 bytes of a password, and htpasswd hashes only those: a longer
-password logs in with those 72 bytes and whatever follows (auth.py).
-Keys of the toolkit that this agent does not implement (cipher_suites, http_server_config,
-...) are refused, not ignored. Relative paths are relative to the file's directory.
+exporter-toolkit format, YAML or TOML with the same keys (docs/agent.md, "Web config"). Keys
+of the toolkit this agent does not implement (cipher_suites, http_server_config, ...) are
+refused, not ignored. Relative paths are relative to the file's directory.
 """
 
 from __future__ import annotations
@@ -29,7 +17,6 @@ from pydantic import AfterValidator, model_validator
 
 from smartarray_agent.common.configfile import (
     ConfigError,
-    Document,
     FilePath,
     Settings,
     credentials_directory,
@@ -42,11 +29,8 @@ from smartarray_agent.common.configfile import (
 from smartarray_agent.exporter.auth import BasicAuth
 
 _BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
-_CLIENT_AUTH = {
-    "NoClientCert": ssl.CERT_NONE,
-    "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
-    "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
-}
+_CLIENT_AUTH = {"NoClientCert": ssl.CERT_NONE, "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
+                "RequireAndVerifyClientCert": ssl.CERT_REQUIRED}
 _VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
 
 
@@ -69,10 +53,8 @@ class TlsServerConfig(Settings):
 
 def _bcrypt_hash(value: str) -> str:
     if not _BCRYPT.match(value):
-        raise ValueError(
-            "not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
-            "plain passwords are not accepted"
-        )
+        raise ValueError("not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
+                         "plain passwords are not accepted")
     return value
 
 
@@ -97,7 +79,9 @@ def load_web_config(path: Path) -> WebSecurity:
     tls = None
     if config.tls_server_config is not None:
         files = _named_files(config.tls_server_config, path.parent)
-        _refuse_untrusted(document, files)
+        if os.geteuid() == 0:  # as root, the key and certificates out of others' reach too
+            refuse_untrusted(document, [(("tls_server_config", key), file)
+                                        for key, file in files.items()])
         if (problem := secret_problem(files["key_file"])) is not None:
             raise ConfigError([document.problem(("tls_server_config", "key_file"),
                                                 f"refused: {problem}")])
@@ -106,8 +90,7 @@ def load_web_config(path: Path) -> WebSecurity:
         except (OSError, ssl.SSLError, ValueError) as error:
             location = ("tls_server_config", "cert_file")
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
-    auth = BasicAuth(config.basic_auth_users) if config.basic_auth_users else None
-    return WebSecurity(tls=tls, auth=auth)
+    return WebSecurity(tls, BasicAuth(config.basic_auth_users) if config.basic_auth_users else None)
 
 
 def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
@@ -119,14 +102,6 @@ def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
              "client_ca_file": tls.client_ca_file}
     return {key: handed_over(base / name) if handed else base / name
             for key, name in named.items() if name is not None}
-
-
-def _refuse_untrusted(document: Document, files: dict[str, Path]) -> None:
-    """As root, the key and certificates must be out of other users' reach too."""
-    if os.geteuid() != 0:
-        return
-    refuse_untrusted(document, [(("tls_server_config", key), file)
-                                for key, file in files.items()])
 
 
 def _tls_context(tls: TlsServerConfig, files: dict[str, Path]) -> ssl.SSLContext:

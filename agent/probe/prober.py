@@ -7,7 +7,7 @@ with ``smartarray_probe_success 0``; why it failed is logged (never a password:
 RedfishError's messages hold none).
 
 Refused before any connection: a malformed query or an unknown module (400), a target that
-no ``[probe] targets`` pattern admits (403; exporter/targets.py says which do).
+no ``[probe] targets`` pattern admits (403; targets.py says which do).
 
 Answered from the last read: a probe of a target read before is answered at once from that
 read's result (a failed one too: a wrong password is not retried at each scrape, which could
@@ -25,14 +25,15 @@ answer, or fails when there is none); one read per target and module at a time; 
 per target and module per ``min_interval_s``, counted from the login's start; a read ends
 ``refresh_timeout_s`` after its start.
 
-The HTTP loop never waits here: :meth:`Prober.probe` answers at once or hands back a
-:class:`Pending` whose Future a worker thread completes (server.py awaits it, or answers
-the late answer when the Future is not done in time). The reads stay on these threads, with
+The HTTP loop never blocks here: :meth:`Prober.probe` answers at once or hands back a
+:class:`Pending` whose Future a worker thread completes, which :meth:`Prober.respond` awaits
+on the loop until the probe's time is up. The reads stay on these threads, with
 collectors/redfish/client.py's own deadlines, not on the HTTP loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -52,8 +53,7 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
 from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import ProbeConfig, ProbeModule
-from smartarray_agent.exporter.render import CONTENT_TYPE
-from smartarray_agent.exporter.targets import Target, TargetPattern
+from smartarray_agent.probe.targets import Target, TargetPattern
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,6 @@ DEFAULT_MODULE = "default"
 SCRAPE_TIMEOUT_HEADER = "x-prometheus-scrape-timeout-seconds"
 SCRAPE_TIMEOUT_MARGIN_S = 0.5  # the answer's way back to Prometheus
 WAITING_PER_SESSION = 8  # probes in line (under way included) per iLO session, at most
-TEXT = "text/plain; charset=utf-8"
 HELP = {
     "smartarray_probe_success": "1 when the iLO was read, else 0.",
     "smartarray_probe_duration_seconds": "How long reading the iLO took.",
@@ -78,8 +77,7 @@ Key = tuple[str, str]  # normalized host:port, module
 @dataclass(frozen=True)
 class ProbeAnswer:
     status: int
-    body: bytes
-    content_type: str = CONTENT_TYPE
+    body: bytes  # the exposition for a 200, else plain text saying why
 
 
 @dataclass(frozen=True)
@@ -149,7 +147,7 @@ class Prober:
             key, module = self._parse(query)
         except _Refused as refused:
             log.debug("/probe refused (%d): %s", refused.status, refused)
-            return ProbeAnswer(refused.status, f"{refused}\n".encode(), TEXT)
+            return ProbeAnswer(refused.status, f"{refused}\n".encode())
         timeout_s = self._timeout(scrape_timeout)
         now = self._clock()
         with self._lock:
@@ -167,6 +165,16 @@ class Prober:
         if reading is None:  # no read could be queued
             return self.answer(None, 0.0)
         return Pending(reading, timeout_s, self.answer(None, timeout_s))
+
+    async def respond(self, query: str, scrape_timeout: str | None) -> ProbeAnswer:
+        """:meth:`probe` on the HTTP loop: a first probe gets its read's answer, or the late
+        one when the read is not done in time (it goes on, for the next probe)."""
+        outcome = self.probe(query, scrape_timeout)
+        if not isinstance(outcome, Pending):
+            return outcome
+        read = asyncio.wrap_future(outcome.result)
+        await asyncio.wait([read], timeout=outcome.timeout_s)
+        return read.result() if read.done() and not read.cancelled() else outcome.late
 
     def answer(self, snapshot: Snapshot | None, duration_s: float,
                age_s: float | None = None) -> ProbeAnswer:
