@@ -228,35 +228,33 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
             drive.size_text = drive.size_text or parts[2]
             drive.status_text = drive.status_text or ", ".join(parts[3:])
     pairs = _Pairs(block.pairs)
-    drive.port = values.text_or_none(pairs.get("Port")) or drive.port
-    drive.box = values.text_or_none(pairs.get("Box")) or drive.box
-    drive.bay = values.text_or_none(pairs.get("Bay")) or drive.bay
-    drive.interface = values.text_or_none(pairs.get("Interface Type")) or drive.interface
-    drive.size_text = values.text_or_none(pairs.get("Size")) or drive.size_text
+    for name, key, read in _DETAIL:  # a value the detail block gives replaces the line's
+        value = read(pairs.get(key))
+        if value is not None:
+            setattr(drive, name, value)
     drive.size_bytes = values.physical_size_bytes(drive.size_text)
-    drive.status_text = values.text_or_none(pairs.get("Status")) or drive.status_text
     drive.status, progress = values.drive_status(drive.status_text)
     erase = values.percent(pairs.get("Erase Percent Complete"))
     drive.progress_percent = _first(progress, erase, drive.progress_percent)
-    drive.failure_reason = (values.text_or_none(pairs.get("Last Failure Reason"))
-                            or drive.failure_reason)
-    drive.model = values.spaced(pairs.get("Model")) or drive.model
-    drive.serial = values.text_or_none(pairs.get("Serial Number")) or drive.serial
-    drive.firmware = values.text_or_none(pairs.get("Firmware Revision")) or drive.firmware
-    drive.temperature_c = _first(values.number(pairs.get("Current Temperature (C)")),
-                                 drive.temperature_c)
-    drive.max_temperature_c = _first(values.number(pairs.get("Maximum Temperature (C)")),
-                                     drive.max_temperature_c)
-    drive.usage_remaining_percent = _first(values.percent(pairs.get("Usage remaining")),
-                                           drive.usage_remaining_percent)
-    drive.power_on_hours = _first(values.integer(pairs.get("Power On Hours")),
-                                  drive.power_on_hours)
-    drive.estimated_life_remaining_days = _first(
-        values.days(pairs.get("Estimated Life Remaining based on workload to date")),
-        drive.estimated_life_remaining_days)
-    drive.ssd_smart_trip_wearout = _first(values.switch(pairs.get("SSD Smart Trip Wearout")),
-                                          drive.ssd_smart_trip_wearout)
     drive.raw = drive.raw + block.pairs
+
+
+# A physical drive's field, the key of its detail block that gives it, and how it is read
+_DETAIL = (
+    ("port", "Port", values.text_or_none), ("box", "Box", values.text_or_none),
+    ("bay", "Bay", values.text_or_none), ("interface", "Interface Type", values.text_or_none),
+    ("size_text", "Size", values.text_or_none), ("status_text", "Status", values.text_or_none),
+    ("failure_reason", "Last Failure Reason", values.text_or_none),
+    ("model", "Model", values.spaced), ("serial", "Serial Number", values.text_or_none),
+    ("firmware", "Firmware Revision", values.text_or_none),
+    ("temperature_c", "Current Temperature (C)", values.number),
+    ("max_temperature_c", "Maximum Temperature (C)", values.number),
+    ("usage_remaining_percent", "Usage remaining", values.percent),
+    ("power_on_hours", "Power On Hours", values.integer),
+    ("estimated_life_remaining_days", "Estimated Life Remaining based on workload to date",
+     values.days),
+    ("ssd_smart_trip_wearout", "SSD Smart Trip Wearout", values.switch),
+)
 
 
 def _first(*candidates: _T | None) -> _T | None:
