@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
 
-from smartarray_agent.collectors.redfish.credentials import Credentials
+from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
@@ -67,18 +67,21 @@ def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
 
 
 class RedfishClient:
-    """``with RedfishClient(settings, credentials) as client: client.get(path)``: logs in on
-    entry and out on exit, over one kept-alive connection. The read's deadline (monotonic) is
+    """``with RedfishClient(settings) as client: client.get(path)``: logs in on entry (with
+    the login of ``credentials_file``, read now) and out on exit, over one kept-alive
+    connection. The read's deadline (monotonic) is
     ``read_deadline_s`` from now, or ``deadline`` (``/probe``'s) when that is sooner: no
     request starts after it and none waits past it, but the logout, which gets
     ``LOGOUT_GRACE_S`` more."""
 
-    def __init__(self, settings: RedfishSettings, credentials: Credentials,
-                 deadline: float | None = None) -> None:
+    def __init__(self, settings: RedfishSettings, deadline: float | None = None) -> None:
         self.settings = settings
+        try:
+            self._credentials = load_credentials(settings.credentials_file)
+        except CredentialsError as error:
+            raise RedfishError(str(error)) from None
         own = time.monotonic() + settings.read_deadline_s
         self.deadline = own if deadline is None else min(deadline, own)
-        self._credentials = credentials
         self._tls = tls_context(settings)
         self._where = f"{settings.host}:{settings.port}"
         self._connection: http.client.HTTPSConnection | None = None
@@ -100,10 +103,10 @@ class RedfishClient:
 
     def get(self, path: str) -> dict:
         """The JSON object at ``path``; any other answer than 200 with a JSON object raises."""
-        answer = self._get(path)
-        if answer.status != 200:
-            raise RedfishError(f"{self._where}: GET {path}: HTTP {answer.status}")
-        return _json_object(answer.body, f"{self._where}: GET {path}")
+        found = self.get_optional(path)
+        if found is None:
+            raise RedfishError(f"{self._where}: GET {path}: HTTP 404")
+        return found
 
     def get_optional(self, path: str) -> dict | None:
         """Like :meth:`get`, but None when the resource does not exist (404)."""

@@ -74,6 +74,9 @@ def _boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+Documents = Mapping[str, dict]  # fetched Redfish resources by path, as their links name them
+
+
 def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
@@ -98,9 +101,7 @@ Texts = Annotated[list[str], BeforeValidator(
     lambda value: [t for t in map(_text, value) if t] if isinstance(value, list) else [])]
 
 
-def firmware_path() -> AliasPath:
-    """HPE's ``FirmwareVersion.Current.VersionString``."""
-    return AliasPath("FirmwareVersion", "Current", "VersionString")
+FIRMWARE = AliasPath("FirmwareVersion", "Current", "VersionString")  # HPE's firmware version
 
 
 class Payload(_Model):

@@ -14,12 +14,11 @@ controllers by rule 1 of collectors/redfish/merge.py. A fact the iLO does not gi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from smartarray_agent.collectors.redfish import dmtf, smartstorage
 from smartarray_agent.collectors.redfish.merge import backed_controllers
 from smartarray_agent.collectors.redfish.resources import (
     Battery,
+    Documents,
     Reading,
     array_controller,
     chassis_batteries,
@@ -33,8 +32,6 @@ SYSTEM = "/redfish/v1/Systems/1/"
 ARRAY_CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
 STORAGE = "/redfish/v1/Systems/1/Storage/"
 NOTICE = "redfish: "
-
-Documents = Mapping[str, dict]
 
 
 def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
