@@ -198,20 +198,14 @@ def refuse_untrusted(document: Document,
         raise ConfigError(problems)
 
 
-def _children(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:
-    if isinstance(value, dict):
-        return [((*location, str(key)), item) for key, item in value.items()]
-    if isinstance(value, list):
-        return [((*location, str(index)), item) for index, item in enumerate(value)]
-    return []
-
-
 def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | None:
     """The first location nested deeper than MAX_DEPTH, or None."""
     if len(location) > MAX_DEPTH:
         return location
-    for child, item in _children(value, location):
-        deep = _too_deep(item, child)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
+        value, list) else ()
+    for key, item in items:
+        deep = _too_deep(item, (*location, str(key)))
         if deep is not None:
             return deep
     return None

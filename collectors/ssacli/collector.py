@@ -6,14 +6,8 @@ processes (collectors/ssacli/versions.py).
 
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
-CLI up once it is there. Its metric families (collectors/ssacli/metrics.py) carry the iLO's
-charge while it is fresh (collectors/charge.py).
-
-Sample metric lines::
-
-    smartarray_cache_status{controller="0",state="ok"} 1.0
-    smartarray_backup_power_status{controller="0",state="failed"} 1.0
-    smartarray_unprotected_write_cache{controller="0"} 1.0
+CLI up once it is there. Its metric families (collectors/ssacli/metrics.py, with sample
+lines) carry the iLO's charge while it is fresh (collectors/charge.py).
 """
 
 from __future__ import annotations

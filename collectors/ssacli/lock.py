@@ -232,8 +232,7 @@ class HostLock:
 
     def _check_directory(self) -> None:
         directory = self.path.parent
-        if not directory.exists():
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         found = distrust(directory.lstat(), kind="directory", owners=(0, os.geteuid()),
                          sticky_ok=True)
         if found is None:

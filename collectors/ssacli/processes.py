@@ -5,6 +5,7 @@ one-shot run's CLI left holding its output (:func:`holders`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -23,7 +24,8 @@ def end_groups(pids: Sequence[int]) -> None:
     targets = [(pid, _leads_group(pid)) for pid in pids]
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid, group in targets:
-            _signal(pid, group, sig)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                (os.killpg if group else os.kill)(pid, sig)
         deadline = time.monotonic() + GRACE_S
         while _running(targets):
             if time.monotonic() >= deadline:
@@ -38,16 +40,6 @@ def _leads_group(pid: int) -> bool:
         return os.getpgid(pid) == pid
     except ProcessLookupError:
         return False
-
-
-def _signal(pid: int, group: bool, sig: int) -> None:
-    try:
-        if group:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _running(targets: list[tuple[int, bool]]) -> bool:

@@ -22,8 +22,6 @@ _ERROR = re.compile(r"^Error:\s*(?P<message>.*)$")
 _NOT_INSTALLED = re.compile(r"^Could not find (?:ssacli|hpssacli|hpacucli)\b.*$")
 _NOTICE = re.compile(r"^(?:[A-Z]+(?: [A-Z]+)+|Warning|Note|Caution):\s")
 _ARRAY = re.compile(r"^[Aa]rray:?\s+(?P<name>\S+)(?:\s+\((?P<info>.*)\))?$")
-_UNASSIGNED = re.compile(r"^(?:unassigned|Unassigned)$")
-_HBA_DRIVES = re.compile(r"^HBA Drives$")
 _LD_LINE = re.compile(r"^logicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
 _LD_DETAIL = re.compile(r"^Logical Drive:\s*(?P<id>\S+)$")
 _PD_LINE = re.compile(r"^physicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
@@ -228,10 +226,9 @@ class _Scanner:
         if array:
             return Block(kind="array", ident=array.group("name"), indent=indent,
                          info=array.group("info"))
-        if _UNASSIGNED.match(text):
-            return Block(kind="array", ident="unassigned", indent=indent)
-        if _HBA_DRIVES.match(text):
-            return Block(kind="array", ident="hba", indent=indent)
+        if text in ("unassigned", "Unassigned", "HBA Drives"):
+            return Block(kind="array", ident="hba" if text == "HBA Drives" else "unassigned",
+                         indent=indent)
         for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail")):
             match = pattern.match(text)
             if match:
