@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from prometheus_client.core import Metric
 
@@ -121,7 +122,7 @@ class SysfsCollector:
     def __init__(self, find_host_dirs: Callable[[], Iterable[Path]] = udev_host_dirs) -> None:
         self._find = find_host_dirs
         self._known: frozenset[str] = frozenset()  # PCI functions of the last collection
-        self._watch: UdevWatch | None = None
+        self._observer: Any = None  # pyudev's MonitorObserver, once watching
         self._poke: Callable[[], None] | None = None
 
     def collect(self) -> tuple[SmartArrayHost, ...]:
@@ -159,24 +160,32 @@ class SysfsCollector:
         return f"{len(data)} host" + ("" if len(data) == 1 else "s")
 
     def watch(self, poke: Callable[[], None]) -> None:
-        """Start the udev watch; without one (no netlink, no libudev) a warning says that
+        """Start the udev watch (pyudev's monitor thread calls :meth:`handle` for every event
+        of the watched subsystems); without one (no netlink, no libudev) a warning says that
         controllers appearing or going wait for the next collection."""
         self._poke = poke
-        if self._watch is not None:
+        if self._observer is not None:
             return
-        watch = UdevWatch(self.handle)
         try:
-            watch.start()
-        except SysfsError as error:
-            log.warning("%s; controllers appearing or going wait for the next collection",
-                        error)
+            import pyudev
+
+            monitor = pyudev.Monitor.from_netlink(pyudev.Context())
+            for subsystem in WATCHED_SUBSYSTEMS:
+                monitor.filter_by(subsystem)
+            observer = pyudev.MonitorObserver(monitor, name="udev", callback=lambda d: self.handle(
+                UdevEvent(d.action or "", d.subsystem, d.device_type, d.sys_path)))
+        except (ImportError, OSError) as error:
+            log.warning("cannot watch udev events: %s; controllers appearing or going wait for "
+                        "the next collection", error)
             return
-        self._watch = watch
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
 
     def close(self) -> None:
-        if self._watch is not None:
-            self._watch.stop()
-            self._watch = None
+        if self._observer is not None:
+            self._observer.send_stop()
+            self._observer = None
 
     def handle(self, event: UdevEvent) -> None:
         """A udev event (from pyudev's monitor thread): an early collection when it concerns
@@ -210,45 +219,6 @@ def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> 
         if directory.name in known_functions or _driver_of(directory) in DRIVERS:
             return True
     return False
-
-
-class UdevWatch:
-    """Calls ``on_event`` from pyudev's monitor thread for every event of the watched
-    subsystems; the caller filters them with :func:`concerns_smart_array`."""
-
-    def __init__(self, on_event: Callable[[UdevEvent], None]) -> None:
-        self._on_event = on_event
-        self._observer = None
-
-    def start(self) -> None:
-        """Raises SysfsError when no udev monitor can be opened (no netlink, no libudev)."""
-        try:
-            import pyudev
-
-            monitor = pyudev.Monitor.from_netlink(pyudev.Context())
-            for subsystem in WATCHED_SUBSYSTEMS:
-                monitor.filter_by(subsystem)
-            observer = pyudev.MonitorObserver(monitor, callback=self._handle, name="udev")
-        except (ImportError, OSError) as error:
-            raise SysfsError(f"cannot watch udev events: {error}") from error
-        observer.daemon = True
-        observer.start()
-        self._observer = observer
-
-    def stop(self) -> None:
-        if self._observer is not None:
-            self._observer.send_stop()
-            self._observer = None
-
-    def _handle(self, device) -> None:
-        self._on_event(
-            UdevEvent(
-                action=device.action or "",
-                subsystem=device.subsystem,
-                device_type=device.device_type,
-                sys_path=device.sys_path,
-            )
-        )
 
 
 def _driver_of(pci_dir: Path) -> str | None:
