@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartarray_agent.collectors.ssacli.processes import end_groups
+from smartarray_agent.collectors.ssacli.processes import end_groups, process
 from smartarray_agent.common.trust import distrust
 
 POLL_S = 0.05
@@ -289,11 +289,7 @@ def _read_holder(data: bytes) -> Holder | None:
 
 
 def process_start(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22), or
-    None when there is no such process (or it is a zombie, already ended)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            fields = stat_file.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] == b"Z" else int(fields[19])
+    """When process ``pid`` started; None when there is no such process (or it is a zombie,
+    already ended)."""
+    found = process(pid)
+    return None if found is None or found.state == "Z" else found.started

@@ -110,19 +110,22 @@ class ProcStat:
     state: str  # "R", "S", "Z" (a zombie), ...
     ppid: int
     pgrp: int
+    started: int  # clock ticks since boot: with the pid, names one process (pids are reused)
+
+
+def process(pid: int) -> ProcStat | None:
+    """Process ``pid`` from ``/proc/PID/stat``; None when there is no such process."""
+    # "pid (comm) state ppid pgrp ... starttime (22nd)": comm may hold spaces and parentheses.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]))
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def processes() -> Iterator[ProcStat]:
-    """Every process of the host, from ``/proc/PID/stat``."""
+    """Every process of the host."""
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) >= 3:
-            yield ProcStat(int(entry.name), fields[0], int(fields[1]), int(fields[2]))
+        if entry.name.isdigit() and (found := process(int(entry.name))) is not None:
+            yield found
