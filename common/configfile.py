@@ -165,9 +165,9 @@ def handed_over(path: Path) -> Path:
 
 
 def secret_problem(path: Path) -> str | None:
-    """Why ``path`` may not hold a secret (a TLS private key, a web config with password
-    hashes), or None: like the iLO credentials file, it must belong to root (or to the
-    user reading it) and give its group and others no access at all. A file in systemd's
+    """Why ``path`` may not hold a secret (the iLO credentials file, a TLS private key, a web
+    config with password hashes), or None: it must belong to root (or to the user reading
+    it) and give its group and others no access at all. A file in systemd's
     credentials directory (``LoadCredential=``) is private by construction."""
     if Path(os.path.abspath(path)).parent == credentials_directory():
         return None
