@@ -25,7 +25,6 @@ like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
@@ -37,6 +36,11 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
 
@@ -52,26 +56,11 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _text(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _number(value: Any, low: float, high: float) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
+def _or_none(value: Any, read: ValidatorFunctionWrapHandler) -> Any:
     try:
-        value = float(value)
-    except OverflowError:  # a whole number past a float's range (400 digits): no value
+        return read(value)
+    except ValidationError:
         return None
-    return value if math.isfinite(value) and low <= value <= high else None
-
-
-def _integer(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _boolean(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 Documents = Mapping[str, dict]  # fetched Redfish resources by path, as their links name them
@@ -81,24 +70,26 @@ def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-# The types of a property read from the iLO: a value of the wrong type or out of range is
-# None, never a guess, and never a validation error (one odd property does not lose the rest)
-Text = Annotated[str | None, BeforeValidator(_text)]  # padding trimmed, "" is None
+# The types of a property read from the iLO: strict (no "50" for 50, no true for 1), and a
+# value of the wrong type or out of range is None, never a guess, and never a validation
+# error (one odd property does not lose the rest)
+_LENIENT = WrapValidator(_or_none)
+_Real = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # an int is a number too
+_Whole = Annotated[int, Field(strict=True)]
+Text = Annotated[Annotated[str, StringConstraints(  # padding trimmed, "" is None
+    strict=True, strip_whitespace=True, min_length=1)] | None, _LENIENT]
 Word = Annotated[str | None, BeforeValidator(lambda value: word(value))]
-Integer = Annotated[int | None, BeforeValidator(_integer)]
-Flag = Annotated[bool | None, BeforeValidator(_boolean)]
-Percent = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, 100))]
-Amount = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, math.inf))]
-Celsius = Annotated[float | None, BeforeValidator(lambda value: _number(value, -273, math.inf))]
-# a whole percentage, 0-100 (ReadCachePercent)
-Share = Annotated[int | None, BeforeValidator(
-    lambda value: value if _integer(value) is not None and 0 <= value <= 100 else None)]
+Integer = Annotated[_Whole | None, _LENIENT]
+Flag = Annotated[Annotated[bool, Field(strict=True)] | None, _LENIENT]
+Percent = Annotated[Annotated[_Real, Field(ge=0, le=100)] | None, _LENIENT]
+Amount = Annotated[Annotated[_Real, Field(ge=0)] | None, _LENIENT]
+Celsius = Annotated[Annotated[_Real, Field(ge=-273)] | None, _LENIENT]
+Share = Annotated[Annotated[_Whole, Field(ge=0, le=100)] | None, _LENIENT]  # ReadCachePercent
 # a count or size that cannot be negative (CapacityMiB, PowerOnHours)
-Count = Annotated[int | None, BeforeValidator(
-    lambda value: value if _integer(value) is not None and value >= 0 else None)]
+Count = Annotated[Annotated[_Whole, Field(ge=0)] | None, _LENIENT]
 # a list of words as sent, padding trimmed, anything but a non-empty string left out
-Texts = Annotated[list[str], BeforeValidator(
-    lambda value: [t for t in map(_text, value) if t] if isinstance(value, list) else [])]
+Texts = Annotated[list[str], BeforeValidator(lambda value: [t.strip() for t in (
+    value if isinstance(value, list) else []) if isinstance(t, str) and t.strip()])]
 
 
 FIRMWARE = AliasPath("FirmwareVersion", "Current", "VersionString")  # HPE's firmware version
@@ -149,7 +140,8 @@ class Battery(Payload):
         if not isinstance(data, dict):
             return data
         derived = dict(data)
-        if "ChargeLevelPercent" in data and _number(data["ChargeLevelPercent"], 0, 100) is None:
+        if "ChargeLevelPercent" in data and _PERCENT.validate_python(
+                data["ChargeLevelPercent"]) is None:
             derived["charge_unreadable"] = json.dumps(data["ChargeLevelPercent"])
         if "Present" in data and "Status" not in data:
             derived["state"] = {"yes": "enabled", "no": "absent"}.get(word(data["Present"]) or "")
@@ -177,9 +169,13 @@ class ArrayController(Payload):
         """The slot of ``Location`` (``Slot 0`` -> ``0``)."""
         if not isinstance(data, dict) or "Location" not in data:
             return data
-        match = _SLOT.match(_text(data["Location"]) or "")
+        location = data["Location"]
+        match = _SLOT.match(location) if isinstance(location, str) else None
         slot = match.group(1).lower() if match else None
         return {**data, "slot": None if slot == "unknown" else slot}
+
+
+_PERCENT = TypeAdapter(Percent)
 
 
 class Reading(_Model):
