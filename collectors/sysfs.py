@@ -4,13 +4,8 @@
 Discovery goes through pyudev; the attributes are read from the host's sysfs directory, so
 the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
 Array host, its PCI function or one of its disks appearing or going.
-
-Sample metric lines::
-
-    smartarray_host_info{device_id="0x323a",driver="hpsa",firmware="6.60",host="host0",model="",pci_address="0000:03:00.0",serial="",subsystem_device_id="0x3354",subsystem_vendor_id="0x103c",vendor_id="0x103c"} 1.0
-    smartarray_controller_lockup_detected{pci_address="0000:03:00.0"} 0.0
-    smartarray_host_transport_mode{pci_address="0000:03:00.0",state="performant"} 1.0
-"""  # noqa: E501
+docs/metrics.md shows a sample of every family.
+"""
 
 from __future__ import annotations
 
