@@ -91,21 +91,10 @@ def collect_once(
         log.exception("collector %s failed unexpectedly", collector.name)
         message = f"{type(error).__name__}: {_one_line(error)}"
     else:
-        return CollectorResult(
-            name=collector.name,
-            success=True,
-            duration_s=time.monotonic() - started,
-            last_success_at=clock(),
-            data=data,
-        )
-    return CollectorResult(
-        name=collector.name,
-        success=False,
-        duration_s=time.monotonic() - started,
-        last_success_at=previous.last_success_at if previous else None,
-        data=previous.data if previous else None,
-        error=message,
-    )
+        return CollectorResult(collector.name, True, time.monotonic() - started, clock(), data)
+    return CollectorResult(collector.name, False, time.monotonic() - started,
+                           previous.last_success_at if previous else None,
+                           previous.data if previous else None, message)
 
 
 def _one_line(error: BaseException) -> str:

@@ -38,25 +38,18 @@ _LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*
 
 
 class _Pairs:
-    """First value of each key, read once; keys compared case-insensitively."""
+    """A block's pairs by key, compared case-insensitively."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
-        self._first: dict[str, str] = {}
-        self._all: dict[str, list[str]] = {}
-        for key, value in pairs:
-            folded = key.lower()
-            self._first.setdefault(folded, value)
-            self._all.setdefault(folded, []).append(value)
+        self.pairs = pairs
+        self._first = {key.lower(): value for key, value in reversed(pairs)}
 
     def get(self, *keys: str) -> str | None:
-        for key in keys:
-            value = self._first.get(key.lower())
-            if value is not None:
-                return value
-        return None
+        """The first value of the first of ``keys`` printed."""
+        return next((self._first[k.lower()] for k in keys if k.lower() in self._first), None)
 
     def all(self, key: str) -> list[str]:
-        return self._all.get(key.lower(), [])
+        return [value for k, value in self.pairs if k.lower() == key.lower()]
 
 
 def controller(text: ControllerText) -> Controller:
