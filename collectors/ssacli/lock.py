@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
 
 from smartarray_agent.collectors.ssacli.processes import end_groups, process
 from smartarray_agent.common.trust import distrust
@@ -46,9 +46,8 @@ DEFAULT_SYSTEM_PATH = Path("/run/smartarray-agent/cli.lock")
 _RECORD_MAX = 4096
 
 
-@dataclass(frozen=True)
-class Holder:
-    """Who holds the lock, as its holder wrote it into the lock file."""
+class Holder(BaseModel):
+    """Who holds the lock, as its holder wrote it into the lock file (one JSON line)."""
 
     pid: int
     doing: str
@@ -141,11 +140,10 @@ class HostLock:
         if self._fd is None:
             return
         what = f"{_this_process()}: {doing}" if doing else _this_process()
-        entry: dict[str, object] = {"pid": os.getpid(), "doing": what, "since": self._since}
-        if cli_pid is not None:
-            entry |= {"cli_pid": cli_pid, "cli_started": process_start(cli_pid)}
+        entry = Holder(pid=os.getpid(), doing=what, since=self._since, cli_pid=cli_pid,
+                       cli_started=None if cli_pid is None else process_start(cli_pid))
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, (json.dumps(entry) + "\n").encode(), 0)
+        os.pwrite(self._fd, (entry.model_dump_json(exclude_none=True) + "\n").encode(), 0)
 
     def _end_leftover(self, previous: Holder | None) -> None:
         """End the vendor CLI a killed holder left running (its line is still in the file:
@@ -279,12 +277,8 @@ def _open_owned(path: Path) -> int:
 
 def _read_holder(data: bytes) -> Holder | None:
     try:
-        record = json.loads(data)
-        cli_pid, cli_started = record.get("cli_pid"), record.get("cli_started")
-        return Holder(int(record["pid"]), str(record["doing"]), float(record["since"]),
-                      int(cli_pid) if cli_pid is not None else None,
-                      int(cli_started) if cli_started is not None else None)
-    except (ValueError, TypeError, KeyError, AttributeError):
+        return Holder.model_validate_json(data)
+    except ValidationError:
         return None
 
 
