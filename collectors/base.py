@@ -33,6 +33,9 @@ class CollectionError(RuntimeError):
 
 
 class Collector(Protocol[T]):
+    """A collector; one that subclasses it explicitly inherits the defaults of
+    ``changes_at``, ``watch`` and ``close`` (nothing changes, nothing to watch or let go)."""
+
     name: str
     # How often it runs, when slower than every round (the iLO is slow); None: every round.
     interval_s: float | None
@@ -48,7 +51,7 @@ class Collector(Protocol[T]):
     def changes_at(self, data: T) -> float | None:
         """When the families of ``data`` change without a new collection (an iLO charge that
         expires); None: they do not."""
-        ...
+        return None
 
     def summary(self, data: T) -> str:
         """A few words on a result, for logs and systemd's STATUS=: ``2 controllers``."""
@@ -56,11 +59,11 @@ class Collector(Protocol[T]):
 
     def watch(self, poke: Callable[[], None]) -> None:
         """Start watching for events that call for an early collection (udev)."""
-        ...
+        return None
 
     def close(self) -> None:
         """Let go of what the collector holds (a console, a monitor)."""
-        ...
+        return None
 
 
 @dataclass(frozen=True)

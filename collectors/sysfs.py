@@ -19,7 +19,7 @@ from typing import Any
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.families import Families
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ def udev_host_dirs() -> list[Path]:
     return found
 
 
-class SysfsCollector:
+class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
     """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
     ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
     kept). Watches udev for a Smart Array host, its PCI function or a disk appearing or
@@ -147,9 +147,6 @@ class SysfsCollector:
             out.flag("smartarray_controller_lockup_detected", h, host.lockup_detected)
             out.state("smartarray_host_transport_mode", h, TRANSPORT_MODES, host.transport_mode)
         return out.metrics()
-
-    def changes_at(self, data: tuple[SmartArrayHost, ...]) -> float | None:
-        return None
 
     def summary(self, data: tuple[SmartArrayHost, ...]) -> str:
         return f"{len(data)} host" + ("" if len(data) == 1 else "s")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
+from smartarray_agent.collectors.base import Collector
 from smartarray_agent.collectors.redfish.client import RedfishClient
 from smartarray_agent.collectors.redfish.errors import RedfishError, answers_read
 from smartarray_agent.collectors.redfish.metrics import HELP, battery_families
@@ -42,7 +43,7 @@ def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.ti
     return Reading(taken_at=clock(), batteries=batteries, controllers=controllers, notices=notices)
 
 
-class RedfishCollector:
+class RedfishCollector(Collector[Reading]):
     """Runs on its own, slower schedule (``interval_s``) and hands every reading to the
     :class:`~smartarray_agent.collectors.charge.Charge`, which lays it over the CLI's
     snapshots. Its families are the battery's own (collectors/redfish/metrics.py)."""
@@ -77,12 +78,6 @@ class RedfishCollector:
     def summary(self, data: Reading) -> str:
         n = len(data.batteries)
         return f"{n} batter" + ("y" if n == 1 else "ies")
-
-    def watch(self, poke: Callable[[], None]) -> None:
-        """The iLO is polled, not watched."""
-
-    def close(self) -> None:
-        """Nothing stays open between collections."""
 
 
 def _batteries(client: RedfishClient, notices: list[str]) -> list[Battery]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
@@ -48,7 +48,7 @@ def read_snapshot(runner: VendorRunner) -> Snapshot:
     return snapshot
 
 
-class SsacliCollector:
+class SsacliCollector(Collector[Snapshot]):
     name = "ssacli"
     interval_s: float | None = None
     HELP = metrics.HELP
@@ -84,9 +84,6 @@ class SsacliCollector:
     def summary(self, data: Snapshot) -> str:
         n = len(data.controllers)
         return f"{n} controller" + ("" if n == 1 else "s")
-
-    def watch(self, poke: Callable[[], None]) -> None:
-        """The CLI has no events to watch."""
 
     def close(self) -> None:
         if self._runner is not None:
