@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -212,17 +212,12 @@ def _batteries(resource: dict, key: str) -> list[Battery] | None:
     return [Battery.model_validate(entry) for entry in entries if isinstance(entry, dict)]
 
 
-def fetched(documents: Mapping[str, dict], paths: Iterable[str],
+def fetched(documents: Documents, paths: list[str],
             notices: list[str]) -> list[tuple[str, dict]]:
     """The documents at ``paths`` as the crawl fetched them; each path it did not read is
     noted."""
-    found = []
-    for path in paths:
-        if path in documents:
-            found.append((path, documents[path]))
-        else:
-            notices.append(f"redfish: {path} was not read")
-    return found
+    notices += [f"redfish: {path} was not read" for path in paths if path not in documents]
+    return [(path, documents[path]) for path in paths if path in documents]
 
 
 def members(collection: dict, where: str) -> list[str]:

@@ -22,6 +22,7 @@ from smartarray_agent.collectors.redfish.resources import (
     Reading,
     array_controller,
     chassis_batteries,
+    fetched,
     members,
     system_batteries,
 )
@@ -67,9 +68,7 @@ def batteries(documents: Documents) -> list[Battery]:
 
 
 def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
-    listed = members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS)
-    read = [(path, documents[path]) for path in listed if path in documents]
-    notices += [f"{NOTICE}{path} was not read" for path in listed if path not in documents]
+    read = fetched(documents, members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS), notices)
     found = batteries(documents)
     reading = Reading(taken_at=0, batteries=found,
                       controllers=[array_controller(path, doc) for path, doc in read])
