@@ -265,8 +265,6 @@ def _problem(error: Any) -> str:
     """One pydantic error in the words of a settings file: what is wrong, and what was
     written (``must be at most 100 (got 100.5)``)."""
     kind, given, context = error["type"], error.get("input"), error.get("ctx") or {}
-    if kind == "extra_forbidden":
-        return "unknown key"
     if kind == "missing":
         return "required but not given"
     if "[key]" in error["loc"]:

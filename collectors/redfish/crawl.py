@@ -80,7 +80,7 @@ def fetch_documents(client: RedfishClient, failed: list[str]) -> dict[str, dict]
             try:
                 get_members(where)
             except RedfishError as error:
-                if where != dmtf.controllers_link(storage) or not dmtf.carries_controllers(
+                if where != dmtf.controllers_link(storage) or not dmtf.carried_controllers(
                         storage):
                     raise
                 failed.append(str(error))

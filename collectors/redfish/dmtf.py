@@ -55,7 +55,7 @@ def _storage_controllers(storage: dict, documents: Documents,
     ``StorageControllers`` array. Where the collection or one of its members was not read,
     the inline controllers, which the Storage resource already carries, are used, and a
     notice says so: a controller the iLO gave is never dropped."""
-    carried = _carried(storage)
+    carried = carried_controllers(storage)
     where = controllers_link(storage)
     if where is None:
         return carried
@@ -69,7 +69,7 @@ def _storage_controllers(storage: dict, documents: Documents,
     return carried
 
 
-def _carried(storage: dict) -> list[dict]:
+def carried_controllers(storage: dict) -> list[dict]:
     """The controllers a Storage resource carries inline (``StorageControllers``)."""
     inline = storage.get("StorageControllers")
     return [c for c in inline if isinstance(c, dict)] if isinstance(inline, list) else []
@@ -209,11 +209,6 @@ def controllers_link(storage: dict) -> str | None:
     """The path of a Storage resource's ``Controllers`` collection."""
     where = as_dict(storage.get("Controllers")).get("@odata.id")
     return where if isinstance(where, str) else None
-
-
-def carries_controllers(storage: dict) -> bool:
-    """Whether a Storage resource carries a controller inline (``StorageControllers``)."""
-    return bool(_carried(storage))
 
 
 def collection_links(storage: dict) -> list[str]:
