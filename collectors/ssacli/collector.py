@@ -25,11 +25,12 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.model import Snapshot
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
-_FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures")
+_FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures",
+                "raw")
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
@@ -103,12 +104,6 @@ def _fill_from(snapshot: Snapshot, detail: Snapshot) -> None:
     by_identity = {(c.model, c.slot): c for c in detail.controllers}
     for ctrl in snapshot.controllers:
         source = by_identity.get((ctrl.model, ctrl.slot))
-        if ctrl.raw or source is None:
-            continue
-        _copy_fields(ctrl, source)
-
-
-def _copy_fields(target: Controller, source: Controller) -> None:
-    for field in _FROM_DETAIL:
-        setattr(target, field, getattr(source, field))
-    target.raw = source.raw
+        if source is not None and not ctrl.raw:
+            for field in _FROM_DETAIL:
+                setattr(ctrl, field, getattr(source, field))

@@ -7,7 +7,6 @@ drive whose fields are merged."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
@@ -24,11 +23,6 @@ from smartarray_agent.common.model import (
     TemperatureSensor,
     normalise_status,
 )
-
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    _T = TypeVar("_T")
 
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
@@ -227,8 +221,10 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
             setattr(drive, name, value)
     drive.size_bytes = values.physical_size_bytes(drive.size_text)
     drive.status, progress = values.drive_status(drive.status_text)
-    erase = values.percent(pairs.get("Erase Percent Complete"))
-    drive.progress_percent = _first(progress, erase, drive.progress_percent)
+    if progress is None:  # the status line's, else the erase's, else as it was
+        progress = values.percent(pairs.get("Erase Percent Complete"))
+    if progress is not None:
+        drive.progress_percent = progress
     drive.raw = drive.raw + block.pairs
 
 
@@ -248,8 +244,3 @@ _DETAIL = (
      values.days),
     ("ssd_smart_trip_wearout", "SSD Smart Trip Wearout", values.switch),
 )
-
-
-def _first(*candidates: _T | None) -> _T | None:
-    """The first value that was read (``0`` and ``False`` count), else ``None``."""
-    return next((c for c in candidates if c is not None), None)
