@@ -16,7 +16,7 @@ from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.families import Families, controller_label
 from smartarray_agent.collectors.redfish.merge import backed_controllers, charge_counts
-from smartarray_agent.collectors.redfish.resources import Battery, Reading
+from smartarray_agent.collectors.redfish.resources import Reading
 
 BATTERY_STATES = ("ok", "warning", "critical")
 
@@ -39,7 +39,8 @@ def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Met
     controller = controller_label(backed[0].slot, backed[0].serial) if len(backed) == 1 else ""
     out = Families(HELP)
     for position, battery in enumerate(reading.batteries):
-        labels = {"battery": _battery_id(battery, position), "model": battery.model or "",
+        index = str(battery.index) if battery.index is not None else f"index:{position}"
+        labels = {"battery": index, "model": battery.model or "",
                   "controller": controller}
         out.gauge("smartarray_battery_info", {
             **labels, "serial": battery.serial or "", "product": battery.product_name or "",
@@ -53,10 +54,6 @@ def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Met
                   battery.remaining_charge_time_s)
         out.state("smartarray_battery_status", labels, BATTERY_STATES, battery.health)
     return out.metrics()
-
-
-def _battery_id(battery: Battery, position: int) -> str:
-    return str(battery.index) if battery.index is not None else f"index:{position}"
 
 
 def _ratio(percent: float | None) -> float | None:

@@ -259,7 +259,9 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
         port=parts.group(1) if parts else None,
         box=parts.group(2) if parts else None,
         bay=parts.group(3) if parts else None,
-        interface=_interface(pd.interface, pd.media),
+        # an SSD's as the CLI prints its Interface Type: SATA -> Solid State SATA
+        interface=f"Solid State {pd.interface}" if pd.interface and pd.media == "ssd"
+        else pd.interface,
         size_bytes=mib_bytes(pd.capacity_mib),
         status=status,
         status_text=status_text,
@@ -276,12 +278,6 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
                        "SSDEnduranceUtilizationPercentage", "EraseCompletionPercentage",
                        "PowerOnHours")),
     )
-
-
-def _interface(interface: str | None, media: str | None) -> str | None:
-    """``SATA`` of an ``SSD`` -> ``Solid State SATA``, as the CLI prints an SSD's
-    ``Interface Type``."""
-    return f"Solid State {interface}" if interface and media == "ssd" else interface
 
 
 def _raw(doc: dict, keys: tuple[str, ...]) -> list[tuple[str, str]]:

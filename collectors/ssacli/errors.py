@@ -25,9 +25,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def classify_error(message: str) -> str:
-    """The kind of a vendor error message: ``no_controllers``, ``lock_conflict``,
-    ``syntax_error``, ``invalid_target``, ``invalid_option``, ``missing_parameter``,
-    ``no_logical_drives``, ``cli_not_installed`` or ``other``."""
+    """The kind of a vendor error message: the first of :data:`_KINDS` it matches, else
+    ``other``."""
     for kind, pattern in _KINDS:
         if pattern.search(message):
             return kind

@@ -70,15 +70,9 @@ def controller(text: ControllerText) -> Controller:
 
 
 def _mode(tags: list[str], pairs: _Pairs) -> str | None:
-    printed = pairs.get("Controller Mode")
-    if printed and printed.strip().lower() in _MODES:
-        return _MODES[printed.strip().lower()]
-    for tag in tags:
-        if tag.lower() in _MODES:
-            return _MODES[tag.lower()]
-    if values.switch(pairs.get("HBA Mode Enabled")):
-        return "hba"
-    return None
+    printed = (pairs.get("Controller Mode") or "").strip()
+    mode = next((_MODES[w.lower()] for w in (printed, *tags) if w.lower() in _MODES), None)
+    return mode or ("hba" if values.switch(pairs.get("HBA Mode Enabled")) else None)
 
 
 def _cache(pairs: _Pairs) -> Cache:

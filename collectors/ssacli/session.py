@@ -23,8 +23,9 @@ from smartarray_agent.collectors.ssacli.processes import end_groups, terminal_ho
 from smartarray_agent.collectors.ssacli.run import vendor_env
 from smartarray_agent.common.confine import confine_root
 
-PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
-CONFIRM = re.compile(r"\(y/n\)\s*$")
+# The prompt (the answer is searched from a line start, see _Answer), or a (y/n) question;
+# where both match at one place, the prompt
+PROMPT_OR_QUESTION = re.compile(r"(?P<prompt>\n=> )|\(y/n\)\s*$")
 TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
 READ_CHUNK = 65536
 # The prompt ends the output, so only the tail of the buffer is searched for it; searching
@@ -189,12 +190,10 @@ class _Answer:
         self.parts.append(data)
         self.length += len(data)
         self.tail = region[-SEARCH_WINDOW:]
-        hits = [(m.start(), n, m) for n, pattern in enumerate((PROMPT, CONFIRM))
-                if (m := pattern.search(region))]
-        if not hits:
+        match = PROMPT_OR_QUESTION.search(region)
+        if match is None:
             return None
-        _, index, match = min(hits, key=lambda hit: hit[:2])
-        if index == 1:
+        if match.lastgroup != "prompt":
             return _Found(prompt=False, before="", after="")
         whole = "".join(self.parts)
         return _Found(prompt=True, before=whole[: max(0, offset + match.start())],
