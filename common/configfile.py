@@ -66,11 +66,8 @@ class Document:
 
     def line_of(self, location: tuple[str, ...]) -> int:
         """The line of ``location`` or of its nearest written parent; 1 when none is."""
-        for end in range(len(location), 0, -1):
-            line = self.lines.get(location[:end])
-            if line is not None:
-                return line
-        return 1
+        return next((self.lines[location[:end]] for end in range(len(location), 0, -1)
+                     if location[:end] in self.lines), 1)
 
     def problem(self, location: tuple[str, ...], message: str) -> str:
         key = ".".join(location) or "(top level)"

@@ -1,20 +1,8 @@
 """Redfish JSON -> models. Pure: no I/O.
 
-Where the batteries are (field names from HPE's iLO Redfish reference and real answers):
-
-- iLO 5 (Gen10): ``/redfish/v1/Chassis/1`` -> ``Oem.Hpe.SmartStorageBattery[]`` with
-  ``Index``, ``Model``, ``ProductName``, ``SerialNumber``, ``SparePartNumber``,
-  ``FirmwareVersion``, ``ChargeLevelPercent``, ``BatteryWearLevelPercent`` (newer firmware),
-  ``MaximumCapWatts``, ``RemainingChargeTimeSeconds``, ``ErrorCode``, ``FailurePredicted`` and
-  ``Status{Health, State}``. ``Oem.Hp`` is read the same way.
-- iLO 4 (Gen9): ``/redfish/v1/Systems/1`` -> ``Oem.Hp.Battery[]`` with ``Index``, ``Model``,
-  ``ProductName``, ``SerialNumber``, ``Spare``, ``FirmwareVersion``, ``MaxCapWatts``,
-  ``Condition`` (``Ok``, ...) and ``Present`` (``Yes``/``No``): no charge at all.
-- Both: ``/redfish/v1/Systems/1/SmartStorage/ArrayControllers/{id}`` with ``Location``
-  (``Slot 0``), ``SerialNumber`` (padded with spaces), ``Model``,
-  ``BackupPowerSourceStatus`` (``Present``, ``NotPresent``, ``PresentAndCharged``,
-  ``PresentAndCharging``), ``CacheModuleStatus{Health}``,
-  ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
+Where the batteries and controllers are, property by property (iLO 5's
+``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]``, iLO 4's ``Systems/1`` ``Oem.Hp.Battery[]``,
+both's ``Systems/1/SmartStorage/ArrayControllers``): docs/redfish.md, "What it reads".
 
 Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by a
 pydantic alias or path). A value of the wrong type or out of range is ``None``, never a guess

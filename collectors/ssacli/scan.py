@@ -229,13 +229,11 @@ class _Scanner:
         if text in ("unassigned", "Unassigned", "HBA Drives"):
             return Block(kind="array", ident="hba" if text == "HBA Drives" else "unassigned",
                          indent=indent)
-        for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail")):
+        for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail"),
+                              (_SENSOR, "sensor")):
             match = pattern.match(text)
             if match:
                 return Block(kind=kind, ident=match.group("id"), indent=indent)
-        sensor = _SENSOR.match(text)
-        if sensor:
-            return Block(kind="sensor", ident=sensor.group("id"), indent=indent)
         return None
 
     def _continues_value(self, text: str, indent: int) -> bool:

@@ -102,12 +102,10 @@ class ConsoleSession:
         child, self._child = self._child, None
         if child is None:
             return
-        if child.isalive():
-            try:
+        with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF, OSError):
+            if child.isalive():
                 child.sendline("exit")
                 child.expect(pexpect.EOF, timeout=1)
-            except (pexpect.TIMEOUT, pexpect.EOF, OSError):
-                pass
         end_groups([child.pid])
         with contextlib.suppress(OSError, StopIteration):  # what still holds its terminal: a
             end_groups(terminal_holders(child.child_fd))  # grandchild in a session of its own
@@ -200,8 +198,7 @@ class _Answer:
                       after=whole[offset + match.end():])
 
     def last_line(self) -> str:
-        lines = self.tail.strip().splitlines()
-        return lines[-1] if lines else ""
+        return (self.tail.strip().splitlines() or [""])[-1]
 
 
 def _without_echo(output: str, command: str) -> str:
