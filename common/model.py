@@ -54,10 +54,7 @@ class _Block(BaseModel):
 def normalise_status(text: str | None) -> str | None:
     """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
     ``'temporarily_disabled'``. Empty text is ``None``."""
-    if text is None:
-        return None
-    word = _PAREN_TAIL.sub("", text).strip().lower()
-    word = _NON_WORD.sub("_", word).strip("_")
+    word = _NON_WORD.sub("_", _PAREN_TAIL.sub("", text or "").lower()).strip("_")
     return word or None
 
 
