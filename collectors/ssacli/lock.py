@@ -70,9 +70,7 @@ class LockRefused(LockError):
 
 
 class LockTimeout(LockError):
-    def __init__(self, path: Path, wait_s: float, holder: Holder | None) -> None:
-        self.holder = holder
-        who = holder.describe() if holder else "another process"
+    def __init__(self, path: Path, wait_s: float, who: str) -> None:
         super().__init__(f"the host lock {path} is held by {who}; gave up after {wait_s:g} s")
 
 
@@ -193,6 +191,11 @@ class HostLock:
         finally:
             os.close(fd)
 
+    def who(self) -> str:
+        """The holder in a message's words: ``pid 42 (what it does, for 3 s)``."""
+        holder = self.holder()
+        return holder.describe() if holder else "another process"
+
     # -- waiting ---------------------------------------------------------------------------
     def _yield_to_waiters(self, deadline: float) -> None:
         while self.others_waiting() and time.monotonic() < deadline:
@@ -208,15 +211,11 @@ class HostLock:
             except BlockingIOError:
                 now = time.monotonic()
                 if now >= deadline:
-                    raise LockTimeout(self.path, self.wait_s, self.holder()) from None
+                    raise LockTimeout(self.path, self.wait_s, self.who()) from None
                 if not noticed and now >= notice_at:
                     noticed = True
-                    holder = self.holder()
-                    who = holder.describe() if holder else "another process"
-                    self._notice(
-                        f"waiting for the host lock {self.path}, held by {who}; "
-                        f"giving up after {self.wait_s:g} s"
-                    )
+                    self._notice(f"waiting for the host lock {self.path}, held by "
+                                 f"{self.who()}; giving up after {self.wait_s:g} s")
                 time.sleep(POLL_S)
 
     @contextlib.contextmanager
