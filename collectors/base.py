@@ -101,5 +101,4 @@ def collect_once(
 
 
 def _one_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -148,9 +148,8 @@ class _Scanner:
         self.last_pair = None
 
     def _continues_notice(self, text: str, indent: int) -> bool:
-        if HEADER.match(text) or _ERROR.match(text):
-            return False
-        return indent == 0 or indent >= _CONTINUATION_MIN_INDENT
+        return not (HEADER.match(text) or _ERROR.match(text)) and (
+            indent == 0 or indent >= _CONTINUATION_MIN_INDENT)
 
     def _end_notice(self) -> None:
         if self.notice is None:
@@ -269,10 +268,7 @@ class _Scanner:
             self.stack.pop()
 
     def _array(self) -> str | None:
-        for block in reversed(self.stack):
-            if block.kind == "array":
-                return block.ident
-        return None
+        return next((block.ident for block in reversed(self.stack) if block.kind == "array"), None)
 
 
 def _split_pair(text: str) -> tuple[str, str] | None:
