@@ -205,12 +205,9 @@ def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> 
     if event.subsystem == "block" and event.device_type != "disk":
         return False
     path = Path(event.sys_path)
-    for directory in (path, *path.parents):
-        if not _PCI_ADDRESS.match(directory.name):
-            continue
-        if directory.name in known_functions or _driver_of(directory) in DRIVERS:
-            return True
-    return False
+    return any(_PCI_ADDRESS.match(directory.name) and (
+        directory.name in known_functions or _driver_of(directory) in DRIVERS)
+        for directory in (path, *path.parents))
 
 
 def _driver_of(pci_dir: Path) -> str | None:
