@@ -33,6 +33,9 @@ class CollectionError(RuntimeError):
 
 
 class Collector(Protocol[T]):
+    """A collector; one that subclasses it explicitly inherits the defaults of
+    ``changes_at``, ``watch`` and ``close`` (nothing changes, nothing to watch or let go)."""
+
     name: str
     # How often it runs, when slower than every round (the iLO is slow); None: every round.
     interval_s: float | None
@@ -48,7 +51,7 @@ class Collector(Protocol[T]):
     def changes_at(self, data: T) -> float | None:
         """When the families of ``data`` change without a new collection (an iLO charge that
         expires); None: they do not."""
-        ...
+        return None
 
     def summary(self, data: T) -> str:
         """A few words on a result, for logs and systemd's STATUS=: ``2 controllers``."""
@@ -56,11 +59,11 @@ class Collector(Protocol[T]):
 
     def watch(self, poke: Callable[[], None]) -> None:
         """Start watching for events that call for an early collection (udev)."""
-        ...
+        return None
 
     def close(self) -> None:
         """Let go of what the collector holds (a console, a monitor)."""
-        ...
+        return None
 
 
 @dataclass(frozen=True)
@@ -91,23 +94,11 @@ def collect_once(
         log.exception("collector %s failed unexpectedly", collector.name)
         message = f"{type(error).__name__}: {_one_line(error)}"
     else:
-        return CollectorResult(
-            name=collector.name,
-            success=True,
-            duration_s=time.monotonic() - started,
-            last_success_at=clock(),
-            data=data,
-        )
-    return CollectorResult(
-        name=collector.name,
-        success=False,
-        duration_s=time.monotonic() - started,
-        last_success_at=previous.last_success_at if previous else None,
-        data=previous.data if previous else None,
-        error=message,
-    )
+        return CollectorResult(collector.name, True, time.monotonic() - started, clock(), data)
+    return CollectorResult(collector.name, False, time.monotonic() - started,
+                           previous.last_success_at if previous else None,
+                           previous.data if previous else None, message)
 
 
 def _one_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

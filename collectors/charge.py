@@ -36,27 +36,23 @@ class Charge:
         self._clock = clock
         self._lock = threading.Lock()
         self._reading: Reading | None = None
-        self._error: str | None = None  # why the last read of the iLO failed
+        # why the last read of the iLO failed; None after a successful one (or before any)
+        self.error: str | None = None
 
     @property
     def configured(self) -> bool:
         """Whether a ``[redfish]`` table names an iLO to read."""
         return self.settings is not None
 
-    @property
-    def error(self) -> str | None:
-        """Why the last read failed; None after a successful one (or before any)."""
-        return self._error
-
     def update(self, reading: Reading) -> None:
         """A new reading from the iLO (the daemon's Redfish collector)."""
         with self._lock:
-            self._reading, self._error = reading, None
+            self._reading, self.error = reading, None
 
     def failed(self, error: str) -> None:
         """The last read failed; the previous reading keeps counting until it expires."""
         with self._lock:
-            self._error = error
+            self.error = error
 
     def read(self) -> Reading | None:
         """Read the iLO now (the one-off commands). A failure is kept in :attr:`error`,
@@ -71,13 +67,13 @@ class Charge:
             reading = read_reading(self.settings, self._clock)
         except RedfishError as error:
             with self._lock:
-                self._reading, self._error = None, str(error)
+                self._reading, self.error = None, str(error)
             return None
         unreadable = [b.charge_unreadable for b in reading.batteries
                       if b.charge_unreadable is not None]
         with self._lock:
             self._reading = reading
-            self._error = (f"the iLO gave a battery charge that is not a number from 0 to 100 "
+            self.error = (f"the iLO gave a battery charge that is not a number from 0 to 100 "
                            f"(ChargeLevelPercent {', '.join(unreadable)})" if unreadable else None)
         return reading
 
@@ -105,7 +101,7 @@ class Charge:
         if self.settings is None or not snapshot.controllers:
             return snapshot
         with self._lock:
-            reading, error = self._reading, self._error
+            reading, error = self._reading, self.error
         if reading is None:
             if error is None:
                 return snapshot

@@ -4,13 +4,8 @@
 Discovery goes through pyudev; the attributes are read from the host's sysfs directory, so
 the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
 Array host, its PCI function or one of its disks appearing or going.
-
-Sample metric lines::
-
-    smartarray_host_info{device_id="0x323a",driver="hpsa",firmware="6.60",host="host0",model="",pci_address="0000:03:00.0",serial="",subsystem_device_id="0x3354",subsystem_vendor_id="0x103c",vendor_id="0x103c"} 1.0
-    smartarray_controller_lockup_detected{pci_address="0000:03:00.0"} 0.0
-    smartarray_host_transport_mode{pci_address="0000:03:00.0",state="performant"} 1.0
-"""  # noqa: E501
+docs/metrics.md shows a sample of every family.
+"""
 
 from __future__ import annotations
 
@@ -20,10 +15,11 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.families import Families
 
 log = logging.getLogger(__name__)
@@ -108,7 +104,7 @@ def udev_host_dirs() -> list[Path]:
     return found
 
 
-class SysfsCollector:
+class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
     """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
     ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
     kept). Watches udev for a Smart Array host, its PCI function or a disk appearing or
@@ -121,7 +117,7 @@ class SysfsCollector:
     def __init__(self, find_host_dirs: Callable[[], Iterable[Path]] = udev_host_dirs) -> None:
         self._find = find_host_dirs
         self._known: frozenset[str] = frozenset()  # PCI functions of the last collection
-        self._watch: UdevWatch | None = None
+        self._observer: Any = None  # pyudev's MonitorObserver, once watching
         self._poke: Callable[[], None] | None = None
 
     def collect(self) -> tuple[SmartArrayHost, ...]:
@@ -152,31 +148,36 @@ class SysfsCollector:
             out.state("smartarray_host_transport_mode", h, TRANSPORT_MODES, host.transport_mode)
         return out.metrics()
 
-    def changes_at(self, data: tuple[SmartArrayHost, ...]) -> float | None:
-        return None
-
     def summary(self, data: tuple[SmartArrayHost, ...]) -> str:
         return f"{len(data)} host" + ("" if len(data) == 1 else "s")
 
     def watch(self, poke: Callable[[], None]) -> None:
-        """Start the udev watch; without one (no netlink, no libudev) a warning says that
+        """Start the udev watch (pyudev's monitor thread calls :meth:`handle` for every event
+        of the watched subsystems); without one (no netlink, no libudev) a warning says that
         controllers appearing or going wait for the next collection."""
         self._poke = poke
-        if self._watch is not None:
+        if self._observer is not None:
             return
-        watch = UdevWatch(self.handle)
         try:
-            watch.start()
-        except SysfsError as error:
-            log.warning("%s; controllers appearing or going wait for the next collection",
-                        error)
+            import pyudev
+
+            monitor = pyudev.Monitor.from_netlink(pyudev.Context())
+            for subsystem in WATCHED_SUBSYSTEMS:
+                monitor.filter_by(subsystem)
+            observer = pyudev.MonitorObserver(monitor, name="udev", callback=lambda d: self.handle(
+                UdevEvent(d.action or "", d.subsystem, d.device_type, d.sys_path)))
+        except (ImportError, OSError) as error:
+            log.warning("cannot watch udev events: %s; controllers appearing or going wait for "
+                        "the next collection", error)
             return
-        self._watch = watch
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
 
     def close(self) -> None:
-        if self._watch is not None:
-            self._watch.stop()
-            self._watch = None
+        if self._observer is not None:
+            self._observer.send_stop()
+            self._observer = None
 
     def handle(self, event: UdevEvent) -> None:
         """A udev event (from pyudev's monitor thread): an early collection when it concerns
@@ -204,51 +205,9 @@ def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> 
     if event.subsystem == "block" and event.device_type != "disk":
         return False
     path = Path(event.sys_path)
-    for directory in (path, *path.parents):
-        if not _PCI_ADDRESS.match(directory.name):
-            continue
-        if directory.name in known_functions or _driver_of(directory) in DRIVERS:
-            return True
-    return False
-
-
-class UdevWatch:
-    """Calls ``on_event`` from pyudev's monitor thread for every event of the watched
-    subsystems; the caller filters them with :func:`concerns_smart_array`."""
-
-    def __init__(self, on_event: Callable[[UdevEvent], None]) -> None:
-        self._on_event = on_event
-        self._observer = None
-
-    def start(self) -> None:
-        """Raises SysfsError when no udev monitor can be opened (no netlink, no libudev)."""
-        try:
-            import pyudev
-
-            monitor = pyudev.Monitor.from_netlink(pyudev.Context())
-            for subsystem in WATCHED_SUBSYSTEMS:
-                monitor.filter_by(subsystem)
-            observer = pyudev.MonitorObserver(monitor, callback=self._handle, name="udev")
-        except (ImportError, OSError) as error:
-            raise SysfsError(f"cannot watch udev events: {error}") from error
-        observer.daemon = True
-        observer.start()
-        self._observer = observer
-
-    def stop(self) -> None:
-        if self._observer is not None:
-            self._observer.send_stop()
-            self._observer = None
-
-    def _handle(self, device) -> None:
-        self._on_event(
-            UdevEvent(
-                action=device.action or "",
-                subsystem=device.subsystem,
-                device_type=device.device_type,
-                sys_path=device.sys_path,
-            )
-        )
+    return any(_PCI_ADDRESS.match(directory.name) and (
+        directory.name in known_functions or _driver_of(directory) in DRIVERS)
+        for directory in (path, *path.parents))
 
 
 def _driver_of(pci_dir: Path) -> str | None:

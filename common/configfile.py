@@ -66,11 +66,8 @@ class Document:
 
     def line_of(self, location: tuple[str, ...]) -> int:
         """The line of ``location`` or of its nearest written parent; 1 when none is."""
-        for end in range(len(location), 0, -1):
-            line = self.lines.get(location[:end])
-            if line is not None:
-                return line
-        return 1
+        return next((self.lines[location[:end]] for end in range(len(location), 0, -1)
+                     if location[:end] in self.lines), 1)
 
     def problem(self, location: tuple[str, ...], message: str) -> str:
         key = ".".join(location) or "(top level)"
@@ -165,9 +162,9 @@ def handed_over(path: Path) -> Path:
 
 
 def secret_problem(path: Path) -> str | None:
-    """Why ``path`` may not hold a secret (a TLS private key, a web config with password
-    hashes), or None: like the iLO credentials file, it must belong to root (or to the
-    user reading it) and give its group and others no access at all. A file in systemd's
+    """Why ``path`` may not hold a secret (the iLO credentials file, a TLS private key, a web
+    config with password hashes), or None: it must belong to root (or to the user reading
+    it) and give its group and others no access at all. A file in systemd's
     credentials directory (``LoadCredential=``) is private by construction."""
     if Path(os.path.abspath(path)).parent == credentials_directory():
         return None
@@ -198,20 +195,14 @@ def refuse_untrusted(document: Document,
         raise ConfigError(problems)
 
 
-def _children(value: object, location: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:
-    if isinstance(value, dict):
-        return [((*location, str(key)), item) for key, item in value.items()]
-    if isinstance(value, list):
-        return [((*location, str(index)), item) for index, item in enumerate(value)]
-    return []
-
-
 def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | None:
     """The first location nested deeper than MAX_DEPTH, or None."""
     if len(location) > MAX_DEPTH:
         return location
-    for child, item in _children(value, location):
-        deep = _too_deep(item, child)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
+        value, list) else ()
+    for key, item in items:
+        deep = _too_deep(item, (*location, str(key)))
         if deep is not None:
             return deep
     return None
@@ -271,8 +262,6 @@ def _problem(error: Any) -> str:
     """One pydantic error in the words of a settings file: what is wrong, and what was
     written (``must be at most 100 (got 100.5)``)."""
     kind, given, context = error["type"], error.get("input"), error.get("ctx") or {}
-    if kind == "extra_forbidden":
-        return "unknown key"
     if kind == "missing":
         return "required but not given"
     if "[key]" in error["loc"]:

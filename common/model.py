@@ -40,8 +40,7 @@ def _unknown_outside(low: int, high: int) -> BeforeValidator:
 
 Bytes = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
                   _unknown_outside(0, INT64_MAX)]  # a size
-Count = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
-                  _unknown_outside(0, INT64_MAX)]  # units, hours, days
+Count = Bytes  # units, hours, days
 WholePercent = Annotated[Annotated[int, Field(ge=0, le=100)] | None, _unknown_outside(0, 100)]
 
 _PAREN_TAIL = re.compile(r"\s*\(.*$")
@@ -55,10 +54,7 @@ class _Block(BaseModel):
 def normalise_status(text: str | None) -> str | None:
     """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
     ``'temporarily_disabled'``. Empty text is ``None``."""
-    if text is None:
-        return None
-    word = _PAREN_TAIL.sub("", text).strip().lower()
-    word = _NON_WORD.sub("_", word).strip("_")
+    word = _NON_WORD.sub("_", _PAREN_TAIL.sub("", text or "").lower()).strip("_")
     return word or None
 
 
@@ -241,7 +237,6 @@ def to_json(snapshot: Snapshot) -> str:
 #   rebuilding:  redundancy lost and being restored (or queued to be)
 #   degraded:    redundancy lost (logical) or failure predicted (physical); nothing restores it
 #   failed:      data or drive lost
-DRIVE_CLASSES = ("ok", "progressing", "rebuilding", "degraded", "failed")
 LOGICAL_DRIVE_STATES: dict[str, str] = {
     "ok": "ok",
     "transforming": "progressing",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
 
-from smartarray_agent.collectors.redfish.credentials import Credentials
+from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
@@ -67,24 +67,26 @@ def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
 
 
 class RedfishClient:
-    """``with RedfishClient(settings, credentials) as client: client.get(path)``: logs in on
-    entry and out on exit, over one kept-alive connection. The read's deadline (monotonic) is
+    """``with RedfishClient(settings) as client: client.get(path)``: logs in on entry (with
+    the login of ``credentials_file``, read now) and out on exit, over one kept-alive
+    connection. The read's deadline (monotonic) is
     ``read_deadline_s`` from now, or ``deadline`` (``/probe``'s) when that is sooner: no
     request starts after it and none waits past it, but the logout, which gets
     ``LOGOUT_GRACE_S`` more."""
 
-    def __init__(self, settings: RedfishSettings, credentials: Credentials,
-                 deadline: float | None = None) -> None:
+    def __init__(self, settings: RedfishSettings, deadline: float | None = None) -> None:
         self.settings = settings
+        try:
+            self._credentials = load_credentials(settings.credentials_file)
+        except CredentialsError as error:
+            raise RedfishError(str(error)) from None
         own = time.monotonic() + settings.read_deadline_s
         self.deadline = own if deadline is None else min(deadline, own)
-        self._credentials = credentials
         self._tls = tls_context(settings)
         self._where = f"{settings.host}:{settings.port}"
         self._connection: http.client.HTTPSConnection | None = None
-        self._token: str | None = None
+        self._auth: dict[str, str] = {}  # the session token's or basic auth's header
         self._session: str | None = None  # the session's path, for the logout
-        self._basic: str | None = None
         self._read_bytes = 0  # the answers' bodies so far, against MAX_READ_BYTES
 
     def __enter__(self) -> RedfishClient:
@@ -100,10 +102,10 @@ class RedfishClient:
 
     def get(self, path: str) -> dict:
         """The JSON object at ``path``; any other answer than 200 with a JSON object raises."""
-        answer = self._get(path)
-        if answer.status != 200:
-            raise RedfishError(f"{self._where}: GET {path}: HTTP {answer.status}")
-        return _json_object(answer.body, f"{self._where}: GET {path}")
+        found = self.get_optional(path)
+        if found is None:
+            raise RedfishError(f"{self._where}: GET {path}: HTTP 404")
+        return found
 
     def get_optional(self, path: str) -> dict | None:
         """Like :meth:`get`, but None when the resource does not exist (404)."""
@@ -117,17 +119,18 @@ class RedfishClient:
     def close(self) -> None:
         """Log out (best effort: a failure is logged, not raised) and close the connection."""
         try:
-            if self._token is not None and self._session is not None:
-                answer = self._request("DELETE", self._session, self._auth())
+            token = "X-Auth-Token" in self._auth
+            if token and self._session is not None:
+                answer = self._request("DELETE", self._session, self._auth)
                 if answer.status not in (200, 202, 204):
                     log.warning("logout from %s: HTTP %d", self._where, answer.status)
-            elif self._token is not None:
+            elif token:
                 log.warning("no session address from %s to log out; the iLO ends the session "
                             "when it times out", self._where)
         except RedfishError as error:
             log.warning("logout failed: %s", error)
         finally:
-            self._token = self._session = self._basic = None
+            self._auth, self._session = {}, None
             self._drop_connection()
 
     def _login(self) -> None:
@@ -139,7 +142,7 @@ class RedfishClient:
         )
         token = answer.headers.get("X-Auth-Token")
         if answer.status in (200, 201) and token:
-            self._token = token
+            self._auth = {"X-Auth-Token": token}
             location = answer.headers.get("Location")
             self._session = urlsplit(location).path if location else None
             return
@@ -152,25 +155,18 @@ class RedfishClient:
             log.info("%s offers no Redfish session (HTTP %d); using basic auth",
                      self._where, answer.status)
             pair = f"{self._credentials.username}:{self._credentials.password}".encode()
-            self._basic = "Basic " + base64.b64encode(pair).decode("ascii")
+            self._auth = {"Authorization": "Basic " + base64.b64encode(pair).decode("ascii")}
             return
         raise RedfishError(f"{self._where}: session login failed: HTTP {answer.status}")
 
     def _get(self, path: str) -> _Answer:
-        answer = self._request("GET", path, self._auth())
+        answer = self._request("GET", path, self._auth)
         if answer.status in (401, 403):
             raise RedfishError(
                 f"{self._where}: GET {path} refused (HTTP {answer.status}): check the user "
                 f"name, password and privileges in {self.settings.credentials_file}"
             )
         return answer
-
-    def _auth(self) -> dict[str, str]:
-        if self._token is not None:
-            return {"X-Auth-Token": self._token}
-        if self._basic is not None:
-            return {"Authorization": self._basic}
-        return {}
 
     def _request(
         self, method: str, path: str, headers: dict[str, str], body: bytes | None = None

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from prometheus_client.core import Metric
 
+from smartarray_agent.collectors.base import Collector
 from smartarray_agent.collectors.redfish.client import RedfishClient
-from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError, answers_read
 from smartarray_agent.collectors.redfish.metrics import HELP, battery_families
 from smartarray_agent.collectors.redfish.resources import (
@@ -27,30 +27,23 @@ from smartarray_agent.collectors.redfish.resources import (
     system_batteries,
 )
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.collectors.redfish.snapshot import ARRAY_CONTROLLERS, CHASSIS, SYSTEM
 
 if TYPE_CHECKING:
     from smartarray_agent.collectors.charge import Charge
 
-CHASSIS = "/redfish/v1/Chassis/1/"
-SYSTEM = "/redfish/v1/Systems/1/"
-ARRAY_CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
-
 
 def read_reading(settings: RedfishSettings, clock: Callable[[], float] = time.time) -> Reading:
     """One session with the iLO. Raises :class:`RedfishError` (one line, never a password)."""
-    try:
-        credentials = load_credentials(settings.credentials_file)
-    except CredentialsError as error:
-        raise RedfishError(str(error)) from None
     notices: list[str] = []
-    with (RedfishClient(settings, credentials) as client,
+    with (RedfishClient(settings) as client,
           answers_read(f"{settings.host}:{settings.port}")):
         batteries = _batteries(client, notices)
         controllers = _controllers(client, notices)
     return Reading(taken_at=clock(), batteries=batteries, controllers=controllers, notices=notices)
 
 
-class RedfishCollector:
+class RedfishCollector(Collector[Reading]):
     """Runs on its own, slower schedule (``interval_s``) and hands every reading to the
     :class:`~smartarray_agent.collectors.charge.Charge`, which lays it over the CLI's
     snapshots. Its families are the battery's own (collectors/redfish/metrics.py)."""
@@ -85,12 +78,6 @@ class RedfishCollector:
     def summary(self, data: Reading) -> str:
         n = len(data.batteries)
         return f"{n} batter" + ("y" if n == 1 else "ies")
-
-    def watch(self, poke: Callable[[], None]) -> None:
-        """The iLO is polled, not watched."""
-
-    def close(self) -> None:
-        """Nothing stays open between collections."""
 
 
 def _batteries(client: RedfishClient, notices: list[str]) -> list[Battery]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from smartarray_agent.collectors.redfish import dmtf
 from smartarray_agent.collectors.redfish.client import RedfishClient
-from smartarray_agent.collectors.redfish.credentials import CredentialsError, load_credentials
 from smartarray_agent.collectors.redfish.errors import RedfishError, answers_read
 from smartarray_agent.collectors.redfish.resources import chassis_batteries, link, members
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
@@ -35,14 +34,10 @@ from smartarray_agent.common.model import Snapshot
 def read_ilo(settings: RedfishSettings, deadline: float | None = None) -> Snapshot:
     """The snapshot of the iLO ``settings`` names, read before ``deadline`` (monotonic) when
     one is given. Raises :class:`RedfishError` (one line, never a password)."""
-    try:
-        credentials = load_credentials(settings.credentials_file)
-    except CredentialsError as error:
-        raise RedfishError(str(error)) from None
     where = f"{settings.host}:{settings.port}"
     failed: list[str] = []
     with answers_read(where):
-        with RedfishClient(settings, credentials, deadline) as client:
+        with RedfishClient(settings, deadline) as client:
             documents = fetch_documents(client, failed)
         snapshot = snapshot_from(documents, where)
     snapshot.notices.extend(f"{NOTICE}{reason}" for reason in failed)
@@ -85,7 +80,7 @@ def fetch_documents(client: RedfishClient, failed: list[str]) -> dict[str, dict]
             try:
                 get_members(where)
             except RedfishError as error:
-                if where != dmtf.controllers_link(storage) or not dmtf.carries_controllers(
+                if where != dmtf.controllers_link(storage) or not dmtf.carried_controllers(
                         storage):
                     raise
                 failed.append(str(error))

@@ -8,11 +8,10 @@ The file is TOML with exactly two keys::
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust
+from smartarray_agent.common.configfile import secret_problem
 
 
 class CredentialsError(ValueError):
@@ -27,29 +26,13 @@ class Credentials:
 
 
 def check_private(path: Path) -> None:
-    """Refuse a file that is missing, not a regular file, owned by another user than root (or
-    the agent's own user), or has any group or other permission bit."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise CredentialsError(f"credentials file {path} does not exist") from None
-    except OSError as error:
-        raise CredentialsError(f"cannot stat credentials file {path}: {error.strerror}") from None
-    found = distrust(info, kind="file", owners=(0, os.geteuid()),
-                     forbidden=ANY_ACCESS_BY_OTHERS)
-    if found is None:
-        return
-    if found.what == "owner":
-        raise CredentialsError(
-            f"credentials file {path} belongs to uid {found.uid}; it must belong to root "
-            f"(chown root: {path})"
-        )
-    if found.what == "mode":
-        raise CredentialsError(
-            f"credentials file {path} has mode {found.mode:04o}: group or others may access "
-            f"it; it must be readable only by root (chmod 600 {path})"
-        )
-    raise CredentialsError(f"credentials file {path} is not a regular file")
+    """Refuse a file that is missing or may not hold a secret (:func:`secret_problem`: it must
+    belong to root or the agent's own user and give its group and others no access)."""
+    problem = secret_problem(path)
+    if problem is None and not path.exists():
+        problem = f"{path} does not exist"
+    if problem is not None:
+        raise CredentialsError(f"credentials file {problem}")
 
 
 def load_credentials(path: Path) -> Credentials:

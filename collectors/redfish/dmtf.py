@@ -9,13 +9,13 @@ and no backup power on the controller: those fields stay ``None`` (:data:`LACKS`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from pydantic import AliasPath, Field
 
 from smartarray_agent.collectors.redfish.resources import (
     OTHER,
     Count,
+    Documents,
     Integer,
     Payload,
     Percent,
@@ -37,15 +37,13 @@ LACKS = ("redfish: the iLO's DMTF Storage model gives no cache ratio, no no-batt
          "cache switch, no drive write cache switch and no backup power status or charge of "
          "the controller: they are unknown (null)")
 
-Documents = Mapping[str, dict]
-
 
 def controllers(storage_path: str, storage: dict, documents: Documents) -> list[Controller]:
     """The controllers of one ``Storage`` resource, each with the storage's drives and
     volumes (a Storage resource is one controller's view on HPE's iLO)."""
     notices: list[str] = []
     found = _storage_controllers(storage, documents, notices)
-    drives = [_drive(p, d) for p, d in _links(storage.get("Drives"), documents, notices)]
+    drives = [_drive(p, d) for p, d in fetched(documents, drive_links(storage), notices)]
     volumes = [_volume(p, d) for p, d in _collection(storage.get("Volumes"), documents,
                                                      "Volumes", notices)]
     return [_controller(doc, drives, volumes, notices) for doc in found]
@@ -57,7 +55,7 @@ def _storage_controllers(storage: dict, documents: Documents,
     ``StorageControllers`` array. Where the collection or one of its members was not read,
     the inline controllers, which the Storage resource already carries, are used, and a
     notice says so: a controller the iLO gave is never dropped."""
-    carried = _carried(storage)
+    carried = carried_controllers(storage)
     where = controllers_link(storage)
     if where is None:
         return carried
@@ -71,7 +69,7 @@ def _storage_controllers(storage: dict, documents: Documents,
     return carried
 
 
-def _carried(storage: dict) -> list[dict]:
+def carried_controllers(storage: dict) -> list[dict]:
     """The controllers a Storage resource carries inline (``StorageControllers``)."""
     inline = storage.get("StorageControllers")
     return [c for c in inline if isinstance(c, dict)] if isinstance(inline, list) else []
@@ -190,17 +188,6 @@ def _raid_type(raid_type: str | None) -> str | None:
     return raid_words(RAID_TYPES[raid_type])
 
 
-def _links(items: object, documents: Documents, notices: list[str]) -> list[tuple[str, dict]]:
-    """The documents an array of ``{"@odata.id": ...}`` links points to, as fetched."""
-    return fetched(documents, _paths(items), notices)
-
-
-def _paths(items: object) -> list[str]:
-    """The paths of an array of ``{"@odata.id": ...}`` links."""
-    paths = [as_dict(item).get("@odata.id") for item in items] if isinstance(items, list) else []
-    return [p for p in paths if isinstance(p, str)]
-
-
 def _collection(link: object, documents: Documents, name: str,
                 notices: list[str]) -> list[tuple[str, dict]]:
     where = as_dict(link).get("@odata.id")
@@ -212,19 +199,16 @@ def _collection(link: object, documents: Documents, name: str,
 
 
 def drive_links(storage: dict) -> list[str]:
-    """Every path under a Storage resource that its snapshot reads, for the crawler."""
-    return _paths(storage.get("Drives"))
+    """The paths of a Storage resource's ``Drives`` (an array of ``{"@odata.id": ...}``)."""
+    items = storage.get("Drives")
+    paths = [as_dict(item).get("@odata.id") for item in items] if isinstance(items, list) else []
+    return [p for p in paths if isinstance(p, str)]
 
 
 def controllers_link(storage: dict) -> str | None:
     """The path of a Storage resource's ``Controllers`` collection."""
     where = as_dict(storage.get("Controllers")).get("@odata.id")
     return where if isinstance(where, str) else None
-
-
-def carries_controllers(storage: dict) -> bool:
-    """Whether a Storage resource carries a controller inline (``StorageControllers``)."""
-    return bool(_carried(storage))
 
 
 def collection_links(storage: dict) -> list[str]:

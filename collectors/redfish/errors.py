@@ -9,9 +9,8 @@ from smartarray_agent.collectors.base import CollectionError
 
 
 class RedfishError(CollectionError):
-    """A Redfish collection failed. The message is one line and never holds a password or a
-    session token. A :class:`CollectionError`, so the agent's collection loop reports it as a
-    failed collection like any other."""
+    """A Redfish collection failed (as any other, for the collection loop). The message is
+    one line and never holds a password or a session token."""
 
 
 # What mapping a JSON document that parsed can still raise on a hostile value (a wrong type

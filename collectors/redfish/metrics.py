@@ -1,31 +1,13 @@
 """A Redfish reading -> Prometheus metric families. Pure: no I/O. The exposition
 (agent/exporter/render.py) adds the collector's ``smartarray_collector_*`` series.
 
-Conventions of docs/metrics.md: prefix ``smartarray_``, units in names, ratios 0-1, identity in an
-``_info`` metric, the battery's status as one series per known state (``ok``, ``warning``,
-``critical``, plus ``other`` for a word outside these and ``absent`` when the iLO gives none),
-no raw status text in labels. Battery series carry ``battery`` (the iLO's ``Index``),
+The conventions of collectors/families.py; the battery's status states are ``ok``,
+``warning`` and ``critical``. Battery series carry ``battery`` (the iLO's ``Index``),
 ``model`` and ``controller``: the label the CLI's series give the one controller the
-battery backs (merge.py, rule 1; collectors/families.py: the slot, else ``sn:<serial>``),
-else empty. A value the iLO does not report (iLO 4 has no charge) has no series. The charge
-follows the one freshness rule of every charge the agent serves (merge.py's
-``charge_counts``): it is dropped once the reading is older than ``[redfish] max_age_s``.
-
-Sample, one iLO 5 battery backing the controller in slot 0::
-
-    smartarray_collector_success{collector="redfish"} 1.0
-    smartarray_collector_duration_seconds{collector="redfish"} 0.84
-    smartarray_collector_last_success_timestamp_seconds{collector="redfish"} 1.7e+09
-    smartarray_battery_info{battery="1",controller="0",firmware="0.70",model="875241-B21",\
-product="HPE Smart Storage Battery",serial="6WQXK0JWYF441K"} 1.0
-    smartarray_battery_charge_ratio{battery="1",controller="0",model="875241-B21"} 0.99
-    smartarray_battery_wear_ratio{battery="1",controller="0",model="875241-B21"} 0.05
-    smartarray_battery_capacity_watts{battery="1",controller="0",model="875241-B21"} 96.0
-    smartarray_battery_remaining_charge_time_seconds{battery="1",controller="0",\
-model="875241-B21"} 29.0
-    smartarray_battery_status{battery="1",controller="0",model="875241-B21",state="ok"} 1.0
-    smartarray_battery_status{battery="1",controller="0",model="875241-B21",state="warning"} 0.0
-    (and state="critical", "other", "absent" at 0.0)
+battery backs (merge.py, rule 1), else empty. A value the iLO does not report (iLO 4 has no
+charge) has no series. The charge follows the one freshness rule of every charge the agent
+serves (merge.py's ``charge_counts``): it is dropped once the reading is older than
+``[redfish] max_age_s``. docs/metrics.md shows a sample of every family.
 """
 
 from __future__ import annotations
@@ -34,7 +16,7 @@ from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.families import Families, controller_label
 from smartarray_agent.collectors.redfish.merge import backed_controllers, charge_counts
-from smartarray_agent.collectors.redfish.resources import Battery, Reading
+from smartarray_agent.collectors.redfish.resources import Reading
 
 BATTERY_STATES = ("ok", "warning", "critical")
 
@@ -57,7 +39,8 @@ def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Met
     controller = controller_label(backed[0].slot, backed[0].serial) if len(backed) == 1 else ""
     out = Families(HELP)
     for position, battery in enumerate(reading.batteries):
-        labels = {"battery": _battery_id(battery, position), "model": battery.model or "",
+        index = str(battery.index) if battery.index is not None else f"index:{position}"
+        labels = {"battery": index, "model": battery.model or "",
                   "controller": controller}
         out.gauge("smartarray_battery_info", {
             **labels, "serial": battery.serial or "", "product": battery.product_name or "",
@@ -71,10 +54,6 @@ def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Met
                   battery.remaining_charge_time_s)
         out.state("smartarray_battery_status", labels, BATTERY_STATES, battery.health)
     return out.metrics()
-
-
-def _battery_id(battery: Battery, position: int) -> str:
-    return str(battery.index) if battery.index is not None else f"index:{position}"
 
 
 def _ratio(percent: float | None) -> float | None:

@@ -1,20 +1,8 @@
 """Redfish JSON -> models. Pure: no I/O.
 
-Where the batteries are (field names from HPE's iLO Redfish reference and real answers):
-
-- iLO 5 (Gen10): ``/redfish/v1/Chassis/1`` -> ``Oem.Hpe.SmartStorageBattery[]`` with
-  ``Index``, ``Model``, ``ProductName``, ``SerialNumber``, ``SparePartNumber``,
-  ``FirmwareVersion``, ``ChargeLevelPercent``, ``BatteryWearLevelPercent`` (newer firmware),
-  ``MaximumCapWatts``, ``RemainingChargeTimeSeconds``, ``ErrorCode``, ``FailurePredicted`` and
-  ``Status{Health, State}``. ``Oem.Hp`` is read the same way.
-- iLO 4 (Gen9): ``/redfish/v1/Systems/1`` -> ``Oem.Hp.Battery[]`` with ``Index``, ``Model``,
-  ``ProductName``, ``SerialNumber``, ``Spare``, ``FirmwareVersion``, ``MaxCapWatts``,
-  ``Condition`` (``Ok``, ...) and ``Present`` (``Yes``/``No``): no charge at all.
-- Both: ``/redfish/v1/Systems/1/SmartStorage/ArrayControllers/{id}`` with ``Location``
-  (``Slot 0``), ``SerialNumber`` (padded with spaces), ``Model``,
-  ``BackupPowerSourceStatus`` (``Present``, ``NotPresent``, ``PresentAndCharged``,
-  ``PresentAndCharging``), ``CacheModuleStatus{Health}``,
-  ``CacheMemorySizeMiB`` and ``Status{Health, State}``.
+Where the batteries and controllers are, property by property (iLO 5's
+``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]``, iLO 4's ``Systems/1`` ``Oem.Hp.Battery[]``,
+both's ``Systems/1/SmartStorage/ArrayControllers``): docs/redfish.md, "What it reads".
 
 Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by a
 pydantic alias or path). A value of the wrong type or out of range is ``None``, never a guess
@@ -25,9 +13,8 @@ like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -37,6 +24,11 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
 
@@ -52,55 +44,43 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _text(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _number(value: Any, low: float, high: float) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
+def _or_none(value: Any, read: ValidatorFunctionWrapHandler) -> Any:
     try:
-        value = float(value)
-    except OverflowError:  # a whole number past a float's range (400 digits): no value
+        return read(value)
+    except ValidationError:
         return None
-    return value if math.isfinite(value) and low <= value <= high else None
 
 
-def _integer(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _boolean(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
+Documents = Mapping[str, dict]  # fetched Redfish resources by path, as their links name them
 
 
 def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-# The types of a property read from the iLO: a value of the wrong type or out of range is
-# None, never a guess, and never a validation error (one odd property does not lose the rest)
-Text = Annotated[str | None, BeforeValidator(_text)]  # padding trimmed, "" is None
+# The types of a property read from the iLO: strict (no "50" for 50, no true for 1), and a
+# value of the wrong type or out of range is None, never a guess, and never a validation
+# error (one odd property does not lose the rest)
+_LENIENT = WrapValidator(_or_none)
+_Real = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # an int is a number too
+_Whole = Annotated[int, Field(strict=True)]
+Text = Annotated[Annotated[str, StringConstraints(  # padding trimmed, "" is None
+    strict=True, strip_whitespace=True, min_length=1)] | None, _LENIENT]
 Word = Annotated[str | None, BeforeValidator(lambda value: word(value))]
-Integer = Annotated[int | None, BeforeValidator(_integer)]
-Flag = Annotated[bool | None, BeforeValidator(_boolean)]
-Percent = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, 100))]
-Amount = Annotated[float | None, BeforeValidator(lambda value: _number(value, 0, math.inf))]
-Celsius = Annotated[float | None, BeforeValidator(lambda value: _number(value, -273, math.inf))]
-# a whole percentage, 0-100 (ReadCachePercent)
-Share = Annotated[int | None, BeforeValidator(
-    lambda value: value if _integer(value) is not None and 0 <= value <= 100 else None)]
+Integer = Annotated[_Whole | None, _LENIENT]
+Flag = Annotated[Annotated[bool, Field(strict=True)] | None, _LENIENT]
+Percent = Annotated[Annotated[_Real, Field(ge=0, le=100)] | None, _LENIENT]
+Amount = Annotated[Annotated[_Real, Field(ge=0)] | None, _LENIENT]
+Celsius = Annotated[Annotated[_Real, Field(ge=-273)] | None, _LENIENT]
+Share = Annotated[Annotated[_Whole, Field(ge=0, le=100)] | None, _LENIENT]  # ReadCachePercent
 # a count or size that cannot be negative (CapacityMiB, PowerOnHours)
-Count = Annotated[int | None, BeforeValidator(
-    lambda value: value if _integer(value) is not None and value >= 0 else None)]
+Count = Annotated[Annotated[_Whole, Field(ge=0)] | None, _LENIENT]
 # a list of words as sent, padding trimmed, anything but a non-empty string left out
-Texts = Annotated[list[str], BeforeValidator(
-    lambda value: [t for t in map(_text, value) if t] if isinstance(value, list) else [])]
+Texts = Annotated[list[str], BeforeValidator(lambda value: [t.strip() for t in (
+    value if isinstance(value, list) else []) if isinstance(t, str) and t.strip()])]
 
 
-def firmware_path() -> AliasPath:
-    """HPE's ``FirmwareVersion.Current.VersionString``."""
-    return AliasPath("FirmwareVersion", "Current", "VersionString")
+FIRMWARE = AliasPath("FirmwareVersion", "Current", "VersionString")  # HPE's firmware version
 
 
 class Payload(_Model):
@@ -148,7 +128,8 @@ class Battery(Payload):
         if not isinstance(data, dict):
             return data
         derived = dict(data)
-        if "ChargeLevelPercent" in data and _number(data["ChargeLevelPercent"], 0, 100) is None:
+        if "ChargeLevelPercent" in data and _PERCENT.validate_python(
+                data["ChargeLevelPercent"]) is None:
             derived["charge_unreadable"] = json.dumps(data["ChargeLevelPercent"])
         if "Present" in data and "Status" not in data:
             derived["state"] = {"yes": "enabled", "no": "absent"}.get(word(data["Present"]) or "")
@@ -176,9 +157,13 @@ class ArrayController(Payload):
         """The slot of ``Location`` (``Slot 0`` -> ``0``)."""
         if not isinstance(data, dict) or "Location" not in data:
             return data
-        match = _SLOT.match(_text(data["Location"]) or "")
+        location = data["Location"]
+        match = _SLOT.match(location) if isinstance(location, str) else None
         slot = match.group(1).lower() if match else None
         return {**data, "slot": None if slot == "unknown" else slot}
+
+
+_PERCENT = TypeAdapter(Percent)
 
 
 class Reading(_Model):
@@ -215,17 +200,12 @@ def _batteries(resource: dict, key: str) -> list[Battery] | None:
     return [Battery.model_validate(entry) for entry in entries if isinstance(entry, dict)]
 
 
-def fetched(documents: Mapping[str, dict], paths: Iterable[str],
+def fetched(documents: Documents, paths: list[str],
             notices: list[str]) -> list[tuple[str, dict]]:
     """The documents at ``paths`` as the crawl fetched them; each path it did not read is
     noted."""
-    found = []
-    for path in paths:
-        if path in documents:
-            found.append((path, documents[path]))
-        else:
-            notices.append(f"redfish: {path} was not read")
-    return found
+    notices += [f"redfish: {path} was not read" for path in paths if path not in documents]
+    return [(path, documents[path]) for path in paths if path in documents]
 
 
 def members(collection: dict, where: str) -> list[str]:

@@ -18,12 +18,14 @@ from pydantic import AliasPath, Field
 
 from smartarray_agent.collectors.redfish.merge import PRESENT, battery_status
 from smartarray_agent.collectors.redfish.resources import (
+    FIRMWARE,
     OTHER,
     Amount,
     ArrayController,
     Battery,
     Celsius,
     Count,
+    Documents,
     Flag,
     Integer,
     Payload,
@@ -34,7 +36,6 @@ from smartarray_agent.collectors.redfish.resources import (
     Word,
     cache_present,
     fetched,
-    firmware_path,
     is_collection,
     link,
     members,
@@ -93,14 +94,12 @@ _HEALTHY = ("ok", "progressing")
 _ACCELERATION = {"controller_cache": True, "none": False, "io_bypass": False}
 _PORT_BOX_BAY = re.compile(r"^(\w+):(\w+):(\w+)$")
 
-Documents = Mapping[str, dict]
-
 
 class SmartArray(ArrayController):
     """What the snapshot reads of an ``HpeSmartStorageArrayController`` beyond what the
     battery mapping reads (:class:`ArrayController`)."""
 
-    firmware: Text = Field(None, validation_alias=firmware_path())
+    firmware: Text = Field(None, validation_alias=FIRMWARE)
     mode: Word = Field(None, alias="CurrentOperatingMode")
     cache_module_state: Word = Field(None, validation_alias=AliasPath("CacheModuleStatus",
                                                                       "State"))
@@ -134,7 +133,7 @@ class SmartDiskDrive(Payload):
     reasons: Texts = Field(default_factory=list, alias="DiskDriveStatusReasons")
     model: Text = Field(None, alias="Model")
     serial: Text = Field(None, alias="SerialNumber")
-    firmware: Text = Field(None, validation_alias=firmware_path())
+    firmware: Text = Field(None, validation_alias=FIRMWARE)
     temperature_c: Celsius = Field(None, alias="CurrentTemperatureCelsius")
     worn_percent: Amount = Field(None, alias="SSDEnduranceUtilizationPercentage")
     erase_percent: Percent = Field(None, alias="EraseCompletionPercentage")
@@ -260,7 +259,9 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
         port=parts.group(1) if parts else None,
         box=parts.group(2) if parts else None,
         bay=parts.group(3) if parts else None,
-        interface=_interface(pd.interface, pd.media),
+        # an SSD's as the CLI prints its Interface Type: SATA -> Solid State SATA
+        interface=f"Solid State {pd.interface}" if pd.interface and pd.media == "ssd"
+        else pd.interface,
         size_bytes=mib_bytes(pd.capacity_mib),
         status=status,
         status_text=status_text,
@@ -277,12 +278,6 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
                        "SSDEnduranceUtilizationPercentage", "EraseCompletionPercentage",
                        "PowerOnHours")),
     )
-
-
-def _interface(interface: str | None, media: str | None) -> str | None:
-    """``SATA`` of an ``SSD`` -> ``Solid State SATA``, as the CLI prints an SSD's
-    ``Interface Type``."""
-    return f"Solid State {interface}" if interface and media == "ssd" else interface
 
 
 def _raw(doc: dict, keys: tuple[str, ...]) -> list[tuple[str, str]]:

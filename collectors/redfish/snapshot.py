@@ -14,15 +14,15 @@ controllers by rule 1 of collectors/redfish/merge.py. A fact the iLO does not gi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from smartarray_agent.collectors.redfish import dmtf, smartstorage
 from smartarray_agent.collectors.redfish.merge import backed_controllers
 from smartarray_agent.collectors.redfish.resources import (
     Battery,
+    Documents,
     Reading,
     array_controller,
     chassis_batteries,
+    fetched,
     members,
     system_batteries,
 )
@@ -33,8 +33,6 @@ SYSTEM = "/redfish/v1/Systems/1/"
 ARRAY_CONTROLLERS = "/redfish/v1/Systems/1/SmartStorage/ArrayControllers/"
 STORAGE = "/redfish/v1/Systems/1/Storage/"
 NOTICE = "redfish: "
-
-Documents = Mapping[str, dict]
 
 
 def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
@@ -70,9 +68,7 @@ def batteries(documents: Documents) -> list[Battery]:
 
 
 def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
-    listed = members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS)
-    read = [(path, documents[path]) for path in listed if path in documents]
-    notices += [f"{NOTICE}{path} was not read" for path in listed if path not in documents]
+    read = fetched(documents, members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS), notices)
     found = batteries(documents)
     reading = Reading(taken_at=0, batteries=found,
                       controllers=[array_controller(path, doc) for path, doc in read])

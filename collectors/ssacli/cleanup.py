@@ -9,6 +9,7 @@ the parser can tell CLI output from anything else.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 _BANNER = re.compile(
@@ -49,11 +50,9 @@ def clean(text: str | bytes) -> CleanText:
     out = CleanText(lines=[])
     for raw in text.split("\n"):
         line = raw.expandtabs(8).rstrip()
-        stripped = line.strip()
-        if _is_frame(stripped, out):
-            continue
-        out.lines.append(line)
-    _dedent(out.lines)
+        if not _is_frame(line.strip(), out):
+            out.lines.append(line)
+    out.lines = textwrap.dedent("\n".join(out.lines)).split("\n")  # a paste's indentation
     return out
 
 
@@ -61,24 +60,11 @@ def _is_frame(stripped: str, out: CleanText) -> bool:
     banner = _BANNER.match(stripped)
     if banner:
         out.cli_version = banner.group(1)
-        out.saw_cli_frame = True
-        return True
-    if stripped in _BANNER_FIXED or _TARGET_ECHO.match(stripped):
-        out.saw_cli_frame = True
-        return True
-    if _CONSOLE_PROMPT.match(stripped):
+    if (banner or stripped in _BANNER_FIXED or _TARGET_ECHO.match(stripped)
+            or _CONSOLE_PROMPT.match(stripped)):
         out.saw_cli_frame = True
         return True
     return bool(_SHELL_PROMPT.match(stripped))
-
-
-def _dedent(lines: list[str]) -> None:
-    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
-    if not indents:
-        return
-    margin = min(indents)
-    if margin:
-        lines[:] = [line[margin:] for line in lines]
 
 
 def indent_of(line: str) -> int:

@@ -6,14 +6,8 @@ processes (collectors/ssacli/versions.py).
 
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
-CLI up once it is there. Its metric families (collectors/ssacli/metrics.py) carry the iLO's
-charge while it is fresh (collectors/charge.py).
-
-Sample metric lines::
-
-    smartarray_cache_status{controller="0",state="ok"} 1.0
-    smartarray_backup_power_status{controller="0",state="failed"} 1.0
-    smartarray_unprotected_write_cache{controller="0"} 1.0
+CLI up once it is there. Its metric families (collectors/ssacli/metrics.py, with sample
+lines) carry the iLO's charge while it is fresh (collectors/charge.py).
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ from collections.abc import Callable
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
@@ -31,11 +25,12 @@ from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.session import SessionError
-from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.model import Snapshot
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
 DETAIL = ["ctrl", "all", "show", "detail"]
-_FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures")
+_FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures",
+                "raw")
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
@@ -54,7 +49,7 @@ def read_snapshot(runner: VendorRunner) -> Snapshot:
     return snapshot
 
 
-class SsacliCollector:
+class SsacliCollector(Collector[Snapshot]):
     name = "ssacli"
     interval_s: float | None = None
     HELP = metrics.HELP
@@ -91,9 +86,6 @@ class SsacliCollector:
         n = len(data.controllers)
         return f"{n} controller" + ("" if n == 1 else "s")
 
-    def watch(self, poke: Callable[[], None]) -> None:
-        """The CLI has no events to watch."""
-
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
@@ -112,12 +104,6 @@ def _fill_from(snapshot: Snapshot, detail: Snapshot) -> None:
     by_identity = {(c.model, c.slot): c for c in detail.controllers}
     for ctrl in snapshot.controllers:
         source = by_identity.get((ctrl.model, ctrl.slot))
-        if ctrl.raw or source is None:
-            continue
-        _copy_fields(ctrl, source)
-
-
-def _copy_fields(target: Controller, source: Controller) -> None:
-    for field in _FROM_DETAIL:
-        setattr(target, field, getattr(source, field))
-    target.raw = source.raw
+        if source is not None and not ctrl.raw:
+            for field in _FROM_DETAIL:
+                setattr(ctrl, field, getattr(source, field))

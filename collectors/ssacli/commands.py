@@ -43,16 +43,8 @@ def logical_drive_caching(slot: str, drive: str, enable: bool) -> list[str]:
 
 def ratio_options(output: str) -> list[tuple[int, int]]:
     """The ratios listed after ``Available options are:``, in printed order."""
-    found = []
-    listing = False
-    for line in output.splitlines():
-        if line.strip().startswith("Available options are"):
-            listing = True
-            continue
-        match = _OPTION.match(line) if listing else None
-        if match:
-            found.append((int(match.group(1)), int(match.group(2))))
-    return found
+    listed = output.partition("Available options are")[2].splitlines()[1:]
+    return [(int(m.group(1)), int(m.group(2))) for m in map(_OPTION.match, listed) if m]
 
 
 def _switch(enable: bool) -> str:

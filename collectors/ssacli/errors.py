@@ -19,23 +19,18 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("invalid_target", re.compile(r"^Invalid target|must be identified by", re.I)),
     ("invalid_option", re.compile(r"is not a valid option|^Invalid option|^Invalid value", re.I)),
     ("missing_parameter", re.compile(r"^Parameter .* must be specified", re.I)),
-    (
-        "no_logical_drives",
-        re.compile(r"does not have any (logical|physical) drives", re.I),
-    ),
+    ("no_logical_drives", re.compile(r"does not have any (logical|physical) drives", re.I)),
     ("cli_not_installed", re.compile(r"^Could not find (ssacli|hpssacli|hpacucli)", re.I)),
 )
 
 
 def classify_error(message: str) -> str:
-    """The kind of a vendor error message: ``no_controllers``, ``lock_conflict``,
-    ``syntax_error``, ``invalid_target``, ``invalid_option``, ``missing_parameter``,
-    ``no_logical_drives``, ``cli_not_installed`` or ``other``."""
+    """The kind of a vendor error message: the first of :data:`_KINDS` it matches, else
+    ``other``."""
     for kind, pattern in _KINDS:
         if pattern.search(message):
             return kind
     return "other"
-
 
 
 NO_CONTROLLERS_HINT = (

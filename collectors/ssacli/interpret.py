@@ -7,7 +7,6 @@ drive whose fields are merged."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import values
 from smartarray_agent.collectors.ssacli.scan import Block, ControllerText
@@ -25,11 +24,6 @@ from smartarray_agent.common.model import (
     normalise_status,
 )
 
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    _T = TypeVar("_T")
-
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
 _PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
@@ -38,25 +32,18 @@ _LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*
 
 
 class _Pairs:
-    """First value of each key, read once; keys compared case-insensitively."""
+    """A block's pairs by key, compared case-insensitively."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
-        self._first: dict[str, str] = {}
-        self._all: dict[str, list[str]] = {}
-        for key, value in pairs:
-            folded = key.lower()
-            self._first.setdefault(folded, value)
-            self._all.setdefault(folded, []).append(value)
+        self.pairs = pairs
+        self._first = {key.lower(): value for key, value in reversed(pairs)}
 
     def get(self, *keys: str) -> str | None:
-        for key in keys:
-            value = self._first.get(key.lower())
-            if value is not None:
-                return value
-        return None
+        """The first value of the first of ``keys`` printed."""
+        return next((self._first[k.lower()] for k in keys if k.lower() in self._first), None)
 
     def all(self, key: str) -> list[str]:
-        return self._all.get(key.lower(), [])
+        return [value for k, value in self.pairs if k.lower() == key.lower()]
 
 
 def controller(text: ControllerText) -> Controller:
@@ -83,15 +70,9 @@ def controller(text: ControllerText) -> Controller:
 
 
 def _mode(tags: list[str], pairs: _Pairs) -> str | None:
-    printed = pairs.get("Controller Mode")
-    if printed and printed.strip().lower() in _MODES:
-        return _MODES[printed.strip().lower()]
-    for tag in tags:
-        if tag.lower() in _MODES:
-            return _MODES[tag.lower()]
-    if values.switch(pairs.get("HBA Mode Enabled")):
-        return "hba"
-    return None
+    printed = (pairs.get("Controller Mode") or "").strip()
+    mode = next((_MODES[w.lower()] for w in (printed, *tags) if w.lower() in _MODES), None)
+    return mode or ("hba" if values.switch(pairs.get("HBA Mode Enabled")) else None)
 
 
 def _cache(pairs: _Pairs) -> Cache:
@@ -228,37 +209,32 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
             drive.size_text = drive.size_text or parts[2]
             drive.status_text = drive.status_text or ", ".join(parts[3:])
     pairs = _Pairs(block.pairs)
-    drive.port = values.text_or_none(pairs.get("Port")) or drive.port
-    drive.box = values.text_or_none(pairs.get("Box")) or drive.box
-    drive.bay = values.text_or_none(pairs.get("Bay")) or drive.bay
-    drive.interface = values.text_or_none(pairs.get("Interface Type")) or drive.interface
-    drive.size_text = values.text_or_none(pairs.get("Size")) or drive.size_text
+    for name, key, read in _DETAIL:  # a value the detail block gives replaces the line's
+        value = read(pairs.get(key))
+        if value is not None:
+            setattr(drive, name, value)
     drive.size_bytes = values.physical_size_bytes(drive.size_text)
-    drive.status_text = values.text_or_none(pairs.get("Status")) or drive.status_text
     drive.status, progress = values.drive_status(drive.status_text)
-    erase = values.percent(pairs.get("Erase Percent Complete"))
-    drive.progress_percent = _first(progress, erase, drive.progress_percent)
-    drive.failure_reason = (values.text_or_none(pairs.get("Last Failure Reason"))
-                            or drive.failure_reason)
-    drive.model = values.spaced(pairs.get("Model")) or drive.model
-    drive.serial = values.text_or_none(pairs.get("Serial Number")) or drive.serial
-    drive.firmware = values.text_or_none(pairs.get("Firmware Revision")) or drive.firmware
-    drive.temperature_c = _first(values.number(pairs.get("Current Temperature (C)")),
-                                 drive.temperature_c)
-    drive.max_temperature_c = _first(values.number(pairs.get("Maximum Temperature (C)")),
-                                     drive.max_temperature_c)
-    drive.usage_remaining_percent = _first(values.percent(pairs.get("Usage remaining")),
-                                           drive.usage_remaining_percent)
-    drive.power_on_hours = _first(values.integer(pairs.get("Power On Hours")),
-                                  drive.power_on_hours)
-    drive.estimated_life_remaining_days = _first(
-        values.days(pairs.get("Estimated Life Remaining based on workload to date")),
-        drive.estimated_life_remaining_days)
-    drive.ssd_smart_trip_wearout = _first(values.switch(pairs.get("SSD Smart Trip Wearout")),
-                                          drive.ssd_smart_trip_wearout)
+    if progress is None:  # the status line's, else the erase's, else as it was
+        progress = values.percent(pairs.get("Erase Percent Complete"))
+    if progress is not None:
+        drive.progress_percent = progress
     drive.raw = drive.raw + block.pairs
 
 
-def _first(*candidates: _T | None) -> _T | None:
-    """The first value that was read (``0`` and ``False`` count), else ``None``."""
-    return next((c for c in candidates if c is not None), None)
+# A physical drive's field, the key of its detail block that gives it, and how it is read
+_DETAIL = (
+    ("port", "Port", values.text_or_none), ("box", "Box", values.text_or_none),
+    ("bay", "Bay", values.text_or_none), ("interface", "Interface Type", values.text_or_none),
+    ("size_text", "Size", values.text_or_none), ("status_text", "Status", values.text_or_none),
+    ("failure_reason", "Last Failure Reason", values.text_or_none),
+    ("model", "Model", values.spaced), ("serial", "Serial Number", values.text_or_none),
+    ("firmware", "Firmware Revision", values.text_or_none),
+    ("temperature_c", "Current Temperature (C)", values.number),
+    ("max_temperature_c", "Maximum Temperature (C)", values.number),
+    ("usage_remaining_percent", "Usage remaining", values.percent),
+    ("power_on_hours", "Power On Hours", values.integer),
+    ("estimated_life_remaining_days", "Estimated Life Remaining based on workload to date",
+     values.days),
+    ("ssd_smart_trip_wearout", "SSD Smart Trip Wearout", values.switch),
+)

@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from smartarray_agent.collectors.ssacli.processes import end_groups
+from pydantic import BaseModel, ValidationError
+
+from smartarray_agent.collectors.ssacli.processes import end_groups, process
 from smartarray_agent.common.trust import distrust
 
 POLL_S = 0.05
@@ -46,9 +46,8 @@ DEFAULT_SYSTEM_PATH = Path("/run/smartarray-agent/cli.lock")
 _RECORD_MAX = 4096
 
 
-@dataclass(frozen=True)
-class Holder:
-    """Who holds the lock, as its holder wrote it into the lock file."""
+class Holder(BaseModel):
+    """Who holds the lock, as its holder wrote it into the lock file (one JSON line)."""
 
     pid: int
     doing: str
@@ -71,9 +70,7 @@ class LockRefused(LockError):
 
 
 class LockTimeout(LockError):
-    def __init__(self, path: Path, wait_s: float, holder: Holder | None) -> None:
-        self.holder = holder
-        who = holder.describe() if holder else "another process"
+    def __init__(self, path: Path, wait_s: float, who: str) -> None:
         super().__init__(f"the host lock {path} is held by {who}; gave up after {wait_s:g} s")
 
 
@@ -141,11 +138,10 @@ class HostLock:
         if self._fd is None:
             return
         what = f"{_this_process()}: {doing}" if doing else _this_process()
-        entry: dict[str, object] = {"pid": os.getpid(), "doing": what, "since": self._since}
-        if cli_pid is not None:
-            entry |= {"cli_pid": cli_pid, "cli_started": process_start(cli_pid)}
+        entry = Holder(pid=os.getpid(), doing=what, since=self._since, cli_pid=cli_pid,
+                       cli_started=None if cli_pid is None else process_start(cli_pid))
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, (json.dumps(entry) + "\n").encode(), 0)
+        os.pwrite(self._fd, (entry.model_dump_json(exclude_none=True) + "\n").encode(), 0)
 
     def _end_leftover(self, previous: Holder | None) -> None:
         """End the vendor CLI a killed holder left running (its line is still in the file:
@@ -195,6 +191,11 @@ class HostLock:
         finally:
             os.close(fd)
 
+    def who(self) -> str:
+        """The holder in a message's words: ``pid 42 (what it does, for 3 s)``."""
+        holder = self.holder()
+        return holder.describe() if holder else "another process"
+
     # -- waiting ---------------------------------------------------------------------------
     def _yield_to_waiters(self, deadline: float) -> None:
         while self.others_waiting() and time.monotonic() < deadline:
@@ -210,15 +211,11 @@ class HostLock:
             except BlockingIOError:
                 now = time.monotonic()
                 if now >= deadline:
-                    raise LockTimeout(self.path, self.wait_s, self.holder()) from None
+                    raise LockTimeout(self.path, self.wait_s, self.who()) from None
                 if not noticed and now >= notice_at:
                     noticed = True
-                    holder = self.holder()
-                    who = holder.describe() if holder else "another process"
-                    self._notice(
-                        f"waiting for the host lock {self.path}, held by {who}; "
-                        f"giving up after {self.wait_s:g} s"
-                    )
+                    self._notice(f"waiting for the host lock {self.path}, held by "
+                                 f"{self.who()}; giving up after {self.wait_s:g} s")
                 time.sleep(POLL_S)
 
     @contextlib.contextmanager
@@ -232,8 +229,7 @@ class HostLock:
 
     def _check_directory(self) -> None:
         directory = self.path.parent
-        if not directory.exists():
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         found = distrust(directory.lstat(), kind="directory", owners=(0, os.geteuid()),
                          sticky_ok=True)
         if found is None:
@@ -280,21 +276,13 @@ def _open_owned(path: Path) -> int:
 
 def _read_holder(data: bytes) -> Holder | None:
     try:
-        record = json.loads(data)
-        cli_pid, cli_started = record.get("cli_pid"), record.get("cli_started")
-        return Holder(int(record["pid"]), str(record["doing"]), float(record["since"]),
-                      int(cli_pid) if cli_pid is not None else None,
-                      int(cli_started) if cli_started is not None else None)
-    except (ValueError, TypeError, KeyError, AttributeError):
+        return Holder.model_validate_json(data)
+    except ValidationError:
         return None
 
 
 def process_start(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22), or
-    None when there is no such process (or it is a zombie, already ended)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            fields = stat_file.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] == b"Z" else int(fields[19])
+    """When process ``pid`` started; None when there is no such process (or it is a zombie,
+    already ended)."""
+    found = process(pid)
+    return None if found is None or found.state == "Z" else found.started

@@ -2,16 +2,7 @@
 
 Every controller-level series carries ``controller`` (collectors/families.py: the slot, else
 ``sn:<serial>``, else ``index:<n>``; a repeated value gets ``#2``, ``#3``). docs/metrics.md
-documents every family in ``HELP``.
-
-Sample lines::
-
-    smartarray_cli_info{version="6.45-8.0"} 1.0
-    smartarray_cache_status{controller="0",state="ok"} 1.0
-    smartarray_cache_ratio{controller="0",op="write"} 0.75
-    smartarray_backup_power_status{controller="0",state="failed"} 1.0
-    smartarray_unprotected_write_cache{controller="0"} 1.0
-    smartarray_logical_drive_status{controller="0",logical_drive="1",state="ok"} 1.0
+documents every family in ``HELP``, with a sample of each.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ one-shot run's CLI left holding its output (:func:`holders`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -23,7 +24,8 @@ def end_groups(pids: Sequence[int]) -> None:
     targets = [(pid, _leads_group(pid)) for pid in pids]
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid, group in targets:
-            _signal(pid, group, sig)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                (os.killpg if group else os.kill)(pid, sig)
         deadline = time.monotonic() + GRACE_S
         while _running(targets):
             if time.monotonic() >= deadline:
@@ -38,16 +40,6 @@ def _leads_group(pid: int) -> bool:
         return os.getpgid(pid) == pid
     except ProcessLookupError:
         return False
-
-
-def _signal(pid: int, group: bool, sig: int) -> None:
-    try:
-        if group:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _running(targets: list[tuple[int, bool]]) -> bool:
@@ -118,19 +110,22 @@ class ProcStat:
     state: str  # "R", "S", "Z" (a zombie), ...
     ppid: int
     pgrp: int
+    started: int  # clock ticks since boot: with the pid, names one process (pids are reused)
+
+
+def process(pid: int) -> ProcStat | None:
+    """Process ``pid`` from ``/proc/PID/stat``; None when there is no such process."""
+    # "pid (comm) state ppid pgrp ... starttime (22nd)": comm may hold spaces and parentheses.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]))
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def processes() -> Iterator[ProcStat]:
-    """Every process of the host, from ``/proc/PID/stat``."""
+    """Every process of the host."""
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) >= 3:
-            yield ProcStat(int(entry.name), fields[0], int(fields[1]), int(fields[2]))
+        if entry.name.isdigit() and (found := process(int(entry.name))) is not None:
+            yield found

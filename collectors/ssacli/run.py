@@ -61,9 +61,7 @@ class CliResult:
 
 
 def vendor_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1"})
-    return env
+    return {**os.environ, "LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1"}
 
 
 def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
@@ -128,8 +126,9 @@ def _read_capped(process: subprocess.Popen[bytes], timeout_s: float, limit: int)
                 for key, _events in selector.select(left):
                     if key.fd == exit_fd:  # all it wrote is in the pipe by now
                         os.set_blocking(output, False)
-                        while chunk := _read_ready(output):
-                            keep(chunk)
+                        with contextlib.suppress(BlockingIOError):  # nothing more in it
+                            while chunk := os.read(output, READ_CHUNK):
+                                keep(chunk)
                         return bytes(received)
                     chunk = os.read(output, READ_CHUNK)
                     if chunk:
@@ -152,14 +151,6 @@ def _exit_fd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except OSError:
         return None
-
-
-def _read_ready(fd: int) -> bytes:
-    """What a non-blocking ``fd`` holds now, one chunk; b"" at its end or when empty."""
-    try:
-        return os.read(fd, READ_CHUNK)
-    except BlockingIOError:
-        return b""
 
 
 def _let_go(process: subprocess.Popen[bytes], exited: bool) -> None:

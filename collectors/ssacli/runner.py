@@ -123,9 +123,8 @@ class VendorRunner:
                     restarted = True
                     self._close_session()
                     continue
-                if error.kind != "lock_conflict" or backoff is None:
-                    raise VendorCommandError(text, error.message, error.kind, error.detail)
-                if time.monotonic() + backoff > deadline:
+                if (error.kind != "lock_conflict" or backoff is None
+                        or time.monotonic() + backoff > deadline):
                     raise VendorCommandError(text, error.message, error.kind, error.detail)
                 time.sleep(backoff)
         raise AssertionError("unreachable")

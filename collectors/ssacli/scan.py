@@ -22,8 +22,6 @@ _ERROR = re.compile(r"^Error:\s*(?P<message>.*)$")
 _NOT_INSTALLED = re.compile(r"^Could not find (?:ssacli|hpssacli|hpacucli)\b.*$")
 _NOTICE = re.compile(r"^(?:[A-Z]+(?: [A-Z]+)+|Warning|Note|Caution):\s")
 _ARRAY = re.compile(r"^[Aa]rray:?\s+(?P<name>\S+)(?:\s+\((?P<info>.*)\))?$")
-_UNASSIGNED = re.compile(r"^(?:unassigned|Unassigned)$")
-_HBA_DRIVES = re.compile(r"^HBA Drives$")
 _LD_LINE = re.compile(r"^logicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
 _LD_DETAIL = re.compile(r"^Logical Drive:\s*(?P<id>\S+)$")
 _PD_LINE = re.compile(r"^physicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
@@ -150,9 +148,8 @@ class _Scanner:
         self.last_pair = None
 
     def _continues_notice(self, text: str, indent: int) -> bool:
-        if HEADER.match(text) or _ERROR.match(text):
-            return False
-        return indent == 0 or indent >= _CONTINUATION_MIN_INDENT
+        return not (HEADER.match(text) or _ERROR.match(text)) and (
+            indent == 0 or indent >= _CONTINUATION_MIN_INDENT)
 
     def _end_notice(self) -> None:
         if self.notice is None:
@@ -228,17 +225,14 @@ class _Scanner:
         if array:
             return Block(kind="array", ident=array.group("name"), indent=indent,
                          info=array.group("info"))
-        if _UNASSIGNED.match(text):
-            return Block(kind="array", ident="unassigned", indent=indent)
-        if _HBA_DRIVES.match(text):
-            return Block(kind="array", ident="hba", indent=indent)
-        for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail")):
+        if text in ("unassigned", "Unassigned", "HBA Drives"):
+            return Block(kind="array", ident="hba" if text == "HBA Drives" else "unassigned",
+                         indent=indent)
+        for pattern, kind in ((_LD_DETAIL, "ld_detail"), (_PD_DETAIL, "pd_detail"),
+                              (_SENSOR, "sensor")):
             match = pattern.match(text)
             if match:
                 return Block(kind=kind, ident=match.group("id"), indent=indent)
-        sensor = _SENSOR.match(text)
-        if sensor:
-            return Block(kind="sensor", ident=sensor.group("id"), indent=indent)
         return None
 
     def _continues_value(self, text: str, indent: int) -> bool:
@@ -274,10 +268,7 @@ class _Scanner:
             self.stack.pop()
 
     def _array(self) -> str | None:
-        for block in reversed(self.stack):
-            if block.kind == "array":
-                return block.ident
-        return None
+        return next((block.ident for block in reversed(self.stack) if block.kind == "array"), None)
 
 
 def _split_pair(text: str) -> tuple[str, str] | None:

@@ -23,8 +23,9 @@ from smartarray_agent.collectors.ssacli.processes import end_groups, terminal_ho
 from smartarray_agent.collectors.ssacli.run import vendor_env
 from smartarray_agent.common.confine import confine_root
 
-PROMPT = re.compile(r"\n=> ")  # the answer is searched from a line start (see _Answer)
-CONFIRM = re.compile(r"\(y/n\)\s*$")
+# The prompt (the answer is searched from a line start, see _Answer), or a (y/n) question;
+# where both match at one place, the prompt
+PROMPT_OR_QUESTION = re.compile(r"(?P<prompt>\n=> )|\(y/n\)\s*$")
 TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
 READ_CHUNK = 65536
 # The prompt ends the output, so only the tail of the buffer is searched for it; searching
@@ -101,12 +102,10 @@ class ConsoleSession:
         child, self._child = self._child, None
         if child is None:
             return
-        if child.isalive():
-            try:
+        with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF, OSError):
+            if child.isalive():
                 child.sendline("exit")
                 child.expect(pexpect.EOF, timeout=1)
-            except (pexpect.TIMEOUT, pexpect.EOF, OSError):
-                pass
         end_groups([child.pid])
         with contextlib.suppress(OSError, StopIteration):  # what still holds its terminal: a
             end_groups(terminal_holders(child.child_fd))  # grandchild in a session of its own
@@ -189,20 +188,17 @@ class _Answer:
         self.parts.append(data)
         self.length += len(data)
         self.tail = region[-SEARCH_WINDOW:]
-        hits = [(m.start(), n, m) for n, pattern in enumerate((PROMPT, CONFIRM))
-                if (m := pattern.search(region))]
-        if not hits:
+        match = PROMPT_OR_QUESTION.search(region)
+        if match is None:
             return None
-        _, index, match = min(hits, key=lambda hit: hit[:2])
-        if index == 1:
+        if match.lastgroup != "prompt":
             return _Found(prompt=False, before="", after="")
         whole = "".join(self.parts)
         return _Found(prompt=True, before=whole[: max(0, offset + match.start())],
                       after=whole[offset + match.end():])
 
     def last_line(self) -> str:
-        lines = self.tail.strip().splitlines()
-        return lines[-1] if lines else ""
+        return (self.tail.strip().splitlines() or [""])[-1]
 
 
 def _without_echo(output: str, command: str) -> str:

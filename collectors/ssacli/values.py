@@ -40,9 +40,7 @@ def physical_size_bytes(text: str | None) -> int | None:
 
 
 def _size(text: str | None, scale: dict[str, int], default_unit: str | None) -> int | None:
-    if text is None:
-        return None
-    match = _NUMBER_UNIT.match(text.strip())
+    match = _NUMBER_UNIT.match((text or "").strip())
     if not match:
         return None
     number, unit = match.groups()
@@ -55,19 +53,13 @@ def _size(text: str | None, scale: dict[str, int], default_unit: str | None) -> 
 
 def cache_ratio(text: str | None) -> tuple[int, int] | None:
     """``'25% Read / 75% Write'`` -> ``(25, 75)``."""
-    if text is None:
-        return None
-    match = _RATIO.search(text)
-    if not match:
-        return None
-    return int(match.group(1)), int(match.group(2))
+    match = _RATIO.search(text or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def switch(text: str | None) -> bool | None:
     """``True``/``Enabled``/``Yes`` -> True; ``False``/``Disabled``/``No`` -> False."""
-    if text is None:
-        return None
-    word = text.strip().lower()
+    word = (text or "").strip().lower()
     if word in _TRUE:
         return True
     if word in _FALSE:
@@ -76,47 +68,36 @@ def switch(text: str | None) -> bool | None:
 
 
 def integer(text: str | None) -> int | None:
-    if text is None:
-        return None
-    word = text.strip()
+    word = (text or "").strip()
     return int(word) if _DIGITS.fullmatch(word) else None
 
 
 def number(text: str | None) -> float | None:
-    if text is None:
-        return None
     try:
-        value = float(text.strip().split()[0])
+        value = float((text or "").split()[0])
     except (ValueError, IndexError):
         return None
-    return value if value == value and abs(value) != float("inf") else None
+    return value if math.isfinite(value) else None
 
 
 def spaced(text: str | None) -> str | None:
     """Runs of spaces made one: the INQUIRY padding of ``'HP      EG0300FBDSP'`` goes."""
-    return text_or_none(" ".join(text.split())) if text is not None else None
+    return " ".join((text or "").split()) or None
 
 
 def text_or_none(text: str | None) -> str | None:
-    if text is None:
-        return None
-    stripped = text.strip()
-    return stripped or None
+    return (text or "").strip() or None
 
 
 def percent(text: str | None) -> float | None:
     """``'12.94%'`` -> 12.94, ``'-49.95%'`` -> -49.95 (not clamped), ``'66%'`` -> 66.0."""
-    if text is None:
-        return None
-    match = _PERCENT.match(text.strip())
+    match = _PERCENT.match((text or "").strip())
     return float(match.group("n")) if match else None
 
 
 def days(text: str | None) -> int | None:
     """``'270 days'`` -> 270."""
-    if text is None:
-        return None
-    match = _DAYS.match(text.strip())
+    match = _DAYS.match((text or "").strip())
     return int(match.group("n")) if match else None
 
 
