@@ -34,8 +34,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TypeVar
 
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockTimeout
@@ -58,40 +59,8 @@ from smartarray_agent.write.reconcile import (
 READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
 READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
+_T = TypeVar("_T")
 Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, the planned outcome
-
-
-class ChargeSource(Protocol):
-    """The iLO charge as the write path uses it
-    (:class:`smartarray_agent.collectors.charge.Charge`)."""
-
-    @property
-    def configured(self) -> bool: ...
-
-    @property
-    def read_at(self) -> float | None: ...
-
-    def read(self) -> object: ...
-
-    def unread(self, ctrl: Controller) -> str | None: ...
-
-    def overlay(self, snapshot: Snapshot) -> Snapshot: ...
-
-
-class NoCharge:
-    """No iLO: the CLI's word alone."""
-
-    configured = False
-    read_at = None
-
-    def read(self) -> None:
-        return None
-
-    def unread(self, ctrl: Controller) -> None:
-        return None
-
-    def overlay(self, snapshot: Snapshot) -> Snapshot:
-        return snapshot
 
 
 @dataclass(frozen=True)
@@ -157,7 +126,7 @@ class ChangeRequest:
 
 class ChangeRunner:
     def __init__(self, runner: VendorRunner, audit: AuditLog, threshold_percent: float,
-                 confirm: Callable[[str], bool], charge: ChargeSource | None = None) -> None:
+                 confirm: Callable[[str], bool], charge: Charge | None = None) -> None:
         """``charge`` adds what the CLI cannot tell (the iLO's battery charge) to every
         snapshot read, and is read again after the confirmation. ``threshold_percent`` must
         be a finite number from 0 to 100 (ValueError)."""
@@ -168,7 +137,7 @@ class ChangeRunner:
         self.audit = audit
         self.threshold_percent = threshold_percent
         self.confirm = confirm
-        self.charge: ChargeSource = charge or NoCharge()
+        self.charge = charge or Charge(None)  # None: no iLO, the CLI's word alone
         self.reconciled: list[Reconciled] = []  # unfinished changes it found and closed
         self.skipped: list[dict] = []  # apply_all's controllers with no cache module
 
@@ -203,11 +172,7 @@ class ChangeRunner:
             return [self._not_sent(ChangeRequest(Target(), change), error)]
         done: list[Outcome | tuple[ChangeRequest, Judged, str]] = []
         with signals.held() as received, self.runner.session():
-            try:
-                read = parse(self.runner.run(READ_COMMAND))
-            except ParseError as error:
-                raise BadRequest(f"could not read the controllers: {error}") from None
-            snapshot = self.charge.overlay(read)
+            snapshot = self._snapshot(READ_COMMAND)
             for ctrl in snapshot.controllers:
                 if ctrl.cache.present is False:
                     self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
@@ -224,20 +189,15 @@ class ChangeRunner:
     def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: signals.Held
                     ) -> Outcome | tuple[ChangeRequest, Judged, str]:
         """One controller of :meth:`apply_all`: its outcome, or what to ask it."""
-        asked: list[tuple[ChangeRequest, Judged, str]] = []
 
-        def step() -> Outcome:
+        def step() -> Outcome | tuple[ChangeRequest, Judged, str]:
             judged = self._may_go_ahead(request, snapshot)
             if isinstance(judged, Outcome):
                 return judged
             ask = self._go_on(request, judged, received)
-            if isinstance(ask, str):
-                asked.append((request, judged, ask))
-                return judged[2]
-            return ask
+            return (request, judged, ask) if isinstance(ask, str) else ask
 
-        outcome = self._explained(request, step)
-        return asked[0] if asked else outcome
+        return self._explained(request, step)
 
     def _go_on(self, request: ChangeRequest, judged: Judged, received: signals.Held
                ) -> Outcome | str:
@@ -275,7 +235,7 @@ class ChangeRunner:
             return self._write(request, judged, received)
 
     @staticmethod
-    def _explained(request: ChangeRequest, step: Callable[[], Outcome]) -> Outcome:
+    def _explained(request: ChangeRequest, step: Callable[[], _T]) -> _T | Outcome:
         """``step``'s outcome, where a request that does not fit the controller is a
         ``bad_request`` outcome and a CLI that cannot be read before anything was sent a
         ``failed`` one (neither is audited: nothing was judged): ``--all`` goes on."""
@@ -306,8 +266,7 @@ class ChangeRunner:
             self._record(outcome, "intent")
         except AuditError as error:
             outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
-            outcome.audit = {"outcome": None, "file": str(self.audit.path),
-                             "error": str(error)}
+            outcome.audit = self._unrecorded(error)
             return outcome
         self._send(request, ctrl, outcome)
         if received:
@@ -341,8 +300,7 @@ class ChangeRunner:
         """The audit file cannot be written: nothing is sent, and the outcome says why."""
         return Outcome("not_sent", f"{error}: nothing sent",
                        controller={"slot": request.target.slot, "serial": request.target.serial},
-                       requested=request.change.requested(),
-                       audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
+                       requested=request.change.requested(), audit=self._unrecorded(error))
 
     def _unfinished(self, request: ChangeRequest) -> Outcome | None:
         """Under the lock: reconcile the audit log's unfinished changes; a refusal when one
@@ -459,12 +417,15 @@ class ChangeRunner:
                                                "set: nothing sent")
         return ctrl, verdict, outcome
 
-    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
+    def _snapshot(self, command: list[str]) -> Snapshot:
+        """The controllers ``command`` shows, with the iLO's charge laid over them."""
         try:
-            snapshot = parse(self.runner.run(command))
+            return self.charge.overlay(parse(self.runner.run(command)))
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
-        return select(self.charge.overlay(snapshot), target)
+
+    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
+        return select(self._snapshot(command), target)
 
     def _finish(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
         """Set the result and record it; a record that cannot be written is said in the
@@ -473,10 +434,12 @@ class ChangeRunner:
         try:
             self._record(outcome, "outcome")
         except AuditError as error:
-            outcome.audit = {"outcome": None, "file": str(self.audit.path),
-                             "error": str(error)}
+            outcome.audit = self._unrecorded(error)
             outcome.message += f" (WARNING: not recorded: {error})"
         return outcome
+
+    def _unrecorded(self, error: AuditError) -> dict:
+        return {"outcome": None, "file": str(self.audit.path), "error": str(error)}
 
     def _record(self, outcome: Outcome, event: str) -> None:
         self.audit.record(outcome.record(event))
