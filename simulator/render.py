@@ -51,43 +51,37 @@ def _pairs(pairs: Iterable[tuple[str, str]], indent: int) -> Lines:
 
 
 def _cache_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
-    cache, power = ctrl.cache, ctrl.backup_power
-    out = [("Cache Board Present", str(cache.present))]
+    """The cache lines; a line whose value the scenario leaves unset is not printed."""
+    cache, power, policy = ctrl.cache, ctrl.backup_power, ctrl.cache.drive_write_cache_policy
+
+    def size(size_bytes: int | None) -> str | None:
+        return None if size_bytes is None else d.size(size_bytes)
+
+    out: list[tuple[str, str | None]] = [("Cache Board Present", str(cache.present))]
     if cache.present:
-        if cache.status:
-            out.append(("Cache Status", cache.status))
-        if cache.status_details:
-            out.append(("Cache Status Details", cache.status_details))
-        if cache.disable_reason:
-            out.append(("Cache Disable Reason", cache.disable_reason))
-        if cache.read_percent is not None:
-            ratio = f"{cache.read_percent}% Read / {cache.write_percent}% Write"
-            out.append((d.ratio_label, ratio))
+        out += [("Cache Status", cache.status), ("Cache Status Details", cache.status_details),
+                ("Cache Disable Reason", cache.disable_reason),
+                (d.ratio_label, None if cache.read_percent is None
+                 else f"{cache.read_percent}% Read / {cache.write_percent}% Write")]
     if cache.drive_write_cache is not None:
         out.append(("Drive Write Cache", _on(cache.drive_write_cache)))
-    policy = cache.drive_write_cache_policy
     if policy is not None:
-        out.append(("Configured Drive Write Cache Policy", policy.configured))
-        out.append(("Unconfigured Drive Write Cache Policy", policy.unconfigured))
-        if policy.hba is not None:
-            out.append(("HBA Drive Write Cache Policy", policy.hba))
-    if cache.size_bytes is not None:
-        out.append(("Total Cache Size", d.size(cache.size_bytes)))
-    if cache.memory_available_bytes is not None:
-        out.append(("Total Cache Memory Available", d.size(cache.memory_available_bytes)))
-    if d.gen10 and cache.battery_backed_size_bytes is not None:
-        out.append(("Battery Backed Cache Size", d.size(cache.battery_backed_size_bytes)))
-    if not cache.present:
-        return out
-    out.append(("No-Battery Write Cache", _on(cache.no_battery_write_cache)))
-    if power.source:
-        out.append(("Cache Backup Power Source", power.source))
-    if power.count is not None:
-        out.append(("Battery/Capacitor Count", str(power.count)))
-    if power.count and power.status:
-        out.append(("Battery/Capacitor Status", power.status))
-        out.extend(("Failed Battery Location", where) for where in power.failed_locations)
-    return out
+        out += [("Configured Drive Write Cache Policy", policy.configured),
+                ("Unconfigured Drive Write Cache Policy", policy.unconfigured),
+                ("HBA Drive Write Cache Policy", policy.hba)]
+    out += [("Total Cache Size", size(cache.size_bytes)),
+            ("Total Cache Memory Available", size(cache.memory_available_bytes)),
+            ("Battery Backed Cache Size", size(cache.battery_backed_size_bytes) if d.gen10
+             else None)]
+    if cache.present:
+        out += [("No-Battery Write Cache", _on(cache.no_battery_write_cache)),
+                ("Cache Backup Power Source", power.source),
+                ("Battery/Capacitor Count", None if power.count is None else str(power.count))]
+    shown = [(label, value) for label, value in out if value]
+    if cache.present and power.count and power.status:
+        shown.append(("Battery/Capacitor Status", power.status))
+        shown += [("Failed Battery Location", where) for where in power.failed_locations]
+    return shown
 
 
 def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
