@@ -22,7 +22,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,7 +157,6 @@ class StateStore:
     def __init__(self, directory: Path, scenario_path: Path) -> None:
         self.directory = directory
         self.scenario_path = scenario_path
-        self._instance_fd: int | None = None
         make_state_dir(directory)
 
     @property
@@ -168,16 +167,13 @@ class StateStore:
     def log_file(self) -> Path:
         return self.directory / "invocations.jsonl"
 
-    def _locked(self) -> AbstractContextManager[None]:
-        return _state_lock(self.directory)
-
     def load(self) -> tuple[Scenario, float]:
         """The current scenario state and the wall time it was created."""
         digest = hashlib.sha256(self.scenario_path.read_bytes()).hexdigest()
         saved = self._read()
         state = self._valid(saved, digest)
         if state is None:
-            with self._locked():
+            with _state_lock(self.directory):
                 saved = self._read()
                 state = self._valid(saved, digest)
                 if state is None:
@@ -200,7 +196,7 @@ class StateStore:
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
         """Apply ``change`` to the saved state under the state lock."""
         self.load()
-        with self._locked():
+        with _state_lock(self.directory):
             saved = self._read()
             assert saved is not None
             new = change(Scenario.model_validate(saved["state"]))
@@ -234,14 +230,14 @@ class StateStore:
         os.replace(tmp, self.state_file)
 
     def claim_instance(self) -> bool:
-        """Hold the single-instance lock until the process ends; False if another has it."""
+        """Hold the single-instance lock until the process ends (its descriptor is never
+        closed); False if another has it."""
         fd = _no_follow(str(self.directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             return False
-        self._instance_fd = fd
         return True
 
     def log(self, event: str, ident: str, **fields: object) -> None:
