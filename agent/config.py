@@ -238,25 +238,24 @@ class Overrides:
     lock_file: Path | None = None
 
     def apply(self, config: Config) -> Config:
-        ssacli = config.ssacli
+        ssacli: dict[str, object] = {}
         if self.simulate is not None:
-            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
+            ssacli |= {"simulate": self.simulate, "path": None}
         if self.cli_path is not None:
-            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+            ssacli |= {"path": self.cli_path, "simulate": None}
         if self.timeout_s is not None:
-            ssacli = ssacli.model_copy(update={"timeout_s": _bounded_timeout(self.timeout_s)})
+            ssacli["timeout_s"] = _bounded_timeout(self.timeout_s)
         if self.lock_file is not None:
-            ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
-        web = config.web
+            ssacli["lock_file"] = self.lock_file
+        web: dict[str, object] = {}
         if self.listen_address is not None:
-            parse_listen_address(self.listen_address)
-            web = web.model_copy(update={"listen_address": self.listen_address})
+            web["listen_address"] = _listen_address(self.listen_address)
         if self.web_config_file is not None:
-            web = web.model_copy(update={"config_file": self.web_config_file.absolute()})
+            web["config_file"] = self.web_config_file.absolute()
         if self.telemetry_path is not None:
-            checked = check_telemetry_path(self.telemetry_path)
-            web = web.model_copy(update={"telemetry_path": checked})
-        return config.model_copy(update={"ssacli": ssacli, "web": web})
+            web["telemetry_path"] = check_telemetry_path(self.telemetry_path)
+        return config.model_copy(update={"ssacli": config.ssacli.model_copy(update=ssacli),
+                                         "web": config.web.model_copy(update=web)})
 
 
 def _bounded_timeout(value: float) -> float:

@@ -158,26 +158,13 @@ class CommandContext:
     def _reconcile(self, snapshot: Snapshot) -> None:
         """Close the audit log's unfinished changes with what ``snapshot`` (read under the
         same hold of the lock) shows, and say so; warn about any left open."""
-        from smartarray_agent.common.model import Controller
         from smartarray_agent.write.audit import AuditError, AuditLog
-        from smartarray_agent.write.change import Target, select, settings
-        from smartarray_agent.write.kinds import BadRequest
-        from smartarray_agent.write.reconcile import (
-            ControllerUnreadable,
-            UnfinishedChange,
-            reconcile,
-        )
-
-        def read(change: UnfinishedChange) -> Controller:
-            slot, serial = change.controller.get("slot"), change.controller.get("serial")
-            try:
-                return select(snapshot, Target(slot=slot) if slot is not None
-                              else Target(serial=serial))
-            except BadRequest as error:
-                raise ControllerUnreadable(str(error)) from None
+        from smartarray_agent.write.change import controller_of, settings
+        from smartarray_agent.write.reconcile import reconcile
 
         try:
-            done, still_open = reconcile(AuditLog(self.config.audit.path), read, settings)
+            done, still_open = reconcile(AuditLog(self.config.audit.path),
+                                         lambda change: controller_of(change, snapshot), settings)
         except AuditError as error:
             warn(f"unfinished changes not checked: {error}")
             return

@@ -19,10 +19,10 @@ from typing import Any
 
 from prometheus_client import ProcessCollector
 
+from smartarray_agent.collectors.ssacli.processes import end_groups, processes
 from smartarray_agent.common.configfile import ConfigError
 from smartarray_agent.common.confine import confine_root
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.publish import Endpoint, open_endpoint
@@ -137,9 +137,11 @@ class Agent:
         if self.server is not None:
             self.server.stop()
         self.loop.stop()
-        if not self.loop.join(STOP_GRACE_S):
-            ended = children.end_children()
-            log.warning("a collection was still running: ended %d vendor process(es)", ended)
+        if not self.loop.join(STOP_GRACE_S):  # end the vendor CLI with its process group
+            children = [entry.pid for entry in processes() if entry.ppid == os.getpid()]
+            end_groups(children)
+            log.warning("a collection was still running: ended %d vendor process(es)",
+                        len(children))
             self.loop.join(KILL_GRACE_S)
         for fd in (self._wakeup_r, self._wakeup_w):
             os.close(fd)

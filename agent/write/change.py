@@ -324,12 +324,12 @@ class ChangeRunner:
 
     def _read_for(self, change: UnfinishedChange) -> Controller:
         """The controller of an unfinished change, read now (ControllerUnreadable)."""
-        slot, serial = change.controller.get("slot"), change.controller.get("serial")
-        target = Target(slot=slot) if slot is not None else Target(serial=serial)
+        slot = change.controller.get("slot")
         try:
-            return self._controller(target, commands.show_config(slot) if slot else READ_COMMAND)
+            snapshot = self._snapshot(commands.show_config(slot) if slot else READ_COMMAND)
         except (*READ_ERRORS, LockTimeout) as error:
             raise ControllerUnreadable(str(error)) from None
+        return controller_of(change, snapshot)
 
     def _send(self, request: ChangeRequest, ctrl: Controller, outcome: Outcome) -> None:
         """Send the command and read again; set the outcome's verdict, message and after."""
@@ -478,6 +478,15 @@ def select(snapshot: Snapshot, target: Target) -> Controller:
     if len(found) > 1:
         raise BadRequest(f"{target.describe()} names {len(found)} controllers; use --serial")
     return found[0]
+
+
+def controller_of(change: UnfinishedChange, snapshot: Snapshot) -> Controller:
+    """The controller of an unfinished change in ``snapshot`` (ControllerUnreadable)."""
+    slot, serial = change.controller.get("slot"), change.controller.get("serial")
+    try:
+        return select(snapshot, Target(slot=slot) if slot is not None else Target(serial=serial))
+    except BadRequest as error:
+        raise ControllerUnreadable(str(error)) from None
 
 
 def settings(ctrl: Controller) -> dict:
