@@ -273,10 +273,8 @@ def read_invocations(directory: Path) -> list[Invocation]:
     for record in map(json.loads, lines):
         ident = record["id"]
         if record["event"] == "start":
-            found[ident] = Invocation(
-                ident, record["pid"], record["argv"], record["mode"],
-                record["monotonic"], record["wall"],
-            )  # fmt: skip
+            found[ident] = Invocation(ident, record["pid"], record["argv"], record["mode"],
+                                      record["monotonic"], record["wall"])
         elif record["event"] == "command":
             found[ident].commands.append(record["command"])
         else:
