@@ -103,8 +103,8 @@ def _reconcile(changer: ChangeRunner) -> None:
         changer.reconcile()
     except (AuditError, LockError) as error:
         log.warning("unfinished changes not reconciled: %s", error)
-    for reconciled in changer.reconciled:
-        log.warning("%s", reconciled.message)
+    for message in changer.reconciled:
+        log.warning("%s", message)
 
 
 def metric_help() -> dict[str, str]:

@@ -176,8 +176,8 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
         runner.close()
-        for reconciled in changer.reconciled:
-            warn(reconciled.message)
+        for message in changer.reconciled:
+            warn(message)
     codes = [exit_code(outcome) for outcome in outcomes]
     if targeting.as_json:
         report = (outcomes[0].as_json() if not every else

@@ -168,8 +168,8 @@ class CommandContext:
         except AuditError as error:
             warn(f"unfinished changes not checked: {error}")
             return
-        for reconciled in done:
-            warn(reconciled.message)
+        for message in done:
+            warn(message)
         for change in still_open:
             warn(f"unfinished change still open: {change.describe()}: a new change to that "
                  "controller is refused until it is reconciled")

@@ -51,7 +51,6 @@ from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
 from smartarray_agent.write.reconcile import (
     ControllerUnreadable,
-    Reconciled,
     UnfinishedChange,
     reconcile,
 )
@@ -138,7 +137,7 @@ class ChangeRunner:
         self.threshold_percent = threshold_percent
         self.confirm = confirm
         self.charge = charge or Charge(None)  # None: no iLO, the CLI's word alone
-        self.reconciled: list[Reconciled] = []  # unfinished changes it found and closed
+        self.reconciled: list[str] = []  # what it said of the unfinished changes it closed
         self.skipped: list[dict] = []  # apply_all's controllers with no cache module
 
     def apply(self, request: ChangeRequest) -> Outcome:
@@ -159,13 +158,11 @@ class ChangeRunner:
                   without_charge: bool = False) -> list[Outcome]:
         """``change`` on every controller but those that report no cache module (``--all``;
         those go to :attr:`skipped`, and one whose cache is unknown is judged, never taken as
-        safe), each judged, written, verified and audited on its own, all in one session:
-        one read of the controllers,
-        then each one's query, modify and verifying read. A controller whose change asks a
-        question is asked after the session, and written in a session of its own. A request
-        that does not fit a controller is a ``bad_request`` outcome, a controller that
-        cannot be read before anything was sent a ``failed`` one (neither is audited:
-        nothing was judged); the lock and the first read fail as in :meth:`apply`."""
+        safe), each judged, written, verified and audited on its own, all in one session: one
+        read of the controllers, then each one's query, modify and verifying read. A
+        controller whose change asks a question is asked after the session, and written in a
+        session of its own. What fails before anything was sent goes as :meth:`_explained`
+        says; the lock and the first read fail as in :meth:`apply`."""
         try:
             self.audit.check()
         except AuditError as error:

@@ -109,28 +109,20 @@ class ControllerUnreadable(RuntimeError):
     """The controller of an unfinished change cannot be read now: it stays open."""
 
 
-@dataclass(frozen=True)
-class Reconciled:
-    change: UnfinishedChange
-    in_effect: bool | None
-    message: str
-
-
 ReadController = Callable[[UnfinishedChange], Controller]
 Settings = Callable[[Controller], dict]
 
 
 def reconcile(audit: AuditLog, read: ReadController,
-              settings: Settings) -> tuple[list[Reconciled], list[UnfinishedChange]]:
-    """Reconcile every unfinished change of ``audit``'s file. The caller holds the host lock
-    (an intent is then a change that will never write its outcome). ``read`` reads a
-    change's controller as it is now, or raises ControllerUnreadable; ``settings`` is what the
-    write path records of a controller. Returns the reconciled changes and those left open
-    (their controller could not be read, or the record could not be written). The caller
-    says what was reconciled (stderr, or the daemon's log); the audit log's syslog copy of
-    the record puts it in the journal too. Raises AuditError when
-    the file cannot be read."""
-    done: list[Reconciled] = []
+              settings: Settings) -> tuple[list[str], list[UnfinishedChange]]:
+    """Reconcile every unfinished change of ``audit``'s file; the caller holds the host lock.
+    ``read`` reads a change's controller as it is now, or raises ControllerUnreadable;
+    ``settings`` is what the write path records of a controller. Returns what was reconciled
+    (a message a change, for the caller to say on stderr or in the daemon's log; the
+    record's syslog copy puts it in the journal too) and the changes left open (their
+    controller could not be read, or the record could not be written). Raises AuditError
+    when the file cannot be read."""
+    done: list[str] = []
     still_open: list[UnfinishedChange] = []
     for change in unfinished(audit.path):  # AuditError when the file cannot be read
         try:
@@ -159,7 +151,7 @@ def reconcile(audit: AuditLog, read: ReadController,
                       change.describe(), error)
             still_open.append(change)
             continue
-        done.append(Reconciled(change, shows, message))
+        done.append(message)
     return done, still_open
 
 
