@@ -217,9 +217,8 @@ def drive_code(states: dict[str, str], word: str | None) -> int:
     return DRIVE_CODES.get(drive_class(states, word) or "ok", OK)
 
 
-def _drive(
-    result: CheckResult, what: str, drive: LogicalDrive | PhysicalDrive, states: dict[str, str]
-) -> None:
+def _drive(result: CheckResult, what: str, drive: LogicalDrive | PhysicalDrive,
+           states: dict[str, str]) -> None:
     code = drive_code(states, drive.status)
     if code == OK:
         return
