@@ -9,6 +9,7 @@ used: a command loads only what it runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from dataclasses import dataclass, field
@@ -89,12 +90,9 @@ class CommandContext:
         ones (``web``: listen address, web config, telemetry path)."""
         from smartarray_agent.config import Overrides
 
-        web = web or Overrides()
-        return Overrides(simulate=self.simulate, cli_path=self.cli_path,
-                         listen_address=web.listen_address,
-                         web_config_file=web.web_config_file,
-                         telemetry_path=web.telemetry_path, timeout_s=self.timeout_s,
-                         lock_file=self.lock_file)
+        return dataclasses.replace(web or Overrides(), simulate=self.simulate,
+                                   cli_path=self.cli_path, timeout_s=self.timeout_s,
+                                   lock_file=self.lock_file)
 
     @functools.cached_property
     def config(self) -> Config:
