@@ -116,6 +116,17 @@ def _state_lock(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _instance_lock(directory: Path) -> int | None:
+    """The single-instance lock, taken: its descriptor; None while another process has it."""
+    fd = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 class SimulatorBusy(RuntimeError):
     """A simulator process of that host runs: its state is not reset under it."""
 
@@ -128,13 +139,11 @@ def reset(directory: Path) -> bool:
     if not os.path.lexists(state_file):
         return False
     _refuse_untrusted(directory, state_file)
-    instance = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
+    instance = _instance_lock(directory)
+    if instance is None:
+        raise SimulatorBusy(f"a simulator process of {directory} runs: not reset under it "
+                            "(let it finish, or end it)")
     try:
-        try:
-            fcntl.flock(instance, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SimulatorBusy(f"a simulator process of {directory} runs: not reset under "
-                                "it (let it finish, or end it)") from None
         with _state_lock(directory):
             state_file.unlink(missing_ok=True)
     finally:
@@ -232,13 +241,7 @@ class StateStore:
     def claim_instance(self) -> bool:
         """Hold the single-instance lock until the process ends (its descriptor is never
         closed); False if another has it."""
-        fd = _no_follow(str(self.directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        return True
+        return _instance_lock(self.directory) is not None
 
     def log(self, event: str, ident: str, **fields: object) -> None:
         """Append one invocation-log event."""
