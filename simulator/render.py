@@ -185,12 +185,6 @@ def statuses(lines: Iterable[str]) -> Lines:
     return ["", *[f"   {line}" for line in lines], ""]
 
 
-def _disk_name(ctrl: Controller, ld: LogicalDrive) -> str:
-    if ld.disk_name:
-        return ld.disk_name
-    return f"/dev/sd{chr(ord('a') + ctrl.logical_drives.index(ld) % 26)}"
-
-
 def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
     """``Logical Drive: N`` and its fields, at the depth config detail prints them."""
     old = d.generation == "hpacucli9"
@@ -205,8 +199,9 @@ def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
         pairs.append(("MultiDomain Status", "OK"))
     lines = [f"      Logical Drive: {ld.id}", *_pairs(pairs, 9)]
     lines.append(f"         {d.ld_caching_label}{_on(ld.caching)}")
+    disk = ld.disk_name or f"/dev/sd{chr(ord('a') + ctrl.logical_drives.index(ld) % 26)}"
     lines += _pairs([("Unique Identifier", "600508B1001C" + _hex(ctrl.serial, ld.id, length=20)),
-                     ("Disk Name", _disk_name(ctrl, ld)), ("Mount Points", "None")], 9)
+                     ("Disk Name", disk), ("Mount Points", "None")], 9)
     members = [pd for pd in ctrl.physical_drives if pd.array == ld.array]
     if ld.raid in ("1", "1+0") and len(members) >= 2:
         half = len(members) // 2

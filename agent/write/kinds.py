@@ -90,7 +90,8 @@ class KindEntry:
     shows: Callable[[Controller, Change], bool | None]  # None: the output does not say
     command: Callable[[str, Controller, Change], list[str]]  # (slot, controller, change)
     warning: str = ""  # the confirmation's extra sentence, for kinds that ask
-    check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
+    # raises BadRequest when the change does not fit the controller; what it returns is unused
+    check: Callable[[Controller, Change, Vendor], object] = lambda ctrl, change, vendor: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
     # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch on)
     asks_write_cache: Callable[[Change], bool] = lambda change: bool(change.enable)
@@ -163,10 +164,6 @@ def _logical_drive(ctrl: Controller, drive_id: str | None) -> LogicalDrive:
     raise BadRequest(f"{ctrl.name} has no logical drive {drive_id} (logical drives: {known})")
 
 
-def _ld_check(ctrl: Controller, change: Change) -> None:
-    _logical_drive(ctrl, change.logical_drive)
-
-
 def _slot(ctrl: Controller) -> str:
     if ctrl.slot is None:
         raise BadRequest(f"{ctrl.name} has no slot; changes need one")
@@ -227,7 +224,7 @@ KINDS: dict[Kind, KindEntry] = {
             else drive.caching is change.enable),
         command=lambda slot, ctrl, change: commands.logical_drive_caching(
             slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
-        check=lambda ctrl, change, vendor: _ld_check(ctrl, change),
+        check=lambda ctrl, change, vendor: _logical_drive(ctrl, change.logical_drive),
         form="ld N modify arrayaccelerator=enable|disable",
         what="logical-drive",
         settings=lambda ctrl: {"logical_drive_caching": {
