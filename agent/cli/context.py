@@ -59,16 +59,14 @@ def web_overrides(listen: str | None, config_file: Path | None,
     """``run``'s and ``serve``'s ``[web]`` options, checked; exit 2 naming a bad one."""
     from smartarray_agent.config import Overrides, check_telemetry_path, parse_listen_address
 
-    try:
-        if listen is not None:
-            parse_listen_address(listen)
-    except ValueError as error:
-        raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
-    try:
-        if path is not None:
-            check_telemetry_path(path)
-    except ValueError as error:
-        raise fail(f"--web.telemetry-path: {error}", exitcodes.BAD_INPUT) from None
+    checks = (("--listen", listen, parse_listen_address),
+              ("--web.telemetry-path", path, check_telemetry_path))
+    for option, value, check in checks:
+        try:
+            if value is not None:
+                check(value)
+        except ValueError as error:
+            raise fail(f"{option}: {error}", exitcodes.BAD_INPUT) from None
     return Overrides(listen_address=listen, web_config_file=config_file, telemetry_path=path)
 
 
