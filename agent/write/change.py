@@ -390,7 +390,7 @@ class ChangeRunner:
         ctrl = (self._controller(request.target) if snapshot is None
                 else select(snapshot, request.target))
         change = request.change
-        change.entry.check(ctrl, change, _Query(self.runner))
+        change.entry.check(ctrl, change, self.runner)
         charge_error = None if request.without_charge else self.charge.unread(ctrl)
         verdict = judge(ctrl, change, self.threshold_percent, charge_error)
         outcome = Outcome(
@@ -446,23 +446,6 @@ class ChangeRunner:
     @staticmethod
     def _shown(outcome: Outcome) -> str:
         return shlex.join(outcome.command or [])
-
-
-class _Query:
-    """The runner as a kind's check asks it (``cacheratio=?``)."""
-
-    def __init__(self, runner: VendorRunner) -> None:
-        self.runner = runner
-
-    @property
-    def name(self) -> str:
-        return self.runner.cli.name
-
-    def query(self, command: list[str]) -> str | None:
-        try:
-            return self.runner.run(command)
-        except VendorCommandError:
-            return None
 
 
 def select(snapshot: Snapshot, target: Target) -> Controller:
