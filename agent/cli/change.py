@@ -17,7 +17,7 @@ import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
-from smartarray_agent.cli.options import percent
+from smartarray_agent.cli.options import float_range
 from smartarray_agent.locations import AUDIT_FILE
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ ReportJson = Annotated[bool, typer.Option(
     "--json", help='Print {"changed": ..., "before": ..., "after": ..., "command": [...], '
                    '"audit": {...}} (with --all: {"changed": ..., "results": [...], '
                    '"skipped": [...]}).')]
-Threshold = Annotated[float | None, percent(
-    "--threshold",
+Threshold = Annotated[float | None, typer.Option(
+    "--threshold", parser=float_range(0, 100), metavar="PCT",
     help="Backup power charge (%) below which write cache may not be forced on (default: "
          "[policy] battery_threshold_percent, 80).")]
 WithoutCharge = Annotated[bool, typer.Option(

@@ -42,11 +42,6 @@ class StartError(RuntimeError):
     """The agent cannot start serving (address in use, permission denied)."""
 
 
-def metric_settings(config: Config) -> MetricSettings:
-    """What the exposition needs of ``config``."""
-    return MetricSettings(stale_after_s=config.stale_after)
-
-
 def web_security(config: Config) -> WebSecurity:
     if config.web.config_file is None:
         return WebSecurity()
@@ -60,7 +55,7 @@ class Agent:
         self.notifier = notifier
         self.config = self._load()  # ConfigError leaves here
         self.security = web_security(self.config)
-        self.view = MetricsView(metric_settings(self.config),
+        self.view = MetricsView(MetricSettings(stale_after_s=self.config.stale_after),
                                 extra=(ProcessCollector(registry=None),))
         collectors = build_collectors(self.config)
         self.loop = CollectionLoop(
@@ -175,7 +170,7 @@ class Agent:
                 update={"listen_address": self.config.web.listen_address})})
         if self.server is not None:
             self.server.security = security
-        self.view.configure(metric_settings(config))
+        self.view.configure(MetricSettings(stale_after_s=config.stale_after))
         collectors = None
         if _collector_inputs(config) != _collector_inputs(self.config):
             collectors = build_collectors(config)
