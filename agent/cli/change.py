@@ -71,12 +71,8 @@ class Targeting:
                               "(one of them)")
 
 
-class _HangUp(Exception):
-    pass
-
-
 def _hang_up(signum: int, frame: object) -> None:
-    raise _HangUp
+    raise EOFError  # the terminal is gone: no more input, as at its end
 
 
 def _ask(question: str) -> bool:
@@ -92,7 +88,7 @@ def _ask(question: str) -> bool:
             if answer in ("y", "yes", "n", "no", ""):
                 return answer in ("y", "yes")
             print("Error: invalid input", file=sys.stderr)
-    except (EOFError, KeyboardInterrupt, _HangUp):
+    except (EOFError, KeyboardInterrupt):
         print(file=sys.stderr)  # end the question's line; the outcome says "not confirmed"
         return False
     finally:
