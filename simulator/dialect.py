@@ -68,12 +68,6 @@ class Dialect:
     monitor_delay: str
     unused_space: str
 
-    def banner_text(self, version: str | None) -> str:
-        return self.banner.format(version=version or self.default_version)
-
-    def version_text(self, version: str | None) -> list[str]:
-        return [line.format(version=version or self.default_version) for line in self.version_lines]
-
     def ratios(self) -> list[tuple[int, int]]:
         """Accepted ``cacheratio`` values, most read-heavy last."""
         return [(r, 100 - r) for r in range(0, 101, self.ratio_step)]

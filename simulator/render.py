@@ -401,7 +401,8 @@ def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
 
 
 def version(scenario: Scenario, d: Dialect) -> Lines:
-    return ["", *d.version_text(scenario.cli_version), ""]
+    number = scenario.cli_version or d.default_version
+    return ["", *(line.format(version=number) for line in d.version_lines), ""]
 
 
 def error(*message: str) -> Lines:
@@ -416,10 +417,6 @@ def options(current: str | None, choices: list[str]) -> Lines:
 
 
 def banner(scenario: Scenario, d: Dialect) -> Lines:
-    return [
-        d.banner_text(scenario.cli_version),
-        "Detecting Controllers...Done.",
-        'Type "help" for a list of supported commands.',
-        'Type "exit" to close the console.',
-        "",
-    ]
+    return [d.banner.format(version=scenario.cli_version or d.default_version),
+            "Detecting Controllers...Done.", 'Type "help" for a list of supported commands.',
+            'Type "exit" to close the console.', ""]
