@@ -12,7 +12,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import select
 import signal
 from pathlib import Path
 from typing import Any
@@ -67,9 +66,8 @@ class Agent:
         self.server: Endpoint | None = None
         self._previous_handlers: dict[int, Any] = {}
         self._previous_wakeup_fd = -1
-        self._wakeup_r, self._wakeup_w = os.pipe()
-        for fd in (self._wakeup_r, self._wakeup_w):
-            os.set_blocking(fd, False)
+        self._wakeup_r, self._wakeup_w = os.pipe()  # signal numbers, read as they come
+        os.set_blocking(self._wakeup_w, False)  # as set_wakeup_fd needs
 
     def _load(self) -> Config:
         return self.overrides.apply(load_or_default(self.config_path))
@@ -112,7 +110,7 @@ class Agent:
         :meth:`start`."""
         try:
             while True:
-                for signum in self._next_signals():
+                for signum in os.read(self._wakeup_r, 64):
                     if signum in _STOP_SIGNALS:
                         log.info("%s: stopping", signal.Signals(signum).name)
                         return
@@ -140,16 +138,6 @@ class Agent:
             self.loop.join(KILL_GRACE_S)
         for fd in (self._wakeup_r, self._wakeup_w):
             os.close(fd)
-
-    def _next_signals(self) -> bytes:
-        while True:
-            select.select([self._wakeup_r], [], [])
-            try:
-                data = os.read(self._wakeup_r, 64)
-            except BlockingIOError:
-                continue
-            if data:
-                return data
 
     # -- SIGHUP ----------------------------------------------------------------------------
     def reload(self) -> None:

@@ -177,24 +177,21 @@ class ChangeRunner:
                     continue
                 target = (Target(slot=ctrl.slot) if ctrl.slot is not None
                           else Target(serial=ctrl.serial))
-                done.append(self._one_of_all(ChangeRequest(
-                    target, change, dry_run, assume_yes, without_charge), snapshot, received))
+                request = ChangeRequest(target, change, dry_run, assume_yes, without_charge)
+                done.append(self._explained(request, functools.partial(
+                    self._one_of_all, request, snapshot, received)))
         return [one if isinstance(one, Outcome)
                 else self._explained(one[0], functools.partial(self._confirmed, *one))
                 for one in done]
 
     def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: signals.Held
                     ) -> Outcome | tuple[ChangeRequest, Judged, str]:
-        """One controller of :meth:`apply_all`: its outcome, or what to ask it."""
-
-        def step() -> Outcome | tuple[ChangeRequest, Judged, str]:
-            judged = self._may_go_ahead(request, snapshot)
-            if isinstance(judged, Outcome):
-                return judged
-            ask = self._go_on(request, judged, received)
-            return (request, judged, ask) if isinstance(ask, str) else ask
-
-        return self._explained(request, step)
+        """One controller of :meth:`apply_all`, in its session: its outcome, or what to ask."""
+        judged = self._may_go_ahead(request, snapshot)
+        if isinstance(judged, Outcome):
+            return judged
+        ask = self._go_on(request, judged, received)
+        return (request, judged, ask) if isinstance(ask, str) else ask
 
     def _go_on(self, request: ChangeRequest, judged: Judged, received: signals.Held
                ) -> Outcome | str:
