@@ -166,15 +166,9 @@ class StateStore:
     def __init__(self, directory: Path, scenario_path: Path) -> None:
         self.directory = directory
         self.scenario_path = scenario_path
+        self.state_file = directory / "state.json"
+        self.log_file = directory / "invocations.jsonl"
         make_state_dir(directory)
-
-    @property
-    def state_file(self) -> Path:
-        return self.directory / "state.json"
-
-    @property
-    def log_file(self) -> Path:
-        return self.directory / "invocations.jsonl"
 
     def load(self) -> tuple[Scenario, float]:
         """The current scenario state and the wall time it was created."""

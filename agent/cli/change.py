@@ -142,17 +142,14 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     from smartarray_agent.write.kinds import BadRequest
 
     settings, every, dry_run = context.config, targeting.every, targeting.dry_run
-    threshold = targeting.threshold
     try:
         runner = context.runner()
     except CommandError as error:
         raise fail(str(error), error.code) from None
-    charge = context.read_charge()  # the iLO is slow: never read it while holding the lock
-    changer = ChangeRunner(
-        runner, AuditLog(targeting.audit_file or settings.audit.path),
-        threshold if threshold is not None else settings.policy.battery_threshold_percent,
-        confirm=_ask, charge=charge,
-    )
+    threshold = targeting.threshold
+    changer = ChangeRunner(runner, AuditLog(targeting.audit_file or settings.audit.path),
+                           settings.policy.battery_threshold_percent if threshold is None
+                           else threshold, confirm=_ask, charge=context.read_charge())
     without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
         if every:
