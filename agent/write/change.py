@@ -1,21 +1,11 @@
 """The write path: read and judge under the lock, confirm where asked, record the intent,
-write, re-read, verify, record the outcome.
-
-1. Take the lock and open one vendor CLI session for the change (``VendorRunner.session``:
-   its console, or one-shot runs where that cannot be had). Read the controller, ask the
-   ``=?`` query a kind needs, and judge the change once with
-   :mod:`smartarray_agent.common.policy`. The exact vendor command is known from here on (dry run,
-   ``--json``).
-2. A change that asks no question (the interlock does not ask, ``--yes``) goes on in the same
-   session: step 4. One that asks closes the session and lets go of the lock (a prompt left
-   open never blocks the daemon), asks, reads the iLO again, and opens a new session in which
-   it reads and judges again: the verdict that lets the write through is made on data read
-   under the same lock as the write, and a state that moved since the question is refused.
-3. Until the intent is recorded a signal stops the command as anywhere else (nothing is sent
-   yet); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
-4. Write the intent record (flushed); if it cannot be written nothing is sent. Send the
-   command once (a console that dies during it is not asked again), read again, and record
-   the outcome (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
+write, re-read, verify, record the outcome (docs/cli.md, "How a change is made", tells each
+step). One vendor CLI session under the lock holds the read, the judgement
+(:mod:`smartarray_agent.common.policy`) and, for a change that asks nothing, the write. One
+that asks lets go of the lock while it asks (a prompt left open never blocks the daemon),
+then reads the iLO again and reads and judges again in a new session, where a state that
+moved since the question is refused. Nothing is sent before the intent record is written
+(flushed); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
 
 :meth:`ChangeRunner.apply` returns an :class:`Outcome` for every result but a request that
 does not fit the controller (:class:`~smartarray_agent.write.kinds.BadRequest`, nothing

@@ -1,16 +1,8 @@
-"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows.
-
-A change holds the host lock from its intent record to its outcome record, so an intent
-still open when someone else holds the lock belongs to a change that was killed between the
-two (SIGKILL, the OOM killer, a power cut). Whoever next holds the lock for this audit log (a
-change, ``status``, the daemon at every round) reconciles it: it reads that controller and
-writes the outcome the change never wrote, ``reconciled``, with ``after`` as the controller
-shows it now and ``in_effect`` (true, false, or null when the controller does not say). The
-record keeps the intent's ``id``, and who asked and when (``asked_by``, ``asked_at``).
-
-An intent whose controller cannot be read stays open: the agent's metric
-``smartarray_unfinished_changes`` counts it, and a new change to that controller is refused
-until it is reconciled (docs/cli.md, "Unfinished changes").
+"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows. A change
+holds the host lock from its intent to its outcome, so an intent still open when someone
+else holds the lock is a change that was killed between the two; whoever next holds the lock
+reconciles it, or leaves it open while its controller cannot be read (docs/cli.md,
+"Unfinished changes", says what the ``reconciled`` record holds and what an open one stops).
 """
 
 from __future__ import annotations
