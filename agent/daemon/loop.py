@@ -6,11 +6,9 @@ own, one read at a time, so that a round never waits for it: its result is publi
 comes, with the other collectors' results made again over it (the iLO's charge is laid over
 the CLI's snapshot when the page is made).
 
-It sends ``READY=1`` when the first round is done, so a started service has data to
-serve (scrapes before that get the endpoint without controller data). It is the only sender
-of ``WATCHDOG=1``: after every round and whenever it wakes while
-idle. A collection stuck beyond the unit's ``WatchdogSec`` stops the pings, and systemd
-restarts the agent.
+It sends ``READY=1`` when the first round is done, and is the only sender of ``WATCHDOG=1``,
+so a collection stuck beyond the unit's ``WatchdogSec`` has systemd restart the agent
+(docs/agent.md says when each is sent).
 """
 
 from __future__ import annotations

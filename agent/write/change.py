@@ -260,9 +260,9 @@ class ChangeRunner:
         return self._finish(outcome, outcome.verdict, outcome.message)
 
     def reconcile(self) -> list[UnfinishedChange]:
-        """Take the lock and reconcile the audit log's unfinished changes (those found and
-        closed go to :attr:`reconciled`); the ones left open. Raises AuditError when the
-        log cannot be read, and the runner's lock errors."""
+        """Take the lock and reconcile the audit log's unfinished changes (what it says of
+        those it closes goes to :attr:`reconciled`); the ones left open. Raises AuditError
+        when the log cannot be read, and the runner's lock errors."""
         with self.runner.hold():
             done, still_open = reconcile(self.audit, self._read_for, settings)
         self.reconciled += done
