@@ -325,7 +325,7 @@ class ChangeRunner:
         except SENT_ERRORS as error:
             sent_error = error
         try:
-            after = self._controller(request.target, commands.show_config(ctrl.slot or ""))
+            after = select(self._snapshot(commands.show_config(ctrl.slot or "")), request.target)
         except READ_ERRORS as error:
             outcome.verdict = "unknown"
             outcome.message = (
@@ -374,8 +374,8 @@ class ChangeRunner:
         """Read the controller (or take it from ``snapshot``) and judge the change. The
         outcome is ``planned`` when the change may go ahead; else it is finished (refused or
         unchanged) and recorded."""
-        ctrl = (self._controller(request.target) if snapshot is None
-                else select(snapshot, request.target))
+        ctrl = select(self._snapshot(READ_COMMAND) if snapshot is None else snapshot,
+                      request.target)
         change = request.change
         change.entry.check(ctrl, change, self.runner)
         charge_error = None if request.without_charge else self.charge.unread(ctrl)
@@ -407,9 +407,6 @@ class ChangeRunner:
             return self.charge.overlay(parse(self.runner.run(command)))
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
-
-    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
-        return select(self._snapshot(command), target)
 
     def _finish(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
         """Set the result and record it; a record that cannot be written is said in the
