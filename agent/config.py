@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -238,25 +239,24 @@ class Overrides:
     lock_file: Path | None = None
 
     def apply(self, config: Config) -> Config:
-        ssacli = config.ssacli
+        ssacli: dict[str, object] = {}
         if self.simulate is not None:
-            ssacli = ssacli.model_copy(update={"simulate": self.simulate, "path": None})
+            ssacli |= {"simulate": self.simulate, "path": None}
         if self.cli_path is not None:
-            ssacli = ssacli.model_copy(update={"path": self.cli_path, "simulate": None})
+            ssacli |= {"path": self.cli_path, "simulate": None}
         if self.timeout_s is not None:
-            ssacli = ssacli.model_copy(update={"timeout_s": _bounded_timeout(self.timeout_s)})
+            ssacli["timeout_s"] = _bounded_timeout(self.timeout_s)
         if self.lock_file is not None:
-            ssacli = ssacli.model_copy(update={"lock_file": self.lock_file})
-        web = config.web
+            ssacli["lock_file"] = self.lock_file
+        web: dict[str, object] = {}
         if self.listen_address is not None:
-            parse_listen_address(self.listen_address)
-            web = web.model_copy(update={"listen_address": self.listen_address})
+            web["listen_address"] = _listen_address(self.listen_address)
         if self.web_config_file is not None:
-            web = web.model_copy(update={"config_file": self.web_config_file.absolute()})
+            web["config_file"] = self.web_config_file.absolute()
         if self.telemetry_path is not None:
-            checked = check_telemetry_path(self.telemetry_path)
-            web = web.model_copy(update={"telemetry_path": checked})
-        return config.model_copy(update={"ssacli": ssacli, "web": web})
+            web["telemetry_path"] = check_telemetry_path(self.telemetry_path)
+        return config.model_copy(update={"ssacli": config.ssacli.model_copy(update=ssacli),
+                                         "web": config.web.model_copy(update=web)})
 
 
 def _bounded_timeout(value: float) -> float:
@@ -289,31 +289,21 @@ def load_config(path: Path) -> Config:
     _resolve_paths(document.data, path.parent)
     config = validate(document, Config)
     if os.geteuid() == 0:
-        _refuse_untrusted(document, config)
+        _refuse_untrusted(document)
     return config
 
 
-def _refuse_untrusted(document: Document, config: Config) -> None:
+def _refuse_untrusted(document: Document) -> None:
     """Root runs the CLI, reads the credentials and web config, writes the lock and the
     audit log where the file says: each must be out of other users' reach."""
-    named: list[tuple[tuple[str, ...], Path | None]] = [
-        (("ssacli", "path"), config.ssacli.path),
-        (("ssacli", "lock_file"), config.ssacli.lock_file),
-        (("web", "config_file"), config.web.config_file),
-        # root writes the files in it: the directory must be root's alone
-        (("web", "publish_dir"), config.web.publish_dir and config.web.publish_dir / "file"),
-        (("audit", "file"), config.audit.file),
-    ]
-    simulate = config.ssacli.simulate
-    if simulate is not None and Path(simulate).is_file():
-        named.append((("ssacli", "simulate"), Path(simulate)))
-    if config.redfish is not None:
-        named += [(("redfish", "credentials_file"), config.redfish.credentials_file),
-                  (("redfish", "ca_file"), config.redfish.ca_file)]
-    if config.probe is not None:
-        for name, module in config.probe.modules.items():
-            named += [(("probe", "modules", name, "credentials_file"), module.credentials_file),
-                      (("probe", "modules", name, "ca_file"), module.ca_file)]
+    named: list[tuple[tuple[str, ...], Path | None]] = []
+    for location, table in _path_keys(document.data):
+        path = Path(value) if isinstance(value := table.get(location[-1]), str) else None
+        if path is not None and location == ("web", "publish_dir"):
+            path /= "file"  # root writes the files in it: the directory must be root's alone
+        elif location == ("ssacli", "simulate") and not (path and path.is_file()):
+            path = None  # a bundled scenario's name
+        named.append((location, path))
     refuse_untrusted(document, named)
 
 
@@ -326,35 +316,33 @@ def load_or_default(path: Path | None) -> Config:
     return Config()
 
 
-# Keys holding a path; a relative one is relative to the configuration file's directory.
+# Keys holding a path: a relative one is relative to the configuration file's directory (a
+# ``simulate`` only when it names a file there), and root refuses one others may change.
 _PATH_KEYS = (("ssacli", "path"), ("ssacli", "lock_file"), ("web", "config_file"),
-              ("web", "publish_dir"), ("audit", "file"), ("redfish", "credentials_file"),
-              ("redfish", "ca_file"))
+              ("web", "publish_dir"), ("audit", "file"), ("ssacli", "simulate"),
+              ("redfish", "credentials_file"), ("redfish", "ca_file"))
+
+
+def _path_keys(data: dict) -> Iterator[tuple[tuple[str, ...], dict]]:
+    """Each key of the raw document that holds a path, with the table it is in."""
+    for section, key in _PATH_KEYS:
+        if isinstance(table := data.get(section), dict):
+            yield (section, key), table
+    probe = data.get("probe")
+    modules = probe.get("modules") if isinstance(probe, dict) else None
+    for name, module in modules.items() if isinstance(modules, dict) else ():
+        for key in ("credentials_file", "ca_file") if isinstance(module, dict) else ():
+            yield ("probe", "modules", name, key), module
 
 
 def _resolve_paths(data: dict, base: Path) -> None:
     """Make the relative paths of the raw document absolute, before validation (which may
-    check that a file exists). A ``simulate`` naming a file beside the config is one too."""
-    for section, key in _PATH_KEYS:
-        _make_absolute(data.get(section), key, base)
-    probe = data.get("probe")
-    modules = probe.get("modules") if isinstance(probe, dict) else None
-    for module in modules.values() if isinstance(modules, dict) else ():
-        for key in ("credentials_file", "ca_file"):
-            _make_absolute(module, key, base)
-    ssacli = data.get("ssacli")
-    if not isinstance(ssacli, dict):
-        return
-    simulate = ssacli.get("simulate")
-    if isinstance(simulate, str) and (base / simulate).is_file():
-        ssacli["simulate"] = str(base / simulate)
-
-
-def _make_absolute(table: object, key: str, base: Path) -> None:
-    """``table[key]``, when it is a relative path, made relative to ``base``."""
-    if (isinstance(table, dict) and isinstance(value := table.get(key), str)
-            and not Path(value).is_absolute()):
-        table[key] = str(base / value)
+    check that a file exists)."""
+    for location, table in _path_keys(data):
+        value = table.get(location[-1])
+        if isinstance(value, str) and not Path(value).is_absolute() and (
+                location != ("ssacli", "simulate") or (base / value).is_file()):
+            table[location[-1]] = str(base / value)
 
 
 __all__ = ["Config", "ConfigError", "DEFAULT_PATH", "Overrides", "load_config",

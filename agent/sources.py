@@ -35,35 +35,20 @@ log = logging.getLogger(__name__)
 DAEMON_USER = "smartarray-agent (daemon)"
 
 
-def _ssacli(config: Config, charge: Charge) -> SsacliCollector:
-    """Always: the vendor CLI is what the agent is for."""
-    return SsacliCollector(lambda: open_runner(config.ssacli), charge,
-                           config.policy.battery_threshold_percent)
-
-
-def _redfish(config: Config, charge: Charge) -> RedfishCollector | None:
-    """With a ``[redfish]`` table that names the host's own iLO."""
-    own = config.own_ilo
-    return None if own is None else RedfishCollector(own, charge)
-
-
-def _sysfs(config: Config, charge: Charge) -> SysfsCollector | None:
-    """Unless ``[sysfs] enabled = false``."""
-    return SysfsCollector() if config.sysfs.enabled else None
-
-
-def _audit(config: Config, charge: Charge) -> AuditCollector:
-    """Always: every daemon may meet a change that was killed mid-way."""
-    return AuditCollector(config.audit.path)
-
-
-# Each collector with its build, in the order they run each round: the audit collector runs
-# after the ssacli one, whose round reconciles what it can.
-COLLECTORS = (
-    (SsacliCollector, _ssacli),
-    (RedfishCollector, _redfish),
-    (SysfsCollector, _sysfs),
-    (AuditCollector, _audit),
+# Each collector class with its build from the configuration and the iLO's charge (None:
+# not wanted), in the order they run each round: the audit collector runs after the ssacli
+# one, whose round reconciles what it can.
+COLLECTORS: tuple[tuple[Any, Callable[[Config, Charge], AnyCollector | None]], ...] = (
+    # always: the vendor CLI is what the agent is for
+    (SsacliCollector, lambda config, charge: SsacliCollector(
+        lambda: open_runner(config.ssacli), charge, config.policy.battery_threshold_percent)),
+    # with a [redfish] table that names the host's own iLO
+    (RedfishCollector, lambda config, charge: None if config.own_ilo is None
+     else RedfishCollector(config.own_ilo, charge)),
+    # unless [sysfs] enabled = false
+    (SysfsCollector, lambda config, charge: SysfsCollector() if config.sysfs.enabled else None),
+    # always: every daemon may meet a change that was killed mid-way
+    (AuditCollector, lambda config, charge: AuditCollector(config.audit.path)),
 )
 
 # After a collection: act on what it shows; True when the hardware changed (collect again).
@@ -104,8 +89,8 @@ def _reconcile(changer: ChangeRunner) -> None:
         changer.reconcile()
     except (AuditError, LockError) as error:
         log.warning("unfinished changes not reconciled: %s", error)
-    for reconciled in changer.reconciled:
-        log.warning("%s", reconciled.message)
+    for message in changer.reconciled:
+        log.warning("%s", message)
 
 
 def metric_help() -> dict[str, str]:

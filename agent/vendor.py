@@ -55,13 +55,9 @@ def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorR
     (the service), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
     cli = vendor_cli(config, service=console is None)
     lock = host_lock_path(config)
-    return VendorRunner(
-        cli,
-        HostLock(lock, config.lock_wait_s),
-        timeout_s=config.timeout_s,
-        console=config.console if console is None else console,
-        versions=VersionCache(version_file(lock)),
-    )
+    return VendorRunner(cli, HostLock(lock, config.lock_wait_s), timeout_s=config.timeout_s,
+                        console=config.console if console is None else console,
+                        versions=VersionCache(version_file(lock)))
 
 
 def version_file(lock: Path) -> Path:

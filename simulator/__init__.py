@@ -39,14 +39,12 @@ def resolve_scenario(name_or_path: str | os.PathLike[str]) -> Path:
     if os.sep not in str(name_or_path) and bundled.is_file():
         return bundled
     names = ", ".join(name for name, _ in list_scenarios())
-    raise ScenarioError(
-        f"unknown scenario {str(name_or_path)!r}: no such file and not one of {names}"
-    )
+    raise ScenarioError(f"unknown scenario {str(name_or_path)!r}: no such file and not one of "
+                        f"{names}")
 
 
-def vendor_argv(
-    scenario: str | os.PathLike[str], state_dir: str | os.PathLike[str] | None = None
-) -> list[str]:
+def vendor_argv(scenario: str | os.PathLike[str],
+                state_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """The argv prefix that behaves like the vendor binary for ``scenario``."""
     argv = [sys.executable, "-m", __name__, "--scenario", str(resolve_scenario(scenario))]
     if state_dir is not None:

@@ -28,13 +28,9 @@ SCENARIO_ENV = "SMARTARRAY_SIM_SCENARIO"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smartarray-sim",
-        description="Answer like the HP/HPE Smart Array CLI for a scenario file.",
-    )
-    parser.add_argument(
-        "--scenario",
-        default=os.environ.get(SCENARIO_ENV),
-        help=f"bundled scenario name or file path (default: ${SCENARIO_ENV})",
-    )
+        description="Answer like the HP/HPE Smart Array CLI for a scenario file.")
+    parser.add_argument("--scenario", default=os.environ.get(SCENARIO_ENV),
+                        help=f"bundled scenario name or file path (default: ${SCENARIO_ENV})")
     parser.add_argument("--state-dir", type=Path, help="state directory of this simulated host")
     parser.add_argument("--list", action="store_true", help="list the bundled scenarios")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="vendor command words")

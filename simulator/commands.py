@@ -61,7 +61,6 @@ class Target:
 class Show:
     target: Target
     what: str  # list | detail | status | config | config detail (drives: "" | detail | status)
-    command: str
 
 
 @dataclass(frozen=True)
@@ -69,13 +68,12 @@ class Modify:
     target: Target
     params: dict[str, str]
     forced: bool
-    command: str
+    command: str  # canonical, as faults match it
 
 
 @dataclass(frozen=True)
 class SetTarget:
     target: Target
-    command: str
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,6 @@ class Simple:
     """``version``, ``help``, ``exit``, or an empty line (``""``)."""
 
     name: str
-    command: str = ""
 
 
 Action = Show | Modify | SetTarget | Simple
@@ -111,14 +108,14 @@ def parse(tokens: list[str], default: Target | None = None) -> Action:
     if head in ("exit", "help", "version"):
         if rest and head == "version":
             raise syntax_error(rest[0])
-        return Simple(head, command)
+        return Simple(head)
     if head == "set":
         if rest[:1] != ["target"] or len(rest) < 2:
             raise syntax_error(rest[0] if rest else "set")
         target, after = _target(rest[1:])
         if after:
             raise syntax_error(after[0])
-        return SetTarget(target, command)
+        return SetTarget(target)
     if head == "ctrl":
         target, rest = _target(words)
     elif default is not None:
@@ -162,7 +159,7 @@ def _command(target: Target, words: list[str], command: str) -> Action:
         raise syntax_error(command.split()[-1])
     verb, rest = words[0], words[1:]
     if verb == "show":
-        return Show(target, _show_what(target, rest), command)
+        return Show(target, _show_what(target, rest))
     if verb == "modify":
         params: dict[str, str] = {}
         forced = False

@@ -68,12 +68,6 @@ class Dialect:
     monitor_delay: str
     unused_space: str
 
-    def banner_text(self, version: str | None) -> str:
-        return self.banner.format(version=version or self.default_version)
-
-    def version_text(self, version: str | None) -> list[str]:
-        return [line.format(version=version or self.default_version) for line in self.version_lines]
-
     def ratios(self) -> list[tuple[int, int]]:
         """Accepted ``cacheratio`` values, most read-heavy last."""
         return [(r, 100 - r) for r in range(0, 101, self.ratio_step)]
@@ -136,29 +130,17 @@ DIALECTS: dict[str, Dialect] = {
         monitor_delay="60 min",
         unused_space="0 MB",
     ),
-    "hpssacli2": Dialect(
+    # What hpssacli 2 prints differently from ssacli 3, which kept the rest.
+    "hpssacli2": replace(
+        _SSACLI3,
         generation="hpssacli2",
         banner="HP Smart Storage Administrator CLI {version}",
         default_version="2.10.14.0",
         # Guess: shaped like the ssacli 3.25 `version` output quoted in libstoragemgmt#344.
         version_lines=("   HPSSACLI Version: {version}", "   SOULAPI Version: {version}"),
-        ratio_label="Cache Ratio",
-        ratio_step=5,
-        size_style="mb-gb",
-        modes=True,
-        gen10=False,
-        array_word="array",
-        unassigned_word="unassigned",
-        raid_prefix="",
-        ld_caching_label="Caching:  ",
-        ld_caching_params=("caching", "arrayaccelerator"),
-        mirror_group_base=0,
-        new_drive_words=False,
-        cages=False,
-        dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL,
-        no_controllers=_NO_CONTROLLERS_LONG,
-        monitor_delay="60  min",
-        unused_space="0  MB",
+        size_style="mb-gb", array_word="array", unassigned_word="unassigned",
+        mirror_group_base=0, new_drive_words=False, cages=False,
+        dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL, unused_space="0  MB",
     ),
     "ssacli3": _SSACLI3,
     "ssacli-gen10": replace(

@@ -40,9 +40,8 @@ def matches(patterns: list[str], command: str) -> bool:
 
 def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     """``scenario`` with every battery-timeline step due by ``elapsed_s`` applied."""
-    due = sorted(
-        (s for s in faults.battery_timeline if s.after_s <= elapsed_s), key=lambda s: s.after_s
-    )
+    due = sorted((s for s in faults.battery_timeline if s.after_s <= elapsed_s),
+                 key=lambda s: s.after_s)
     if not due:
         return scenario
     new = scenario.model_copy(deep=True)

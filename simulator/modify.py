@@ -87,9 +87,8 @@ def _invalid(param: str, value: str, target: Target, choices: list[str]) -> Comm
     return CommandError(*lines)
 
 
-def _switch(
-    param: str, value: str, target: Target, current: str, choices: tuple[str, ...] = _SWITCH
-) -> render.Lines | None:
+def _switch(param: str, value: str, target: Target, current: str,
+            choices: tuple[str, ...] = _SWITCH) -> render.Lines | None:
     """Options for ``?``; None for a valid value; raises for an invalid one."""
     if value == "?":
         return render.options(current, list(choices))
@@ -120,15 +119,8 @@ def plan(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
     return result
 
 
-def _plan_param(
-    ctrl: Controller,
-    d: Dialect,
-    target: Target,
-    param: str,
-    value: str,
-    usage: str | None,
-    result: Plan,
-) -> render.Lines | None:
+def _plan_param(ctrl: Controller, d: Dialect, target: Target, param: str, value: str,
+                usage: str | None, result: Plan) -> render.Lines | None:
     slot, cache = ctrl.slot, ctrl.cache
     usable = cache.present and ctrl.mode != "hba"
     if param == "cacheratio":
@@ -139,10 +131,8 @@ def _plan_param(
         answer = _switch(param, value, target, current, tuple(ratios))
         if answer is None:
             read, write = (int(part) for part in value.split("/"))
-            result.changes += [
-                Change(slot, "cache.read_percent", read),
-                Change(slot, "cache.write_percent", write),
-            ]
+            result.changes += [Change(slot, "cache.read_percent", read),
+                               Change(slot, "cache.write_percent", write)]
         return answer
     if param == "nobatterywritecache":
         if not usable:
@@ -155,9 +145,8 @@ def _plan_param(
     return _plan_dwc(ctrl, d, target, value, usage, result)
 
 
-def _plan_dwc(
-    ctrl: Controller, d: Dialect, target: Target, value: str, usage: str | None, result: Plan
-) -> render.Lines | None:
+def _plan_dwc(ctrl: Controller, d: Dialect, target: Target, value: str, usage: str | None,
+              result: Plan) -> render.Lines | None:
     cache = ctrl.cache
     if not d.gen10:
         current = "enable" if cache.drive_write_cache else "disable"

@@ -51,43 +51,37 @@ def _pairs(pairs: Iterable[tuple[str, str]], indent: int) -> Lines:
 
 
 def _cache_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
-    cache, power = ctrl.cache, ctrl.backup_power
-    out = [("Cache Board Present", str(cache.present))]
+    """The cache lines; a line whose value the scenario leaves unset is not printed."""
+    cache, power, policy = ctrl.cache, ctrl.backup_power, ctrl.cache.drive_write_cache_policy
+
+    def size(size_bytes: int | None) -> str | None:
+        return None if size_bytes is None else d.size(size_bytes)
+
+    out: list[tuple[str, str | None]] = [("Cache Board Present", str(cache.present))]
     if cache.present:
-        if cache.status:
-            out.append(("Cache Status", cache.status))
-        if cache.status_details:
-            out.append(("Cache Status Details", cache.status_details))
-        if cache.disable_reason:
-            out.append(("Cache Disable Reason", cache.disable_reason))
-        if cache.read_percent is not None:
-            ratio = f"{cache.read_percent}% Read / {cache.write_percent}% Write"
-            out.append((d.ratio_label, ratio))
+        out += [("Cache Status", cache.status), ("Cache Status Details", cache.status_details),
+                ("Cache Disable Reason", cache.disable_reason),
+                (d.ratio_label, None if cache.read_percent is None
+                 else f"{cache.read_percent}% Read / {cache.write_percent}% Write")]
     if cache.drive_write_cache is not None:
         out.append(("Drive Write Cache", _on(cache.drive_write_cache)))
-    policy = cache.drive_write_cache_policy
     if policy is not None:
-        out.append(("Configured Drive Write Cache Policy", policy.configured))
-        out.append(("Unconfigured Drive Write Cache Policy", policy.unconfigured))
-        if policy.hba is not None:
-            out.append(("HBA Drive Write Cache Policy", policy.hba))
-    if cache.size_bytes is not None:
-        out.append(("Total Cache Size", d.size(cache.size_bytes)))
-    if cache.memory_available_bytes is not None:
-        out.append(("Total Cache Memory Available", d.size(cache.memory_available_bytes)))
-    if d.gen10 and cache.battery_backed_size_bytes is not None:
-        out.append(("Battery Backed Cache Size", d.size(cache.battery_backed_size_bytes)))
-    if not cache.present:
-        return out
-    out.append(("No-Battery Write Cache", _on(cache.no_battery_write_cache)))
-    if power.source:
-        out.append(("Cache Backup Power Source", power.source))
-    if power.count is not None:
-        out.append(("Battery/Capacitor Count", str(power.count)))
-    if power.count and power.status:
-        out.append(("Battery/Capacitor Status", power.status))
-        out.extend(("Failed Battery Location", where) for where in power.failed_locations)
-    return out
+        out += [("Configured Drive Write Cache Policy", policy.configured),
+                ("Unconfigured Drive Write Cache Policy", policy.unconfigured),
+                ("HBA Drive Write Cache Policy", policy.hba)]
+    out += [("Total Cache Size", size(cache.size_bytes)),
+            ("Total Cache Memory Available", size(cache.memory_available_bytes)),
+            ("Battery Backed Cache Size", size(cache.battery_backed_size_bytes) if d.gen10
+             else None)]
+    if cache.present:
+        out += [("No-Battery Write Cache", _on(cache.no_battery_write_cache)),
+                ("Cache Backup Power Source", power.source),
+                ("Battery/Capacitor Count", None if power.count is None else str(power.count))]
+    shown = [(label, value) for label, value in out if value]
+    if cache.present and power.count and power.status:
+        shown.append(("Battery/Capacitor Status", power.status))
+        shown += [("Failed Battery Location", where) for where in power.failed_locations]
+    return shown
 
 
 def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
@@ -96,30 +90,20 @@ def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
     out = [("Bus Interface", "PCI"), ("Slot", ctrl.slot), ("Serial Number", ctrl.serial)]
     if raid:
         out.append(("RAID 6 Status" if d.gen10 else "RAID 6 (ADG) Status", "Enabled"))
-    out += [
-        ("Controller Status", ctrl.status),
-        ("Hardware Revision", "B"),
-        ("Firmware Version", ctrl.firmware),
-    ]
+    out += [("Controller Status", ctrl.status), ("Hardware Revision", "B"),
+            ("Firmware Version", ctrl.firmware)]
     if raid:
-        out += [
-            ("Rebuild Priority", "Medium"),
-            ("Expand Priority", "Medium"),
-            ("Surface Scan Delay", "3 secs" if d.gen10 else "15 secs"),
-            ("Surface Scan Mode", "Idle"),
-            ("Queue Depth", "Automatic"),
-            ("Monitor and Performance Delay", d.monitor_delay),
-            ("Elevator Sort", "Enabled"),
-            ("Degraded Performance Optimization", "Disabled"),
-            ("Inconsistency Repair Policy", "Disabled"),
-        ]
+        out += [("Rebuild Priority", "Medium"), ("Expand Priority", "Medium"),
+                ("Surface Scan Delay", "3 secs" if d.gen10 else "15 secs"),
+                ("Surface Scan Mode", "Idle"), ("Queue Depth", "Automatic"),
+                ("Monitor and Performance Delay", d.monitor_delay), ("Elevator Sort", "Enabled"),
+                ("Degraded Performance Optimization", "Disabled"),
+                ("Inconsistency Repair Policy", "Disabled")]
         if d.gen10:
             out.append(("Write Cache Bypass Threshold Size", "1040 KiB"))
-        out += [
-            ("Wait for Cache Room", _on(ctrl.cache.wait_for_cache_room)),
-            ("Surface Analysis Inconsistency Notification", "Disabled"),
-            ("Post Prompt Timeout", "0 secs" if old else "15 secs"),
-        ]
+        out += [("Wait for Cache Room", _on(ctrl.cache.wait_for_cache_room)),
+                ("Surface Analysis Inconsistency Notification", "Disabled"),
+                ("Post Prompt Timeout", "0 secs" if old else "15 secs")]
         out += _cache_pairs(ctrl, d)
         out.append(("SATA NCQ Supported", "True"))
         if not old:
@@ -127,27 +111,19 @@ def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
     if old:
         return out
     temps = ctrl.temperatures
-    for label, value in (
+    out += [(label, str(value)) for label, value in (
         ("Controller Temperature (C)", temps.controller_c),
         ("Cache Module Temperature (C)", temps.cache_module_c),
-        ("Capacitor Temperature  (C)", temps.capacitor_c),
-    ):
-        if value is not None:
-            out.append((label, str(value)))
-    out += [
-        ("Number of Ports", "2 Internal only"),
-        ("Driver Name", "smartpqi" if d.gen10 else "hpsa"),
-        ("Driver Version", "Linux 2.1.18-045" if d.gen10 else "3.4.20"),
-    ]
+        ("Capacitor Temperature  (C)", temps.capacitor_c)) if value is not None]
+    out += [("Number of Ports", "2 Internal only"),
+            ("Driver Name", "smartpqi" if d.gen10 else "hpsa"),
+            ("Driver Version", "Linux 2.1.18-045" if d.gen10 else "3.4.20")]
     if not raid:
         out.append(("HBA Mode Enabled", "True"))
     if d.cages:
         out.append(("PCI Address (Domain:Bus:Device.Function)", f"0000:{ctrl.slot:0>2}:00.0"))
-    out += [
-        ("Controller Mode", _MODE_WORDS[ctrl.mode or "raid"]),
-        ("Controller Mode Reboot", "Not Required"),
-        ("Current Power Mode", "MaxPerformance"),
-    ]
+    out += [("Controller Mode", _MODE_WORDS[ctrl.mode or "raid"]),
+            ("Controller Mode Reboot", "Not Required"), ("Current Power Mode", "MaxPerformance")]
     return out
 
 
@@ -157,14 +133,9 @@ def controller_block(ctrl: Controller, d: Dialect) -> Lines:
     if d.gen10:
         for sensor in ctrl.temperatures.sensors:
             lines.append(f"   Sensor ID: {sensor.sensor_id}")
-            lines += _pairs(
-                [
-                    ("Location", sensor.location),
-                    ("Current Value (C)", str(sensor.current_c)),
-                    ("Max Value Since Power On", str(sensor.max_since_power_on_c)),
-                ],
-                6,
-            )
+            lines += _pairs([("Location", sensor.location),
+                             ("Current Value (C)", str(sensor.current_c)),
+                             ("Max Value Since Power On", str(sensor.max_since_power_on_c))], 6)
     if d.cages:
         lines += _pairs([("Primary Boot Volume", "None"), ("Secondary Boot Volume", "None")], 3)
     return lines
@@ -214,22 +185,11 @@ def statuses(lines: Iterable[str]) -> Lines:
     return ["", *[f"   {line}" for line in lines], ""]
 
 
-def _disk_name(ctrl: Controller, ld: LogicalDrive) -> str:
-    if ld.disk_name:
-        return ld.disk_name
-    return f"/dev/sd{chr(ord('a') + ctrl.logical_drives.index(ld) % 26)}"
-
-
 def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
     """``Logical Drive: N`` and its fields, at the depth config detail prints them."""
     old = d.generation == "hpacucli9"
-    pairs = [
-        ("Size", ld.size),
-        ("Fault Tolerance", f"{d.raid_prefix}{ld.raid}"),
-        ("Heads", "255"),
-        ("Sectors Per Track", "32"),
-        ("Cylinders", "65535"),
-    ]
+    pairs = [("Size", ld.size), ("Fault Tolerance", f"{d.raid_prefix}{ld.raid}"),
+             ("Heads", "255"), ("Sectors Per Track", "32"), ("Cylinders", "65535")]
     if old:
         pairs.append(("Stripe Size", "128 KB"))
     else:
@@ -239,14 +199,9 @@ def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
         pairs.append(("MultiDomain Status", "OK"))
     lines = [f"      Logical Drive: {ld.id}", *_pairs(pairs, 9)]
     lines.append(f"         {d.ld_caching_label}{_on(ld.caching)}")
-    lines += _pairs(
-        [
-            ("Unique Identifier", "600508B1001C" + _hex(ctrl.serial, ld.id, length=20)),
-            ("Disk Name", _disk_name(ctrl, ld)),
-            ("Mount Points", "None"),
-        ],
-        9,
-    )
+    disk = ld.disk_name or f"/dev/sd{chr(ord('a') + ctrl.logical_drives.index(ld) % 26)}"
+    lines += _pairs([("Unique Identifier", "600508B1001C" + _hex(ctrl.serial, ld.id, length=20)),
+                     ("Disk Name", disk), ("Mount Points", "None")], 9)
     members = [pd for pd in ctrl.physical_drives if pd.array == ld.array]
     if ld.raid in ("1", "1+0") and len(members) >= 2:
         half = len(members) // 2
@@ -275,15 +230,8 @@ def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
     else:
         drive_type = "Unassigned Drive" if pd.array is None else "Data Drive"
     port, box, bay = _place(pd)
-    pairs = [
-        ("Port", port),
-        ("Box", box),
-        ("Bay", bay),
-        ("Status", pd.status),
-        ("Drive Type", drive_type),
-        ("Interface Type", _interface(pd)),
-        ("Size", pd.size),
-    ]
+    pairs = [("Port", port), ("Box", box), ("Bay", bay), ("Status", pd.status),
+             ("Drive Type", drive_type), ("Interface Type", _interface(pd)), ("Size", pd.size)]
     if not old:
         pairs.append(("Drive exposed to OS", str(ctrl.mode == "hba")))
         if d.cages:
@@ -292,11 +240,9 @@ def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
             pairs.append(("Native Block Size", "512"))
     if not pd.ssd:
         pairs.append(("Rotational Speed", "10000" if pd.interface == "SAS" else "7200"))
-    pairs += [
-        ("Firmware Revision", pd.firmware),
-        ("Serial Number", pd.serial or _hex(ctrl.serial, pd.id, length=20)),
-        ("Model", _drive_model(pd)),
-    ]
+    pairs += [("Firmware Revision", pd.firmware),
+              ("Serial Number", pd.serial or _hex(ctrl.serial, pd.id, length=20)),
+              ("Model", _drive_model(pd))]
     if not old:
         pairs += [("Current Temperature (C)", "31"), ("Maximum Temperature (C)", "38")]
     sas = pd.interface == "SAS"
@@ -307,9 +253,8 @@ def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
 
 def _groups(ctrl: Controller) -> list[tuple[str | None, list[PhysicalDrive]]]:
     """Drives by array, declared order, then the ones in no array (``None``)."""
-    groups = [
-        (a.name, [pd for pd in ctrl.physical_drives if pd.array == a.name]) for a in ctrl.arrays
-    ]
+    groups = [(a.name, [pd for pd in ctrl.physical_drives if pd.array == a.name])
+              for a in ctrl.arrays]
     spare = [pd for pd in ctrl.physical_drives if pd.array is None]
     return groups + ([(None, spare)] if spare else [])
 
@@ -329,9 +274,8 @@ def _cages(ctrl: Controller, d: Dialect) -> Lines:
     for (port, box), drives in cages.items():
         bays = -(-len(drives) // 4) * 4
         lines += ["", "", f"   Internal Drive Cage at Port {port}, Box {box}, OK", ""]
-        lines += _pairs(
-            [("Drive Bays", str(bays)), ("Port", port), ("Box", box), ("Location", "Internal")], 6
-        )
+        lines += _pairs([("Drive Bays", str(bays)), ("Port", port), ("Box", box),
+                         ("Location", "Internal")], 6)
         lines += ["", "   Physical Drives", *[f"      {pd_line(pd, d)}" for pd in drives]]
     return lines
 
@@ -341,25 +285,16 @@ def _ports(ctrl: Controller) -> Lines:
     ports = list(dict.fromkeys(_place(pd)[0] for pd in ctrl.physical_drives))
     for number, port in enumerate(ports):
         lines += ["", f"   Port Name: {port}"]
-        lines += _pairs(
-            [
-                ("Port ID", str(number)),
-                ("Port Connection Number", str(number)),
-                ("SAS Address", "5001438" + _hex(ctrl.serial, port, length=9)),
-                ("Port Location", "Internal"),
-            ],
-            9,
-        )
+        lines += _pairs([("Port ID", str(number)), ("Port Connection Number", str(number)),
+                         ("SAS Address", "5001438" + _hex(ctrl.serial, port, length=9)),
+                         ("Port Location", "Internal")], 9)
     return lines
 
 
 def _array_lines(ctrl: Controller, name: str, drives: list[PhysicalDrive], d: Dialect) -> Lines:
     array = next(a for a in ctrl.arrays if a.name == name)
-    pairs = [
-        ("Interface Type", _interface(drives[0]) if drives else "SAS"),
-        ("Unused Space", d.unused_space),
-        ("Status", array.status),
-    ]
+    pairs = [("Interface Type", _interface(drives[0]) if drives else "SAS"),
+             ("Unused Space", d.unused_space), ("Status", array.status)]
     if d.generation != "hpacucli9":
         pairs += [("MultiDomain Status", "OK"), ("Array Type", "Data")]
         pairs.append(("Smart Path" if d.cages else "HP SSD Smart Path", "disable"))
@@ -426,8 +361,8 @@ def logical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) ->
     """``ld all show`` / ``ld N show [detail]``; ``drive_id`` is an id or ``all``."""
     lines = ["", header(ctrl, d)]
     for array in ctrl.arrays:
-        lds = [ld for ld in ctrl.logical_drives if ld.array == array.name]
-        lds = [ld for ld in lds if drive_id in ("all", ld.id)]
+        lds = [ld for ld in ctrl.logical_drives
+               if ld.array == array.name and drive_id in ("all", ld.id)]
         if not lds:
             continue
         label = f"{d.array_word} {array.name}"
@@ -456,12 +391,9 @@ def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
     """``ctrl all|slot=N show [config|status|detail|config detail]`` for ``ctrls``."""
     if what == "list":
         return ["", *[list_line(c, d) for c in ctrls], ""]
-    block, gap = {
-        "status": (status_block, [""]),
-        "detail": (controller_block, [""]),
-        "config": (config_block, [""]),
-        "config detail": (config_detail_block, ["", ""]),
-    }[what]
+    block, gap = {"status": (status_block, [""]), "detail": (controller_block, [""]),
+                  "config": (config_block, [""]),
+                  "config detail": (config_detail_block, ["", ""])}[what]
     lines: Lines = []
     for ctrl in ctrls:
         lines += [*gap, *block(ctrl, d)]
@@ -469,7 +401,8 @@ def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
 
 
 def version(scenario: Scenario, d: Dialect) -> Lines:
-    return ["", *d.version_text(scenario.cli_version), ""]
+    number = scenario.cli_version or d.default_version
+    return ["", *(line.format(version=number) for line in d.version_lines), ""]
 
 
 def error(*message: str) -> Lines:
@@ -484,10 +417,6 @@ def options(current: str | None, choices: list[str]) -> Lines:
 
 
 def banner(scenario: Scenario, d: Dialect) -> Lines:
-    return [
-        d.banner_text(scenario.cli_version),
-        "Detecting Controllers...Done.",
-        'Type "help" for a list of supported commands.',
-        'Type "exit" to close the console.',
-        "",
-    ]
+    return [d.banner.format(version=scenario.cli_version or d.default_version),
+            "Detecting Controllers...Done.", 'Type "help" for a list of supported commands.',
+            'Type "exit" to close the console.', ""]

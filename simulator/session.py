@@ -62,17 +62,8 @@ class Crashed(Exception):
 class Session:
     """One simulator process answering commands."""
 
-    def __init__(
-        self,
-        store: StateStore,
-        dialect: Dialect,
-        faults: Faults,
-        out: BinaryIO,
-        inp: TextIO,
-        ident: str,
-        *,
-        console: bool = False,
-    ) -> None:
+    def __init__(self, store: StateStore, dialect: Dialect, faults: Faults, out: BinaryIO,
+                 inp: TextIO, ident: str, *, console: bool = False) -> None:
         self.store, self.dialect, self.faults = store, dialect, faults
         self.out, self.inp, self.ident = out, inp, ident
         self.console = console  # console mode: the faults that are console_only hit it

@@ -22,7 +22,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,6 +116,17 @@ def _state_lock(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _instance_lock(directory: Path) -> int | None:
+    """The single-instance lock, taken: its descriptor; None while another process has it."""
+    fd = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 class SimulatorBusy(RuntimeError):
     """A simulator process of that host runs: its state is not reset under it."""
 
@@ -128,13 +139,11 @@ def reset(directory: Path) -> bool:
     if not os.path.lexists(state_file):
         return False
     _refuse_untrusted(directory, state_file)
-    instance = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
+    instance = _instance_lock(directory)
+    if instance is None:
+        raise SimulatorBusy(f"a simulator process of {directory} runs: not reset under it "
+                            "(let it finish, or end it)")
     try:
-        try:
-            fcntl.flock(instance, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SimulatorBusy(f"a simulator process of {directory} runs: not reset under "
-                                "it (let it finish, or end it)") from None
         with _state_lock(directory):
             state_file.unlink(missing_ok=True)
     finally:
@@ -157,19 +166,9 @@ class StateStore:
     def __init__(self, directory: Path, scenario_path: Path) -> None:
         self.directory = directory
         self.scenario_path = scenario_path
-        self._instance_fd: int | None = None
+        self.state_file = directory / "state.json"
+        self.log_file = directory / "invocations.jsonl"
         make_state_dir(directory)
-
-    @property
-    def state_file(self) -> Path:
-        return self.directory / "state.json"
-
-    @property
-    def log_file(self) -> Path:
-        return self.directory / "invocations.jsonl"
-
-    def _locked(self) -> AbstractContextManager[None]:
-        return _state_lock(self.directory)
 
     def load(self) -> tuple[Scenario, float]:
         """The current scenario state and the wall time it was created."""
@@ -177,7 +176,7 @@ class StateStore:
         saved = self._read()
         state = self._valid(saved, digest)
         if state is None:
-            with self._locked():
+            with _state_lock(self.directory):
                 saved = self._read()
                 state = self._valid(saved, digest)
                 if state is None:
@@ -200,7 +199,7 @@ class StateStore:
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
         """Apply ``change`` to the saved state under the state lock."""
         self.load()
-        with self._locked():
+        with _state_lock(self.directory):
             saved = self._read()
             assert saved is not None
             new = change(Scenario.model_validate(saved["state"]))
@@ -234,15 +233,9 @@ class StateStore:
         os.replace(tmp, self.state_file)
 
     def claim_instance(self) -> bool:
-        """Hold the single-instance lock until the process ends; False if another has it."""
-        fd = _no_follow(str(self.directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._instance_fd = fd
-        return True
+        """Hold the single-instance lock until the process ends (its descriptor is never
+        closed); False if another has it."""
+        return _instance_lock(self.directory) is not None
 
     def log(self, event: str, ident: str, **fields: object) -> None:
         """Append one invocation-log event."""
@@ -277,10 +270,8 @@ def read_invocations(directory: Path) -> list[Invocation]:
     for record in map(json.loads, lines):
         ident = record["id"]
         if record["event"] == "start":
-            found[ident] = Invocation(
-                ident, record["pid"], record["argv"], record["mode"],
-                record["monotonic"], record["wall"],
-            )  # fmt: skip
+            found[ident] = Invocation(ident, record["pid"], record["argv"], record["mode"],
+                                      record["monotonic"], record["wall"])
         elif record["event"] == "command":
             found[ident].commands.append(record["command"])
         else:

@@ -131,14 +131,14 @@ def test_ratio_sets_per_generation() -> None:
 @pytest.mark.parametrize(
     ("line", "action"),
     [
-        ("ctrl all show config detail", Show(Target(None), "config detail", "")),
-        ("controller slot=0 show", Show(Target("0"), "detail", "")),
-        ("CTRL ALL SHOW", Show(Target(None), "list", "")),
-        ('ctrl slot="1" logicaldrive all show', Show(Target("1", ld="all"), "", "")),
-        ("ctrl slot=0 pd 1I:1:1 show detail", Show(Target("0", pd="1i:1:1"), "detail", "")),
+        ("ctrl all show config detail", Show(Target(None), "config detail")),
+        ("controller slot=0 show", Show(Target("0"), "detail")),
+        ("CTRL ALL SHOW", Show(Target(None), "list")),
+        ('ctrl slot="1" logicaldrive all show', Show(Target("1", ld="all"), "")),
+        ("ctrl slot=0 pd 1I:1:1 show detail", Show(Target("0", pd="1i:1:1"), "detail")),
         ("ctrl slot=0 modify dwc=enable forced",
          Modify(Target("0"), {"drivewritecache": "enable"}, True, "")),
-        ("set target controller slot=0", SetTarget(Target("0"), "")),
+        ("set target controller slot=0", SetTarget(Target("0"))),
     ],
 )  # fmt: skip
 def test_command_lines_parse(line: str, action) -> None:

@@ -79,14 +79,13 @@ app.add_typer(simulator, name="simulate")
 
 
 def main() -> None:
-    """Run the app. SIGTERM and SIGHUP end a
-    command as Ctrl-C does (typer exits 130 on SIGINT): with exit 128 + the signal's number,
-    after the vendor CLI it started is stopped (collectors/ssacli/run.py). ``run`` and
-    ``serve`` set their own handlers; a change being sent holds them off (write/signals.py).
-    A signal the caller ignores (nohup) stays ignored, but for a Ctrl-C from the terminal
-    whose foreground the program leads (:func:`_heed_the_terminal`). Run as ``check_smartarray``
-    (:data:`PLUGIN_NAME`), it is the ``check`` command. As root, the program confines itself
-    before its first vendor CLI (confine.py)."""
+    """Run the app. SIGTERM and SIGHUP end a command as Ctrl-C does (typer exits 130 on
+    SIGINT): with exit 128 + the signal's number, after the vendor CLI it started is stopped
+    (collectors/ssacli/run.py). ``run`` and ``serve`` set their own handlers; a change being
+    sent holds them off (write/signals.py). A signal the caller ignores (nohup) stays
+    ignored, but for a Ctrl-C from the terminal whose foreground the program leads
+    (:func:`_heed_the_terminal`). As root, the program confines itself before its first
+    vendor CLI (confine.py)."""
     confine.enable()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:

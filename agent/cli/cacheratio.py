@@ -36,8 +36,8 @@ def set_cache_ratio(
     """Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent:
     nothing is sent when set)."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
-    targeting = Targeting.of(slot, serial, every, dry_run, as_json, threshold, without_charge,
-                             audit_file)
+    targeting = Targeting(slot, serial, every, dry_run, as_json, threshold, without_charge,
+                          audit_file)
     match = _RATIO.match(ratio.strip())
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
         raise usage_error(f"{ratio!r} is not READ/WRITE integers that sum to 100, e.g. 25/75",

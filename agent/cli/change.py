@@ -17,11 +17,11 @@ import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
-from smartarray_agent.cli.options import percent
+from smartarray_agent.cli.options import float_range
 from smartarray_agent.locations import AUDIT_FILE
 
 if TYPE_CHECKING:
-    from smartarray_agent.write.change import Outcome, Target
+    from smartarray_agent.write.change import Outcome
     from smartarray_agent.write.kinds import Change
 
 Slot = Annotated[str | None, typer.Option(
@@ -38,8 +38,8 @@ ReportJson = Annotated[bool, typer.Option(
     "--json", help='Print {"changed": ..., "before": ..., "after": ..., "command": [...], '
                    '"audit": {...}} (with --all: {"changed": ..., "results": [...], '
                    '"skipped": [...]}).')]
-Threshold = Annotated[float | None, percent(
-    "--threshold",
+Threshold = Annotated[float | None, typer.Option(
+    "--threshold", parser=float_range(0, 100), metavar="PCT",
     help="Backup power charge (%) below which write cache may not be forced on (default: "
          "[policy] battery_threshold_percent, 80).")]
 WithoutCharge = Annotated[bool, typer.Option(
@@ -53,36 +53,26 @@ AuditFile = Annotated[Path | None, typer.Option(
 
 @dataclass(frozen=True)
 class Targeting:
-    """How a write command names its controllers and runs: the options both share."""
+    """How a write command names its controllers and runs: the options both share. Exits 2
+    unless exactly one of --slot, --serial and --all names the controllers."""
 
-    targets: list[Target] | None  # None: --all, every controller with a cache
+    slot: str | None
+    serial: str | None
+    every: bool  # --all: every controller with a cache
     dry_run: bool
     as_json: bool
     threshold: float | None
     without_charge: bool
     audit_file: Path | None
 
-    @classmethod
-    def of(cls, slot: str | None, serial: str | None, every: bool, dry_run: bool,
-           as_json: bool, threshold: float | None, without_charge: bool,
-           audit_file: Path | None) -> Targeting:
-        """The options above; exits 2 unless exactly one of --slot, --serial and --all
-        names the controllers."""
-        from smartarray_agent.write.change import Target
-
-        if sum((slot is not None, serial is not None, every)) != 1:
+    def __post_init__(self) -> None:
+        if sum((self.slot is not None, self.serial is not None, self.every)) != 1:
             raise usage_error("name the controller with --slot or --serial, or give --all "
                               "(one of them)")
-        targets = None if every else [Target(slot=slot, serial=serial)]
-        return cls(targets, dry_run, as_json, threshold, without_charge, audit_file)
-
-
-class _HangUp(Exception):
-    pass
 
 
 def _hang_up(signum: int, frame: object) -> None:
-    raise _HangUp
+    raise EOFError  # the terminal is gone: no more input, as at its end
 
 
 def _ask(question: str) -> bool:
@@ -98,7 +88,7 @@ def _ask(question: str) -> bool:
             if answer in ("y", "yes", "n", "no", ""):
                 return answer in ("y", "yes")
             print("Error: invalid input", file=sys.stderr)
-    except (EOFError, KeyboardInterrupt, _HangUp):
+    except (EOFError, KeyboardInterrupt):
         print(file=sys.stderr)  # end the question's line; the outcome says "not confirmed"
         return False
     finally:
@@ -146,56 +136,49 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                context: CommandContext) -> None:
     """Make ``change`` on the targeted controllers, print what happened, and exit with the
     first failing controller's code."""
-    from smartarray_agent.collectors.ssacli.errors import VendorCommandError
     from smartarray_agent.collectors.ssacli.lock import LockError
-    from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
-    from smartarray_agent.collectors.ssacli.session import SessionError
     from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+    from smartarray_agent.write.change import SENT_ERRORS, ChangeRequest, ChangeRunner, Target
     from smartarray_agent.write.kinds import BadRequest
 
-    settings = context.config
-    targets, dry_run, as_json = targeting.targets, targeting.dry_run, targeting.as_json
-    threshold, audit_file = targeting.threshold, targeting.audit_file
+    settings, every, dry_run = context.config, targeting.every, targeting.dry_run
     try:
         runner = context.runner()
     except CommandError as error:
         raise fail(str(error), error.code) from None
-    charge = context.read_charge()  # the iLO is slow: never read it while holding the lock
-    changer = ChangeRunner(
-        runner, AuditLog(audit_file or settings.audit.path),
-        threshold if threshold is not None else settings.policy.battery_threshold_percent,
-        confirm=_ask, charge=charge,
-    )
+    threshold = targeting.threshold
+    changer = ChangeRunner(runner, AuditLog(targeting.audit_file or settings.audit.path),
+                           settings.policy.battery_threshold_percent if threshold is None
+                           else threshold, confirm=_ask, charge=context.read_charge())
     without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
-        if targets is None:
+        if every:
             outcomes = changer.apply_all(change, dry_run=dry_run, assume_yes=assume_yes,
                                          without_charge=without_charge)
         else:
-            outcomes = [changer.apply(ChangeRequest(targets[0], change, dry_run, assume_yes,
+            target = Target(slot=targeting.slot, serial=targeting.serial)
+            outcomes = [changer.apply(ChangeRequest(target, change, dry_run, assume_yes,
                                                     without_charge))]
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
-    except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError,
-            OSError) as error:
+    except (*SENT_ERRORS, LockError) as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
         runner.close()
-        for reconciled in changer.reconciled:
-            warn(reconciled.message)
+        for message in changer.reconciled:
+            warn(message)
     codes = [exit_code(outcome) for outcome in outcomes]
-    if as_json:
-        report = (outcomes[0].as_json() if targets is not None else
+    if targeting.as_json:
+        report = (outcomes[0].as_json() if not every else
                   {"changed": any(o.changed for o in outcomes),
                    "results": [o.as_json() for o in outcomes], "skipped": changer.skipped})
         print(json.dumps(report, indent=2))
     for outcome, code in zip(outcomes, codes, strict=True):
         if code != exitcodes.OK:
             print(f"smartarray-agent: {outcome.message}", file=sys.stderr)
-        elif not as_json:
+        elif not targeting.as_json:
             print(outcome.message)
-    if targets is None and not outcomes:
+    if every and not outcomes:
         print("smartarray-agent: no controller with a cache: nothing to do", file=sys.stderr)
     failed = [code for code in codes if code != exitcodes.OK]
     if failed:

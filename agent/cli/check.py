@@ -1,12 +1,5 @@
-"""``smartarray-agent check``: a Nagios/Icinga plugin, by the monitoring plugins' guidelines.
-
-Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error, an unreadable input, a
-CLI that cannot run or times out); one status line on standard output,
-``SMARTARRAY STATE - reason | perfdata``; ``-w``/``--warning`` and ``-c``/``--critical`` for
-the charge thresholds (ranges, :class:`~smartarray_agent.cli.plugin.Range`),
-``-t``/``--timeout``, ``-h``/``--help`` and ``-V``/``--version`` as plugins use them. The
-judgement is cli/plugin.py's.
-"""
+"""``smartarray-agent check``: a Nagios/Icinga plugin, by the monitoring plugins' guidelines
+(its help says how; docs/nagios.md more). The judgement is cli/plugin.py's."""
 
 from typing import Annotated, Any, NoReturn
 

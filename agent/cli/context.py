@@ -9,6 +9,7 @@ used: a command loads only what it runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from dataclasses import dataclass, field
@@ -58,16 +59,14 @@ def web_overrides(listen: str | None, config_file: Path | None,
     """``run``'s and ``serve``'s ``[web]`` options, checked; exit 2 naming a bad one."""
     from smartarray_agent.config import Overrides, check_telemetry_path, parse_listen_address
 
-    try:
-        if listen is not None:
-            parse_listen_address(listen)
-    except ValueError as error:
-        raise fail(f"--listen: {error}", exitcodes.BAD_INPUT) from None
-    try:
-        if path is not None:
-            check_telemetry_path(path)
-    except ValueError as error:
-        raise fail(f"--web.telemetry-path: {error}", exitcodes.BAD_INPUT) from None
+    checks = (("--listen", listen, parse_listen_address),
+              ("--web.telemetry-path", path, check_telemetry_path))
+    for option, value, check in checks:
+        try:
+            if value is not None:
+                check(value)
+        except ValueError as error:
+            raise fail(f"{option}: {error}", exitcodes.BAD_INPUT) from None
     return Overrides(listen_address=listen, web_config_file=config_file, telemetry_path=path)
 
 
@@ -89,12 +88,9 @@ class CommandContext:
         ones (``web``: listen address, web config, telemetry path)."""
         from smartarray_agent.config import Overrides
 
-        web = web or Overrides()
-        return Overrides(simulate=self.simulate, cli_path=self.cli_path,
-                         listen_address=web.listen_address,
-                         web_config_file=web.web_config_file,
-                         telemetry_path=web.telemetry_path, timeout_s=self.timeout_s,
-                         lock_file=self.lock_file)
+        return dataclasses.replace(web or Overrides(), simulate=self.simulate,
+                                   cli_path=self.cli_path, timeout_s=self.timeout_s,
+                                   lock_file=self.lock_file)
 
     @functools.cached_property
     def config(self) -> Config:
@@ -158,31 +154,18 @@ class CommandContext:
     def _reconcile(self, snapshot: Snapshot) -> None:
         """Close the audit log's unfinished changes with what ``snapshot`` (read under the
         same hold of the lock) shows, and say so; warn about any left open."""
-        from smartarray_agent.common.model import Controller
         from smartarray_agent.write.audit import AuditError, AuditLog
-        from smartarray_agent.write.change import Target, select, settings
-        from smartarray_agent.write.kinds import BadRequest
-        from smartarray_agent.write.reconcile import (
-            ControllerUnreadable,
-            UnfinishedChange,
-            reconcile,
-        )
-
-        def read(change: UnfinishedChange) -> Controller:
-            slot, serial = change.controller.get("slot"), change.controller.get("serial")
-            try:
-                return select(snapshot, Target(slot=slot) if slot is not None
-                              else Target(serial=serial))
-            except BadRequest as error:
-                raise ControllerUnreadable(str(error)) from None
+        from smartarray_agent.write.change import controller_of, settings
+        from smartarray_agent.write.reconcile import reconcile
 
         try:
-            done, still_open = reconcile(AuditLog(self.config.audit.path), read, settings)
+            done, still_open = reconcile(AuditLog(self.config.audit.path),
+                                         lambda change: controller_of(change, snapshot), settings)
         except AuditError as error:
             warn(f"unfinished changes not checked: {error}")
             return
-        for reconciled in done:
-            warn(reconciled.message)
+        for message in done:
+            warn(message)
         for change in still_open:
             warn(f"unfinished change still open: {change.describe()}: a new change to that "
                  "controller is refused until it is reconciled")

@@ -10,17 +10,20 @@ from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError
 
 if TYPE_CHECKING:
-    from smartarray_agent.collectors.redfish.settings import RedfishSettings
     from smartarray_agent.common.model import Snapshot
 
 EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI output"
 
 
-def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
-    """The configuration's ``[redfish]`` settings (credentials, TLS, timeouts) with
-    ``address`` for the iLO. Raises CommandError (bad input) without a ``[redfish]`` table
-    or for an address that is not ``host[:port]``."""
+def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
+    """Every controller the iLO at ``address`` knows, read with the configuration's
+    ``[redfish]`` settings (credentials, TLS, timeouts). Raises CommandError: bad input
+    without a ``[redfish]`` table or for an address that is not ``host[:port]``, exit 1 when
+    the iLO cannot be read."""
     from pydantic import ValidationError
+
+    from smartarray_agent.collectors.redfish.crawl import read_ilo
+    from smartarray_agent.collectors.redfish.errors import RedfishError
 
     settings = context.config.redfish
     if settings is None:
@@ -29,22 +32,13 @@ def ilo_settings(context: CommandContext, address: str) -> RedfishSettings:
             "credentials_file (and ca_file or verify_tls) say how to log in to the iLO "
             "(docs/redfish.md)", exitcodes.BAD_INPUT)
     try:
-        return settings.at(address)
+        ilo = settings.at(address)
     except ValidationError as error:
         why = "; ".join(problem["msg"].removeprefix("Value error, ")
                         for problem in error.errors())
         raise CommandError(f"--ilo {address}: {why}", exitcodes.BAD_INPUT) from None
-
-
-def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
-    """Every controller the iLO at ``address`` knows; raises CommandError (exit 1 when the
-    iLO cannot be read)."""
-    from smartarray_agent.collectors.redfish.crawl import read_ilo
-    from smartarray_agent.collectors.redfish.errors import RedfishError
-
-    settings = ilo_settings(context, address)
     try:
-        return read_ilo(settings)
+        return read_ilo(ilo)
     except RedfishError as error:
         raise CommandError(f"the iLO could not be read: {error}",
                            exitcodes.VENDOR_ERROR) from None

@@ -30,7 +30,7 @@ _NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
 def read_capture(path: str) -> str:
     """The text of ``path`` (``-`` is standard input)."""
     name = "standard input" if path == "-" else path
-    data = _read_stdin() if path == "-" else _read_file(path)
+    data = _read_capped(sys.stdin.buffer, name) if path == "-" else _read_file(path)
     if not data.strip():
         raise InputError(f"{name} is empty")
     if _looks_binary(data):
@@ -41,10 +41,6 @@ def read_capture(path: str) -> str:
 def _too_large(name: str) -> InputError:
     return InputError(f"{name} is larger than {MAX_BYTES // 2**20} MiB: no Smart Array CLI "
                       "output is that long")
-
-
-def _read_stdin() -> bytes:
-    return _read_capped(sys.stdin.buffer, "standard input")
 
 
 def _read_file(path: str) -> bytes:

@@ -36,11 +36,6 @@ def float_range(minimum: float, maximum: float | None = None) -> Callable[[str],
     return number
 
 
-def percent(*names: str, help: str) -> Any:
-    """A charge threshold option: a finite number from 0 to 100."""
-    return typer.Option(*names, parser=float_range(0, 100), metavar="PCT", help=help)
-
-
 def version_option(program: str, *names: str) -> Any:
     """An option (``names``) that prints ``program VERSION`` and exits 0."""
 

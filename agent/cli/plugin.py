@@ -1,14 +1,7 @@
-"""The Nagios/Icinga plugin's judgement: a snapshot in, one status line and perfdata out.
-
-Critical: failed (or otherwise not ok) backup power, unprotected write cache, a controller
-not ok, a failed drive, a known charge the ``charge_critical`` range alerts on. Warning: backup
-power recharging, a cache disabled or not ok, a known charge the ``charge_warning`` range
-alerts on, a drive
-degraded, rebuilding or in a state word this version does not know. A drive whose work is
-in progress (expanding, erasing, being rebuilt onto) is fine. The drive classes are those of
-:data:`smartarray_agent.common.model.LOGICAL_DRIVE_STATES` / ``PHYSICAL_DRIVE_STATES``, which the
-alert rules and dashboards use too.
-"""
+"""The Nagios/Icinga plugin's judgement: a snapshot in, one status line and perfdata out
+(docs/cli.md, ``check``, says what is critical and what a warning). The drive classes are
+those of :data:`smartarray_agent.common.model.LOGICAL_DRIVE_STATES` /
+``PHYSICAL_DRIVE_STATES``, which the alert rules and dashboards use too."""
 
 from __future__ import annotations
 
@@ -217,9 +210,8 @@ def drive_code(states: dict[str, str], word: str | None) -> int:
     return DRIVE_CODES.get(drive_class(states, word) or "ok", OK)
 
 
-def _drive(
-    result: CheckResult, what: str, drive: LogicalDrive | PhysicalDrive, states: dict[str, str]
-) -> None:
+def _drive(result: CheckResult, what: str, drive: LogicalDrive | PhysicalDrive,
+           states: dict[str, str]) -> None:
     code = drive_code(states, drive.status)
     if code == OK:
         return

@@ -1,9 +1,5 @@
 """``smartarray-agent simulate list|run|reset``: the bundled simulator from the agent's
-command.
-
-A simulated host keeps what changes did to it between commands, in its state directory:
-``$SMARTARRAY_SIM_STATE_DIR`` when set, else ``$XDG_RUNTIME_DIR/smartarray-sim/SCENARIO``,
-else ``/tmp/smartarray-sim-UID/SCENARIO``. ``simulate reset`` forgets it."""
+command."""
 
 from pathlib import Path
 from typing import Annotated

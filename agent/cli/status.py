@@ -16,7 +16,7 @@ from smartarray_agent.cli.options import (
     Timeout,
 )
 from smartarray_agent.collectors.ssacli.errors import NO_CONTROLLERS_HINT
-from smartarray_agent.common.model import Snapshot, to_json
+from smartarray_agent.common.model import to_json
 
 
 def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFile = None,
@@ -43,13 +43,7 @@ def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFi
     else:
         print(table.render(snapshot), end="")
     if snapshot.error is not None:
-        raise _vendor_error(snapshot)
-
-
-def _vendor_error(snapshot: Snapshot) -> SystemExit:
-    error = snapshot.error
-    assert error is not None
-    message = f"the saved output is a vendor error: Error: {error.message}"
-    if error.kind == "no_controllers":
-        message += f"\nhint: {NO_CONTROLLERS_HINT}"
-    return fail(message, exitcodes.VENDOR_ERROR)
+        message = f"the saved output is a vendor error: Error: {snapshot.error.message}"
+        if snapshot.error.kind == "no_controllers":
+            message += f"\nhint: {NO_CONTROLLERS_HINT}"
+        raise fail(message, exitcodes.VENDOR_ERROR)

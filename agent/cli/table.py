@@ -24,7 +24,7 @@ def _controller(ctrl: Controller) -> str:
     rows = [
         ("serial", ctrl.serial),
         ("firmware", ctrl.firmware),
-        ("status", _words(ctrl.status)),
+        ("status", ctrl.status and ctrl.status.replace("_", " ")),
         ("mode", ctrl.mode),
         ("cache", _cache(ctrl.cache)),
         ("cache ratio", _ratio(ctrl.cache)),
@@ -98,10 +98,6 @@ def _drives(statuses: list[str | None]) -> str | None:
     counts = Counter(status or "unknown" for status in statuses)
     detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     return f"{len(statuses)} ({detail})"
-
-
-def _words(status: str | None) -> str | None:
-    return status.replace("_", " ") if status else None
 
 
 def _on_off(value: bool) -> str:

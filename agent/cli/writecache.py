@@ -50,8 +50,8 @@ def write_cache(
     Turning write cache on asks for confirmation (unless --yes) and is refused while backup
     power is below the threshold."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
-    targeting = Targeting.of(slot, serial, every, dry_run, as_json, threshold, without_charge,
-                             audit_file)
+    targeting = Targeting(slot, serial, every, dry_run, as_json, threshold, without_charge,
+                          audit_file)
     if what == "logical-drive" and logical_drive is None:
         raise usage_error("--what logical-drive needs the logical drive's number: "
                           "--what logical-drive N")

@@ -12,17 +12,16 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import select
 import signal
 from pathlib import Path
 from typing import Any
 
 from prometheus_client import ProcessCollector
 
+from smartarray_agent.collectors.ssacli.processes import end_groups, processes
 from smartarray_agent.common.configfile import ConfigError
 from smartarray_agent.common.confine import confine_root
 from smartarray_agent.config import Config, Overrides, load_or_default
-from smartarray_agent.daemon import children
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.publish import Endpoint, open_endpoint
@@ -42,11 +41,6 @@ class StartError(RuntimeError):
     """The agent cannot start serving (address in use, permission denied)."""
 
 
-def metric_settings(config: Config) -> MetricSettings:
-    """What the exposition needs of ``config``."""
-    return MetricSettings(stale_after_s=config.stale_after)
-
-
 def web_security(config: Config) -> WebSecurity:
     if config.web.config_file is None:
         return WebSecurity()
@@ -60,7 +54,7 @@ class Agent:
         self.notifier = notifier
         self.config = self._load()  # ConfigError leaves here
         self.security = web_security(self.config)
-        self.view = MetricsView(metric_settings(self.config),
+        self.view = MetricsView(MetricSettings(stale_after_s=self.config.stale_after),
                                 extra=(ProcessCollector(registry=None),))
         collectors = build_collectors(self.config)
         self.loop = CollectionLoop(
@@ -72,9 +66,8 @@ class Agent:
         self.server: Endpoint | None = None
         self._previous_handlers: dict[int, Any] = {}
         self._previous_wakeup_fd = -1
-        self._wakeup_r, self._wakeup_w = os.pipe()
-        for fd in (self._wakeup_r, self._wakeup_w):
-            os.set_blocking(fd, False)
+        self._wakeup_r, self._wakeup_w = os.pipe()  # signal numbers, read as they come
+        os.set_blocking(self._wakeup_w, False)  # as set_wakeup_fd needs
 
     def _load(self) -> Config:
         return self.overrides.apply(load_or_default(self.config_path))
@@ -117,7 +110,7 @@ class Agent:
         :meth:`start`."""
         try:
             while True:
-                for signum in self._next_signals():
+                for signum in os.read(self._wakeup_r, 64):
                     if signum in _STOP_SIGNALS:
                         log.info("%s: stopping", signal.Signals(signum).name)
                         return
@@ -137,22 +130,14 @@ class Agent:
         if self.server is not None:
             self.server.stop()
         self.loop.stop()
-        if not self.loop.join(STOP_GRACE_S):
-            ended = children.end_children()
-            log.warning("a collection was still running: ended %d vendor process(es)", ended)
+        if not self.loop.join(STOP_GRACE_S):  # end the vendor CLI with its process group
+            children = [entry.pid for entry in processes() if entry.ppid == os.getpid()]
+            end_groups(children)
+            log.warning("a collection was still running: ended %d vendor process(es)",
+                        len(children))
             self.loop.join(KILL_GRACE_S)
         for fd in (self._wakeup_r, self._wakeup_w):
             os.close(fd)
-
-    def _next_signals(self) -> bytes:
-        while True:
-            select.select([self._wakeup_r], [], [])
-            try:
-                data = os.read(self._wakeup_r, 64)
-            except BlockingIOError:
-                continue
-            if data:
-                return data
 
     # -- SIGHUP ----------------------------------------------------------------------------
     def reload(self) -> None:
@@ -173,7 +158,7 @@ class Agent:
                 update={"listen_address": self.config.web.listen_address})})
         if self.server is not None:
             self.server.security = security
-        self.view.configure(metric_settings(config))
+        self.view.configure(MetricSettings(stale_after_s=config.stale_after))
         collectors = None
         if _collector_inputs(config) != _collector_inputs(self.config):
             collectors = build_collectors(config)

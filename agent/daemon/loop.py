@@ -6,11 +6,9 @@ own, one read at a time, so that a round never waits for it: its result is publi
 comes, with the other collectors' results made again over it (the iLO's charge is laid over
 the CLI's snapshot when the page is made).
 
-It sends ``READY=1`` when the first round is done, so a started service has data to
-serve (scrapes before that get the endpoint without controller data). It is the only sender
-of ``WATCHDOG=1``: after every round and whenever it wakes while
-idle. A collection stuck beyond the unit's ``WatchdogSec`` stops the pings, and systemd
-restarts the agent.
+It sends ``READY=1`` when the first round is done, and is the only sender of ``WATCHDOG=1``,
+so a collection stuck beyond the unit's ``WatchdogSec`` has systemd restart the agent
+(docs/agent.md says when each is sent).
 """
 
 from __future__ import annotations
@@ -34,17 +32,10 @@ SCHEDULE_SLACK_S = 1.0  # a round this much early still runs a collector of its 
 
 
 class CollectionLoop:
-    def __init__(
-        self,
-        collectors: Sequence[AnyCollector],
-        view: MetricsView,
-        notifier: Notifier,
-        *,
-        interval_s: float,
-        debounce_s: float,
-        enforce: Enforce | None = None,
-        monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, collectors: Sequence[AnyCollector], view: MetricsView,
+                 notifier: Notifier, *, interval_s: float, debounce_s: float,
+                 enforce: Enforce | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         """``enforce`` (the guard) sees each successful result; when it changes the
         hardware, that collector is collected again at once."""
         self._collectors = list(collectors)
@@ -93,10 +84,8 @@ class CollectionLoop:
             self._debounce.poke(self._monotonic())
         self._wake.set()
 
-    def reconfigure(
-        self, collectors: list[AnyCollector] | None, interval_s: float, debounce_s: float,
-        enforce: Enforce | None = None,
-    ) -> None:
+    def reconfigure(self, collectors: list[AnyCollector] | None, interval_s: float,
+                    debounce_s: float, enforce: Enforce | None = None) -> None:
         """Applied between collections; ``collectors`` None keeps the running ones (and
         their ``enforce``)."""
         with self._lock:
@@ -258,9 +247,8 @@ def status_line(entries: Sequence[Entry]) -> str:
     return "; ".join(parts)
 
 
-def _log_outcome(
-    collector: AnyCollector, result: CollectorResult, previous: CollectorResult | None
-) -> None:
+def _log_outcome(collector: AnyCollector, result: CollectorResult,
+                 previous: CollectorResult | None) -> None:
     if not result.success:
         if previous is None or previous.success or previous.error != result.error:
             log.warning("collector %s failed: %s", result.name, result.error)

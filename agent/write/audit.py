@@ -154,7 +154,8 @@ class AuditLog:
                     left = left[os.write(fd, left):]
                 os.fsync(fd)
             except OSError:
-                _cut(fd, start)
+                with contextlib.suppress(OSError):  # else the next record's newline ends it
+                    os.ftruncate(fd, start)  # take back the part written
                 raise
         finally:
             os.close(fd)
@@ -169,13 +170,6 @@ def _problem(info: os.stat_result) -> str | None:
     if os.geteuid() == 0 and info.st_uid != 0:
         return f"it is owned by uid {info.st_uid}, not root"
     return None
-
-
-def _cut(fd: int, size: int) -> None:
-    """Take back a record that was written in part (best effort: the next record's newline
-    covers a cut that fails)."""
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, size)
 
 
 @dataclass(frozen=True)

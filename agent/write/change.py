@@ -1,21 +1,11 @@
 """The write path: read and judge under the lock, confirm where asked, record the intent,
-write, re-read, verify, record the outcome.
-
-1. Take the lock and open one vendor CLI session for the change (``VendorRunner.session``:
-   its console, or one-shot runs where that cannot be had). Read the controller, ask the
-   ``=?`` query a kind needs, and judge the change once with
-   :mod:`smartarray_agent.common.policy`. The exact vendor command is known from here on (dry run,
-   ``--json``).
-2. A change that asks no question (the interlock does not ask, ``--yes``) goes on in the same
-   session: step 4. One that asks closes the session and lets go of the lock (a prompt left
-   open never blocks the daemon), asks, reads the iLO again, and opens a new session in which
-   it reads and judges again: the verdict that lets the write through is made on data read
-   under the same lock as the write, and a state that moved since the question is refused.
-3. Until the intent is recorded a signal stops the command as anywhere else (nothing is sent
-   yet); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
-4. Write the intent record (flushed); if it cannot be written nothing is sent. Send the
-   command once (a console that dies during it is not asked again), read again, and record
-   the outcome (``changed``, ``not_applied``, ``failed`` or ``unknown``) in every case.
+write, re-read, verify, record the outcome (docs/cli.md, "How a change is made", tells each
+step). One vendor CLI session under the lock holds the read, the judgement
+(:mod:`smartarray_agent.common.policy`) and, for a change that asks nothing, the write. One
+that asks lets go of the lock while it asks (a prompt left open never blocks the daemon),
+then reads the iLO again and reads and judges again in a new session, where a state that
+moved since the question is refused. Nothing is sent before the intent record is written
+(flushed); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
 
 :meth:`ChangeRunner.apply` returns an :class:`Outcome` for every result but a request that
 does not fit the controller (:class:`~smartarray_agent.write.kinds.BadRequest`, nothing
@@ -34,8 +24,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TypeVar
 
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockTimeout
@@ -50,7 +41,6 @@ from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
 from smartarray_agent.write.reconcile import (
     ControllerUnreadable,
-    Reconciled,
     UnfinishedChange,
     reconcile,
 )
@@ -58,40 +48,8 @@ from smartarray_agent.write.reconcile import (
 READ_COMMAND = commands.show_config()
 SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
 READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
+_T = TypeVar("_T")
 Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, the planned outcome
-
-
-class ChargeSource(Protocol):
-    """The iLO charge as the write path uses it
-    (:class:`smartarray_agent.collectors.charge.Charge`)."""
-
-    @property
-    def configured(self) -> bool: ...
-
-    @property
-    def read_at(self) -> float | None: ...
-
-    def read(self) -> object: ...
-
-    def unread(self, ctrl: Controller) -> str | None: ...
-
-    def overlay(self, snapshot: Snapshot) -> Snapshot: ...
-
-
-class NoCharge:
-    """No iLO: the CLI's word alone."""
-
-    configured = False
-    read_at = None
-
-    def read(self) -> None:
-        return None
-
-    def unread(self, ctrl: Controller) -> None:
-        return None
-
-    def overlay(self, snapshot: Snapshot) -> Snapshot:
-        return snapshot
 
 
 @dataclass(frozen=True)
@@ -157,7 +115,7 @@ class ChangeRequest:
 
 class ChangeRunner:
     def __init__(self, runner: VendorRunner, audit: AuditLog, threshold_percent: float,
-                 confirm: Callable[[str], bool], charge: ChargeSource | None = None) -> None:
+                 confirm: Callable[[str], bool], charge: Charge | None = None) -> None:
         """``charge`` adds what the CLI cannot tell (the iLO's battery charge) to every
         snapshot read, and is read again after the confirmation. ``threshold_percent`` must
         be a finite number from 0 to 100 (ValueError)."""
@@ -168,8 +126,8 @@ class ChangeRunner:
         self.audit = audit
         self.threshold_percent = threshold_percent
         self.confirm = confirm
-        self.charge: ChargeSource = charge or NoCharge()
-        self.reconciled: list[Reconciled] = []  # unfinished changes it found and closed
+        self.charge = charge or Charge(None)  # None: no iLO, the CLI's word alone
+        self.reconciled: list[str] = []  # what it said of the unfinished changes it closed
         self.skipped: list[dict] = []  # apply_all's controllers with no cache module
 
     def apply(self, request: ChangeRequest) -> Outcome:
@@ -190,24 +148,18 @@ class ChangeRunner:
                   without_charge: bool = False) -> list[Outcome]:
         """``change`` on every controller but those that report no cache module (``--all``;
         those go to :attr:`skipped`, and one whose cache is unknown is judged, never taken as
-        safe), each judged, written, verified and audited on its own, all in one session:
-        one read of the controllers,
-        then each one's query, modify and verifying read. A controller whose change asks a
-        question is asked after the session, and written in a session of its own. A request
-        that does not fit a controller is a ``bad_request`` outcome, a controller that
-        cannot be read before anything was sent a ``failed`` one (neither is audited:
-        nothing was judged); the lock and the first read fail as in :meth:`apply`."""
+        safe), each judged, written, verified and audited on its own, all in one session: one
+        read of the controllers, then each one's query, modify and verifying read. A
+        controller whose change asks a question is asked after the session, and written in a
+        session of its own. What fails before anything was sent goes as :meth:`_explained`
+        says; the lock and the first read fail as in :meth:`apply`."""
         try:
             self.audit.check()
         except AuditError as error:
             return [self._not_sent(ChangeRequest(Target(), change), error)]
         done: list[Outcome | tuple[ChangeRequest, Judged, str]] = []
         with signals.held() as received, self.runner.session():
-            try:
-                read = parse(self.runner.run(READ_COMMAND))
-            except ParseError as error:
-                raise BadRequest(f"could not read the controllers: {error}") from None
-            snapshot = self.charge.overlay(read)
+            snapshot = self._snapshot(READ_COMMAND)
             for ctrl in snapshot.controllers:
                 if ctrl.cache.present is False:
                     self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
@@ -215,29 +167,21 @@ class ChangeRunner:
                     continue
                 target = (Target(slot=ctrl.slot) if ctrl.slot is not None
                           else Target(serial=ctrl.serial))
-                done.append(self._one_of_all(ChangeRequest(
-                    target, change, dry_run, assume_yes, without_charge), snapshot, received))
+                request = ChangeRequest(target, change, dry_run, assume_yes, without_charge)
+                done.append(self._explained(request, functools.partial(
+                    self._one_of_all, request, snapshot, received)))
         return [one if isinstance(one, Outcome)
                 else self._explained(one[0], functools.partial(self._confirmed, *one))
                 for one in done]
 
     def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: signals.Held
                     ) -> Outcome | tuple[ChangeRequest, Judged, str]:
-        """One controller of :meth:`apply_all`: its outcome, or what to ask it."""
-        asked: list[tuple[ChangeRequest, Judged, str]] = []
-
-        def step() -> Outcome:
-            judged = self._may_go_ahead(request, snapshot)
-            if isinstance(judged, Outcome):
-                return judged
-            ask = self._go_on(request, judged, received)
-            if isinstance(ask, str):
-                asked.append((request, judged, ask))
-                return judged[2]
-            return ask
-
-        outcome = self._explained(request, step)
-        return asked[0] if asked else outcome
+        """One controller of :meth:`apply_all`, in its session: its outcome, or what to ask."""
+        judged = self._may_go_ahead(request, snapshot)
+        if isinstance(judged, Outcome):
+            return judged
+        ask = self._go_on(request, judged, received)
+        return (request, judged, ask) if isinstance(ask, str) else ask
 
     def _go_on(self, request: ChangeRequest, judged: Judged, received: signals.Held
                ) -> Outcome | str:
@@ -275,7 +219,7 @@ class ChangeRunner:
             return self._write(request, judged, received)
 
     @staticmethod
-    def _explained(request: ChangeRequest, step: Callable[[], Outcome]) -> Outcome:
+    def _explained(request: ChangeRequest, step: Callable[[], _T]) -> _T | Outcome:
         """``step``'s outcome, where a request that does not fit the controller is a
         ``bad_request`` outcome and a CLI that cannot be read before anything was sent a
         ``failed`` one (neither is audited: nothing was judged): ``--all`` goes on."""
@@ -306,8 +250,7 @@ class ChangeRunner:
             self._record(outcome, "intent")
         except AuditError as error:
             outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
-            outcome.audit = {"outcome": None, "file": str(self.audit.path),
-                             "error": str(error)}
+            outcome.audit = self._unrecorded(error)
             return outcome
         self._send(request, ctrl, outcome)
         if received:
@@ -317,9 +260,9 @@ class ChangeRunner:
         return self._finish(outcome, outcome.verdict, outcome.message)
 
     def reconcile(self) -> list[UnfinishedChange]:
-        """Take the lock and reconcile the audit log's unfinished changes (those found and
-        closed go to :attr:`reconciled`); the ones left open. Raises AuditError when the
-        log cannot be read, and the runner's lock errors."""
+        """Take the lock and reconcile the audit log's unfinished changes (what it says of
+        those it closes goes to :attr:`reconciled`); the ones left open. Raises AuditError
+        when the log cannot be read, and the runner's lock errors."""
         with self.runner.hold():
             done, still_open = reconcile(self.audit, self._read_for, settings)
         self.reconciled += done
@@ -341,8 +284,7 @@ class ChangeRunner:
         """The audit file cannot be written: nothing is sent, and the outcome says why."""
         return Outcome("not_sent", f"{error}: nothing sent",
                        controller={"slot": request.target.slot, "serial": request.target.serial},
-                       requested=request.change.requested(),
-                       audit={"outcome": None, "file": str(self.audit.path), "error": str(error)})
+                       requested=request.change.requested(), audit=self._unrecorded(error))
 
     def _unfinished(self, request: ChangeRequest) -> Outcome | None:
         """Under the lock: reconcile the audit log's unfinished changes; a refusal when one
@@ -366,12 +308,12 @@ class ChangeRunner:
 
     def _read_for(self, change: UnfinishedChange) -> Controller:
         """The controller of an unfinished change, read now (ControllerUnreadable)."""
-        slot, serial = change.controller.get("slot"), change.controller.get("serial")
-        target = Target(slot=slot) if slot is not None else Target(serial=serial)
+        slot = change.controller.get("slot")
         try:
-            return self._controller(target, commands.show_config(slot) if slot else READ_COMMAND)
+            snapshot = self._snapshot(commands.show_config(slot) if slot else READ_COMMAND)
         except (*READ_ERRORS, LockTimeout) as error:
             raise ControllerUnreadable(str(error)) from None
+        return controller_of(change, snapshot)
 
     def _send(self, request: ChangeRequest, ctrl: Controller, outcome: Outcome) -> None:
         """Send the command and read again; set the outcome's verdict, message and after."""
@@ -383,7 +325,7 @@ class ChangeRunner:
         except SENT_ERRORS as error:
             sent_error = error
         try:
-            after = self._controller(request.target, commands.show_config(ctrl.slot or ""))
+            after = select(self._snapshot(commands.show_config(ctrl.slot or "")), request.target)
         except READ_ERRORS as error:
             outcome.verdict = "unknown"
             outcome.message = (
@@ -432,10 +374,10 @@ class ChangeRunner:
         """Read the controller (or take it from ``snapshot``) and judge the change. The
         outcome is ``planned`` when the change may go ahead; else it is finished (refused or
         unchanged) and recorded."""
-        ctrl = (self._controller(request.target) if snapshot is None
-                else select(snapshot, request.target))
+        ctrl = select(self._snapshot(READ_COMMAND) if snapshot is None else snapshot,
+                      request.target)
         change = request.change
-        change.entry.check(ctrl, change, _Query(self.runner))
+        change.entry.check(ctrl, change, self.runner)
         charge_error = None if request.without_charge else self.charge.unread(ctrl)
         verdict = judge(ctrl, change, self.threshold_percent, charge_error)
         outcome = Outcome(
@@ -459,12 +401,12 @@ class ChangeRunner:
                                                "set: nothing sent")
         return ctrl, verdict, outcome
 
-    def _controller(self, target: Target, command: list[str] = READ_COMMAND) -> Controller:
+    def _snapshot(self, command: list[str]) -> Snapshot:
+        """The controllers ``command`` shows, with the iLO's charge laid over them."""
         try:
-            snapshot = parse(self.runner.run(command))
+            return self.charge.overlay(parse(self.runner.run(command)))
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
-        return select(self.charge.overlay(snapshot), target)
 
     def _finish(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
         """Set the result and record it; a record that cannot be written is said in the
@@ -473,10 +415,12 @@ class ChangeRunner:
         try:
             self._record(outcome, "outcome")
         except AuditError as error:
-            outcome.audit = {"outcome": None, "file": str(self.audit.path),
-                             "error": str(error)}
+            outcome.audit = self._unrecorded(error)
             outcome.message += f" (WARNING: not recorded: {error})"
         return outcome
+
+    def _unrecorded(self, error: AuditError) -> dict:
+        return {"outcome": None, "file": str(self.audit.path), "error": str(error)}
 
     def _record(self, outcome: Outcome, event: str) -> None:
         self.audit.record(outcome.record(event))
@@ -486,23 +430,6 @@ class ChangeRunner:
     @staticmethod
     def _shown(outcome: Outcome) -> str:
         return shlex.join(outcome.command or [])
-
-
-class _Query:
-    """The runner as a kind's check asks it (``cacheratio=?``)."""
-
-    def __init__(self, runner: VendorRunner) -> None:
-        self.runner = runner
-
-    @property
-    def name(self) -> str:
-        return self.runner.cli.name
-
-    def query(self, command: list[str]) -> str | None:
-        try:
-            return self.runner.run(command)
-        except VendorCommandError:
-            return None
 
 
 def select(snapshot: Snapshot, target: Target) -> Controller:
@@ -515,6 +442,15 @@ def select(snapshot: Snapshot, target: Target) -> Controller:
     if len(found) > 1:
         raise BadRequest(f"{target.describe()} names {len(found)} controllers; use --serial")
     return found[0]
+
+
+def controller_of(change: UnfinishedChange, snapshot: Snapshot) -> Controller:
+    """The controller of an unfinished change in ``snapshot`` (ControllerUnreadable)."""
+    slot, serial = change.controller.get("slot"), change.controller.get("serial")
+    try:
+        return select(snapshot, Target(slot=slot) if slot is not None else Target(serial=serial))
+    except BadRequest as error:
+        raise ControllerUnreadable(str(error)) from None
 
 
 def settings(ctrl: Controller) -> dict:

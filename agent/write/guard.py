@@ -14,11 +14,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import backup_power_state
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, NoCharge, Target
+from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Target
 from smartarray_agent.write.kinds import BadRequest, Change, Kind
 
 log = logging.getLogger(__name__)
@@ -90,11 +91,12 @@ class Guard:
                 and not backup_power_state(ctrl, self.threshold_percent).protected)
 
 
-class _Overlay(NoCharge):
+class _Overlay(Charge):
     """The daemon's charge, as the guard judges with it (the daemon reads the iLO)."""
 
     def __init__(self, enrich: Callable[[Snapshot], Snapshot]) -> None:
+        super().__init__(None)
         self.enrich = enrich
 
-    def overlay(self, snapshot: Snapshot) -> Snapshot:
+    def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
         return self.enrich(snapshot)

@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import commands
+from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.common.model import Controller, LogicalDrive
 from smartarray_agent.common.policy import Exposure, Row
+
+if TYPE_CHECKING:
+    from smartarray_agent.collectors.ssacli.runner import VendorRunner
 
 # Accepted ratios where the CLI does not answer cacheratio=? (docs/cli.md)
 FALLBACK_RATIO_STEP = {"hpacucli": 25, "hpssacli": 5, "ssacli": 5}
@@ -33,16 +37,6 @@ class Kind(StrEnum):
     NO_BATTERY_WRITE_CACHE = "no-battery-write-cache"
     DRIVE_WRITE_CACHE = "drive-write-cache"
     LOGICAL_DRIVE_CACHING = "logical-drive-caching"
-
-
-class Vendor(Protocol):
-    """The vendor CLI as a kind's check may ask it: a ``param=?`` query."""
-
-    @property
-    def name(self) -> str: ...
-
-    def query(self, command: list[str]) -> str | None:
-        """The output, or None when the CLI did not answer."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +84,9 @@ class KindEntry:
     shows: Callable[[Controller, Change], bool | None]  # None: the output does not say
     command: Callable[[str, Controller, Change], list[str]]  # (slot, controller, change)
     warning: str = ""  # the confirmation's extra sentence, for kinds that ask
-    check: Callable[[Controller, Change, Vendor], None] = lambda ctrl, change, vendor: None
+    # raises BadRequest when the change does not fit the controller; what it returns is unused
+    # the runner, in the change's session, may be asked a ``param=?`` query
+    check: Callable[[Controller, Change, VendorRunner], object] = lambda ctrl, change, cli: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
     # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch on)
     asks_write_cache: Callable[[Change], bool] = lambda change: bool(change.enable)
@@ -115,11 +111,14 @@ def _ratio_shows(ctrl: Controller, change: Change) -> bool | None:
                                                           change.write_percent)
 
 
-def _ratio_check(ctrl: Controller, change: Change, vendor: Vendor) -> None:
-    slot = _slot(ctrl)
-    accepted = commands.ratio_options(vendor.query(commands.cache_ratio_options(slot)) or "")
+def _ratio_check(ctrl: Controller, change: Change, runner: VendorRunner) -> None:
+    try:
+        answer = runner.run(commands.cache_ratio_options(_slot(ctrl)))
+    except VendorCommandError:  # no answer: the generation's ratios
+        answer = ""
+    accepted = commands.ratio_options(answer)
     if not accepted:
-        step = FALLBACK_RATIO_STEP.get(vendor.name, 5)
+        step = FALLBACK_RATIO_STEP.get(runner.cli.name, 5)
         accepted = [(read, 100 - read) for read in range(0, 101, step)]
     if (change.read_percent, change.write_percent) not in accepted:
         shown = ", ".join(f"{r}/{w}" for r, w in accepted)
@@ -128,7 +127,7 @@ def _ratio_check(ctrl: Controller, change: Change, vendor: Vendor) -> None:
 
 
 # -- drive write cache --------------------------------------------------------------------
-def _dwc_check(ctrl: Controller, change: Change, vendor: Vendor) -> None:
+def _dwc_check(ctrl: Controller, change: Change, runner: VendorRunner) -> None:
     gen10 = ctrl.cache.drive_write_cache_policy is not None
     if gen10 and change.usage is None:
         raise BadRequest(f"{ctrl.name} sets drive write cache per usage: give --usage "
@@ -161,10 +160,6 @@ def _logical_drive(ctrl: Controller, drive_id: str | None) -> LogicalDrive:
             return drive
     known = ", ".join(d.drive_id for d in ctrl.logical_drives) or "none"
     raise BadRequest(f"{ctrl.name} has no logical drive {drive_id} (logical drives: {known})")
-
-
-def _ld_check(ctrl: Controller, change: Change) -> None:
-    _logical_drive(ctrl, change.logical_drive)
 
 
 def _slot(ctrl: Controller) -> str:
@@ -227,7 +222,7 @@ KINDS: dict[Kind, KindEntry] = {
             else drive.caching is change.enable),
         command=lambda slot, ctrl, change: commands.logical_drive_caching(
             slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
-        check=lambda ctrl, change, vendor: _ld_check(ctrl, change),
+        check=lambda ctrl, change, cli: _logical_drive(ctrl, change.logical_drive),
         form="ld N modify arrayaccelerator=enable|disable",
         what="logical-drive",
         settings=lambda ctrl: {"logical_drive_caching": {

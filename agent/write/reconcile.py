@@ -1,16 +1,8 @@
-"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows.
-
-A change holds the host lock from its intent record to its outcome record, so an intent
-still open when someone else holds the lock belongs to a change that was killed between the
-two (SIGKILL, the OOM killer, a power cut). Whoever next holds the lock for this audit log (a
-change, ``status``, the daemon at every round) reconciles it: it reads that controller and
-writes the outcome the change never wrote, ``reconciled``, with ``after`` as the controller
-shows it now and ``in_effect`` (true, false, or null when the controller does not say). The
-record keeps the intent's ``id``, and who asked and when (``asked_by``, ``asked_at``).
-
-An intent whose controller cannot be read stays open: the agent's metric
-``smartarray_unfinished_changes`` counts it, and a new change to that controller is refused
-until it is reconciled (docs/cli.md, "Unfinished changes").
+"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows. A change
+holds the host lock from its intent to its outcome, so an intent still open when someone
+else holds the lock is a change that was killed between the two; whoever next holds the lock
+reconciles it, or leaves it open while its controller cannot be read (docs/cli.md,
+"Unfinished changes", says what the ``reconciled`` record holds and what an open one stops).
 """
 
 from __future__ import annotations
@@ -109,28 +101,20 @@ class ControllerUnreadable(RuntimeError):
     """The controller of an unfinished change cannot be read now: it stays open."""
 
 
-@dataclass(frozen=True)
-class Reconciled:
-    change: UnfinishedChange
-    in_effect: bool | None
-    message: str
-
-
 ReadController = Callable[[UnfinishedChange], Controller]
 Settings = Callable[[Controller], dict]
 
 
 def reconcile(audit: AuditLog, read: ReadController,
-              settings: Settings) -> tuple[list[Reconciled], list[UnfinishedChange]]:
-    """Reconcile every unfinished change of ``audit``'s file. The caller holds the host lock
-    (an intent is then a change that will never write its outcome). ``read`` reads a
-    change's controller as it is now, or raises ControllerUnreadable; ``settings`` is what the
-    write path records of a controller. Returns the reconciled changes and those left open
-    (their controller could not be read, or the record could not be written). The caller
-    says what was reconciled (stderr, or the daemon's log); the audit log's syslog copy of
-    the record puts it in the journal too. Raises AuditError when
-    the file cannot be read."""
-    done: list[Reconciled] = []
+              settings: Settings) -> tuple[list[str], list[UnfinishedChange]]:
+    """Reconcile every unfinished change of ``audit``'s file; the caller holds the host lock.
+    ``read`` reads a change's controller as it is now, or raises ControllerUnreadable;
+    ``settings`` is what the write path records of a controller. Returns what was reconciled
+    (a message a change, for the caller to say on stderr or in the daemon's log; the
+    record's syslog copy puts it in the journal too) and the changes left open (their
+    controller could not be read, or the record could not be written). Raises AuditError
+    when the file cannot be read."""
+    done: list[str] = []
     still_open: list[UnfinishedChange] = []
     for change in unfinished(audit.path):  # AuditError when the file cannot be read
         try:
@@ -159,7 +143,7 @@ def reconcile(audit: AuditLog, read: ReadController,
                       change.describe(), error)
             still_open.append(change)
             continue
-        done.append(Reconciled(change, shows, message))
+        done.append(message)
     return done, still_open
 
 
