@@ -2,9 +2,7 @@
 CLI output) and print the metrics, or write them for node_exporter's textfile collector."""
 
 import logging
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -21,6 +19,7 @@ from smartarray_agent.cli.options import (
     Simulate,
     Timeout,
 )
+from smartarray_agent.common.files import replace_file
 
 if TYPE_CHECKING:
     from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -56,7 +55,7 @@ def metrics(
     body, failed = (_render_capture(context, input_file) if input_file is not None
                     else _collect_and_render(context))
     if textfile is not None:
-        write_atomically(textfile / TEXTFILE_NAME, body)
+        replace_file(textfile / TEXTFILE_NAME, body, 0o644)
     else:
         sys.stdout.buffer.write(body)
         sys.stdout.flush()
@@ -121,19 +120,3 @@ def _render(entries: "list[Entry]") -> tuple[bytes, Failures]:
     body = render(entries, now=time.time(), settings=MetricSettings(stale_after_s=None))
     return body, [(r.name, r.error) for _, r in entries if not r.success]
 
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write a temporary file in the same directory (named so the textfile collector skips
-    it), flush it to disk, then rename it over ``path``: a reader sees the old file or the
-    new one, never a part."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

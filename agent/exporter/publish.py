@@ -16,7 +16,6 @@ import gzip
 import logging
 import os
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 
 from smartarray_agent.common.configfile import trust_problem
+from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
 from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
@@ -72,7 +72,7 @@ class Publisher:
         """Write the exposition if it changed, touch it if it is getting old."""
         plain, now = self.body(False), time.monotonic()
         if plain is not self._published:
-            _write(self.directory / PLAIN, plain)
+            replace_file(self.directory / PLAIN, plain, FILE_MODE)
         elif now - self._at >= REFRESH_S:
             os.utime(self.directory / PLAIN)
         else:
@@ -103,17 +103,6 @@ def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
         return Publisher(publish_dir, body, security)
     return ExporterServer(address, body, security, telemetry_path=telemetry_path)
 
-
-def _write(path: Path, data: bytes) -> None:
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class PublishedExposition:

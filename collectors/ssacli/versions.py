@@ -18,10 +18,10 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
 
 _MAX_BYTES = 64 * 1024
@@ -56,17 +56,8 @@ class VersionCache:
     def put(self, argv: Sequence[str], version: str) -> None:
         """Remember ``version`` for ``argv``, replacing what was there (atomically)."""
         text = json.dumps({"cli": cli_key(argv), "version": version[:_MAX_VERSION]}) + "\n"
-        try:
-            fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-        except OSError:
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        with contextlib.suppress(OSError):
+            replace_file(self.path, text.encode(), 0o600)
 
     def _read(self) -> dict[str, object]:
         try:
