@@ -122,9 +122,7 @@ def _doing(context: CommandContext) -> str:
     """What the check is doing, for the line that says it timed out."""
     runner = context.opened
     if runner is not None and runner.lock.waiting:
-        holder = runner.lock.holder()
-        who = holder.describe() if holder is not None else "another process"
-        return f"the wait for the host lock {runner.lock.path}, held by {who},"
+        return f"the wait for the host lock {runner.lock.path}, held by {runner.lock.who()},"
     if runner is not None and runner.running is not None:
         return f"{runner.cli.name} {runner.running}"
     return "the check"
