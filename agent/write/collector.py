@@ -10,12 +10,11 @@ Sample metric lines::
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client.core import Metric
 
-from smartarray_agent.collectors.base import CollectionError
+from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.families import Families
 from smartarray_agent.write.audit import AuditError
 from smartarray_agent.write.reconcile import UnfinishedChange, unfinished
@@ -29,7 +28,7 @@ HELP = {
 }
 
 
-class AuditCollector:
+class AuditCollector(Collector[tuple[UnfinishedChange, ...]]):
     name = "audit"
     interval_s: float | None = None
     HELP = HELP
@@ -55,14 +54,5 @@ class AuditCollector:
             }, 1.0)
         return out.metrics()
 
-    def changes_at(self, data: tuple[UnfinishedChange, ...]) -> float | None:
-        return None
-
     def summary(self, data: tuple[UnfinishedChange, ...]) -> str:
         return f"{len(data)} unfinished change" + ("" if len(data) == 1 else "s")
-
-    def watch(self, poke: Callable[[], None]) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
