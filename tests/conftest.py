@@ -45,8 +45,8 @@ _TESTS = itertools.count()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--full-matrix", action="store_true",
-                     help="run every combination of the large test matrices (tests/matrix.py; "
-                          ".ci/run does), not their all-pairs sample")
+                     help="run every case of the large test matrices (tests/matrix.py; "
+                          ".ci/run does), not their sample")
 
 
 @pytest.hookimpl(optionalhook=True)
