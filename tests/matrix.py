@@ -1,6 +1,7 @@
 """The cases of a test matrix: every combination with ``--full-matrix`` (what .ci/run runs),
 else a fixed sample that still has every value of every dimension, and every pair of values
-of any two dimensions, in some case (issue #42).
+of any two dimensions, in some case (issue #42). A list of cases that is not a product (each
+case with its own expected result) takes a sample chosen by hand instead (:func:`chosen`).
 
 The sample rule (all-pairs, a covering array of strength 2): go through the full product in
 its order; keep the combination that covers the most pairs not yet covered (the first one
@@ -11,8 +12,10 @@ The rule has no randomness: the same cases on every run and every xdist worker."
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+Case = TypeVar("Case")
 
 _full = False
 
@@ -29,6 +32,11 @@ def cases(*dimensions: Iterable[Any]) -> list[tuple[Any, ...]]:
     values = [list(dimension) for dimension in dimensions]
     product = list(itertools.product(*values))
     return product if _full else all_pairs(product, len(values))
+
+
+def chosen(every: Sequence[Case], sampled: Callable[[Case], bool]) -> list[Case]:
+    """Every case with ``--full-matrix``, else the ones ``sampled`` keeps."""
+    return list(every) if _full else [case for case in every if sampled(case)]
 
 
 def all_pairs(product: Sequence[tuple[Any, ...]], width: int) -> list[tuple[Any, ...]]:

@@ -61,10 +61,10 @@ def test_the_timeout_holds_across_several_vendor_cli_runs(tmp_path):
     """The read answers at once and the version (the second run, the first time, of a CLI
     without a console) hangs: each run stayed under a per-run ``-t``, the check did not, and
     said OK late."""
-    result, _took = check(tmp_path, "-t", "2", faults={"hang": ["version"],
+    result, _took = check(tmp_path, "-t", "4", faults={"hang": ["version"],
                                                         "console_refused": True})
     assert result.returncode == UNKNOWN, result.stdout + result.stderr
-    assert result.stdout == "SMARTARRAY UNKNOWN - simulator version timed out after 2 s\n"
+    assert result.stdout == "SMARTARRAY UNKNOWN - simulator version timed out after 4 s\n"
     assert_no_vendor_cli_left(tmp_path / "sim")
 
 

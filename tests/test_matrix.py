@@ -31,3 +31,11 @@ def test_the_full_matrix_is_every_combination(monkeypatch):
     assert matrix.cases(*dimensions) == list(itertools.product(*dimensions))
     monkeypatch.setattr(matrix, "_full", False)
     assert len(matrix.cases(*dimensions)) == 6  # 3 x 2 pairs
+
+
+def test_a_sample_chosen_by_hand_is_every_case_with_the_full_matrix(monkeypatch):
+    every = [("crash", 0), ("hang", 5), ("garbage", 2)]
+    monkeypatch.setattr(matrix, "_full", False)
+    assert matrix.chosen(every, lambda case: case[0] != "hang") == [("crash", 0), ("garbage", 2)]
+    monkeypatch.setattr(matrix, "_full", True)  # --full-matrix
+    assert matrix.chosen(every, lambda case: case[0] != "hang") == every

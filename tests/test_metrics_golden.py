@@ -10,6 +10,7 @@ duration of the collection are pinned. After an intended change, regenerate and 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,18 +49,26 @@ def exposition(scenario: str, state_dir: Path) -> bytes:
                     if b"smartarray_build_info" not in line)
 
 
-@pytest.fixture(scope="module")
-def expositions(tmp_path_factory) -> dict[str, bytes]:
-    return {name: exposition(name, tmp_path_factory.mktemp(name)) for name in SCENARIOS}
+@pytest.fixture(scope="session")
+def exposition_of(tmp_path_factory) -> Callable[[str], bytes]:
+    """A scenario's exposition, made once per run (per xdist worker) when a test first asks
+    for it: a worker given one scenario's tests does not wait for all the others'."""
+    made: dict[str, bytes] = {}
+
+    def of(scenario: str) -> bytes:
+        if scenario not in made:
+            made[scenario] = exposition(scenario, tmp_path_factory.mktemp(scenario))
+        return made[scenario]
+    return of
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_exposition_matches_the_golden_file(expositions, scenario):
+def test_exposition_matches_the_golden_file(exposition_of, scenario):
     golden = GOLDEN / f"{scenario}.prom"
     if UPDATE:
-        golden.write_bytes(expositions[scenario])
+        golden.write_bytes(exposition_of(scenario))
     assert golden.exists(), f"no {golden.name}: run with SMARTARRAY_UPDATE_GOLDEN=1 to create it"
-    assert expositions[scenario].decode() == golden.read_text(), (
+    assert exposition_of(scenario).decode() == golden.read_text(), (
         f"the exposition of {scenario} changed: if intended, regenerate with "
         "SMARTARRAY_UPDATE_GOLDEN=1 and review the diff"
     )
@@ -67,8 +76,8 @@ def test_exposition_matches_the_golden_file(expositions, scenario):
 
 @needs_promtool
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_promtool_check_metrics(expositions, scenario):
-    check_metrics(expositions[scenario])
+def test_promtool_check_metrics(exposition_of, scenario):
+    check_metrics(exposition_of(scenario))
 
 
 def test_every_scenario_has_a_golden_file():
