@@ -1,15 +1,16 @@
 """The one way to build the vendor-CLI stack from the configuration: which CLI (the bundled
-simulator for ``simulate``, else ``path``, else discovered), the host lock, the timeout, and
-a console or one-shot runs. The daemon and every command go through :func:`open_runner`."""
+simulator for ``simulate``, answering in this process: agent/simulated.py; else ``path``,
+else discovered), the host lock, the timeout, and a console or one-shot runs. The daemon and
+every command go through :func:`open_runner`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
+from smartarray_agent.collectors.ssacli.discover import CliNotFound, find_cli
 from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
-from smartarray_agent.collectors.ssacli.runner import VendorRunner
+from smartarray_agent.collectors.ssacli.runner import Vendor, VendorRunner
 from smartarray_agent.collectors.ssacli.versions import VersionCache
 from smartarray_agent.config import SsacliConfig
 
@@ -31,14 +32,14 @@ class CliUnavailable(CollectionError):
         self.reason = reason
 
 
-def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
+def vendor_cli(config: SsacliConfig, *, service: bool = False) -> Vendor:
     """The simulator for ``simulate``, else ``path``, else the discovered CLI. When there is
     none, the message says what to do, to a command's user (where it looked, and the options)
     or, for ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
-        from smartarray_agent.simulator import vendor_argv
+        from smartarray_agent.simulated import SimulatedCli
 
-        return VendorCli(tuple(vendor_argv(_scenario(config.simulate))), "simulator")
+        return SimulatedCli(_scenario(config.simulate))
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:
