@@ -11,7 +11,6 @@ from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.discover import CliNotFound, find_cli
 from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
 from smartarray_agent.collectors.ssacli.runner import Vendor, VendorRunner
-from smartarray_agent.collectors.ssacli.versions import VersionCache
 from smartarray_agent.config import SsacliConfig
 
 # What to do about a missing CLI, in the words of who meets it: a command, or the service.
@@ -55,17 +54,9 @@ def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorR
     """A runner for the configured CLI under the host lock; ``console`` None: as configured
     (the service), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
     cli = vendor_cli(config, service=console is None)
-    lock = host_lock_path(config)
-    return VendorRunner(cli, HostLock(lock, config.lock_wait_s), timeout_s=config.timeout_s,
-                        console=config.console if console is None else console,
-                        versions=VersionCache(version_file(lock)))
-
-
-def version_file(lock: Path) -> Path:
-    """Where the CLI's version is remembered between processes (collectors/ssacli/versions.py):
-    beside the host lock, which every process that runs that CLI shares (for root
-    ``/run/smartarray-agent/cli.lock.version``; a simulated host's in its state directory)."""
-    return lock.with_name(lock.name + ".version")
+    return VendorRunner(cli, HostLock(host_lock_path(config), config.lock_wait_s),
+                        timeout_s=config.timeout_s,
+                        console=config.console if console is None else console)
 
 
 def host_lock_path(config: SsacliConfig) -> Path:

@@ -72,9 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         raise
     except Crashed as crash:
         code = crash.code
-    except Hung:  # a process hangs for real: whoever runs it ends it
-        while True:
-            time.sleep(3600)
     finally:
         session.end(code)
     return code
@@ -132,9 +129,13 @@ def _run(session: Session, command: list[str]) -> int:
     code = start(session, bypass_nonsa=os.environ.get("INFOMGR_BYPASS_NONSA") == "1")
     if code is not None:
         return code
-    if command:
-        code = session.execute(command)
-        return 0 if code is None else code
-    while (line := session.inp.readline()) and answer_line(session, line):
-        pass
+    try:
+        if command:
+            code = session.execute(command)
+            return 0 if code is None else code
+        while (line := session.inp.readline()) and answer_line(session, line):
+            pass
+    except Hung:  # a process hangs for real, until whoever runs it ends it
+        while True:
+            time.sleep(3600)
     return 0

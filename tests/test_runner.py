@@ -17,7 +17,12 @@ import pytest
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import CliFailed, CliTimeout, VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import (
+    CliFailed,
+    CliTimeout,
+    ConsoleDied,
+    VendorCommandError,
+)
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
@@ -99,9 +104,9 @@ def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, c
     by_oneshot = [oneshot.collect() for _ in range(3)]
     assert by_console == by_oneshot
     assert by_console[0].cli_version == "3.10.3.0"  # the console's banner says it
-    # one-shot: one call per collection, plus one 'version' call in the collector's life
+    # else: a console for each collection, whose banner says the version too
     assert [(inv.mode, len(inv.commands)) for inv in read_invocations(tmp_path / "sim")] == [
-        ("console", 3), *[("argv", 1)] * 4]
+        ("console", 3), *[("console", 1)] * 3]
 
 
 @pytest.mark.parametrize("console", MODES)
@@ -114,29 +119,30 @@ def test_a_hung_cli_is_killed_at_the_timeout_and_leaves_no_process(sim, collecto
     assert _processes_mentioning(str(tmp_path / "sim")) == []
 
 
-def test_a_read_whose_console_dies_is_asked_again_one_shot_then_a_new_console_runs(
+def test_a_console_that_dies_fails_the_read_and_the_next_one_starts_a_new_console(
         sim, collectors, tmp_path):
     collector = collectors(sim(command_delay_s=0.6), True)
     collector.collect()
     first_pid = collector.runner._session.pid
     killer = threading.Timer(0.3, os.killpg, (first_pid, signal.SIGKILL))
     killer.start()
-    assert collector.collect().controllers  # killed during the command, answered one-shot
+    with pytest.raises(CollectionError, match="killed by signal 9 during"):
+        collector.collect()  # not asked again: it may have done its work
     killer.join()
     assert collector.collect().controllers
     assert collector.runner._session.pid != first_pid
     modes = [inv.mode for inv in read_invocations(tmp_path / "sim")]
-    assert modes == ["console", "argv", "console"]
+    assert modes == ["console", "console"]
 
 
-@pytest.mark.parametrize("console", MODES)
-def test_a_crashing_cli_is_a_typed_error(sim, collectors, console, tmp_path):
-    collector = collectors(sim(crash=["ctrl all show config detail"]), console)
-    with pytest.raises(CollectionError, match="exited 134") as caught:
-        collector.collect()
-    assert isinstance(caught.value.__cause__, CliFailed)
-    modes = [inv.mode for inv in read_invocations(tmp_path / "sim")]
-    assert modes == (["console", "argv"] if console else ["argv"])  # a read: asked again once
+def test_a_crashing_cli_is_a_typed_error_and_not_run_again(sim, collectors, tmp_path):
+    collector = collectors(sim(crash=["ctrl all show config detail"]), False)
+    with pytest.raises(CollectionError, match="console exited 134") as caught:
+        collector.collect()  # in a console
+    assert isinstance(caught.value.__cause__, ConsoleDied)
+    with pytest.raises(CliFailed, match="exited 134"):
+        collector.runner.run(["ctrl", "all", "show", "config", "detail"])  # one-shot
+    assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console", "argv"]
 
 
 @pytest.mark.parametrize("console", MODES)

@@ -103,12 +103,13 @@ STEPS = (READ, QUERY, MODIFY, VERIFY)
 SAMPLE = {("crash", READ), ("prompt_garbled", READ), ("garbage", READ), ("crash", QUERY),
           ("crash", MODIFY), ("hang", MODIFY), ("prompt", MODIFY), ("garbage", VERIFY)}
 CONSOLE_FAULTS = [
-    # Before the modify, nothing is sent. A read is asked again where the console died.
-    ("crash", READ, 0, [*SENT, ("outcome", "changed")]),
+    # Before the modify, nothing is sent. No command is run again (it may have done its
+    # work): a read whose console died fails.
+    ("crash", READ, 1, []),
     ("hang", READ, 1, []),
     ("prompt_garbled", READ, 1, []),
     ("garbage", READ, 2, []),
-    ("crash", QUERY, 0, [*SENT, ("outcome", "changed")]),
+    ("crash", QUERY, 1, []),
     ("hang", QUERY, 1, []),
     # During the modify: never sent again; the verifying read says what happened.
     ("crash", MODIFY, 0, [*SENT, ("outcome", "changed")]),  # it crashes after applying
@@ -116,8 +117,8 @@ CONSOLE_FAULTS = [
     ("garbage", MODIFY, 5, [*SENT, ("outcome", "not_applied")]),
     ("prompt_garbled", MODIFY, 0, [*SENT, ("outcome", "changed")]),
     ("prompt", MODIFY, 5, [*SENT, ("outcome", "not_applied")]),  # a (y/n) is answered no
-    # During the verifying read: asked again where the console died, else unknown.
-    ("crash", VERIFY, 0, [*SENT, ("outcome", "changed")]),
+    # During the verifying read: unknown.
+    ("crash", VERIFY, 8, [*SENT, ("outcome", "unknown")]),
     ("hang", VERIFY, 8, [*SENT, ("outcome", "unknown")]),
     ("garbage", VERIFY, 8, [*SENT, ("outcome", "unknown")]),
     ("prompt_garbled", VERIFY, 8, [*SENT, ("outcome", "unknown")]),

@@ -70,8 +70,9 @@ def exited(call: Call) -> bool:
 def finish(call: Call) -> None:
     """End the CLI's process group and what the call left (the module's doc says which
     processes those are), then reap the CLI. Returns once none of them runs."""
-    end_groups([call.process.pid])
-    left = leftovers(call)
+    if not exited(call):  # a timeout, an interrupt: its group first
+        end_groups([call.process.pid])
+    left = leftovers(call)  # its group's members too: a group lies within its session
     end_groups([entry.pid for entry in left if entry.state != "Z"])
     for entry in left:  # adopted by this process as their parents ended: reaped here
         if entry.ppid == os.getpid():

@@ -10,15 +10,15 @@ What runs a command is a :class:`Vendor`: the CLI's program as processes
 agent's ``--simulate``). One rule says how each command runs. It runs in a console, the CLI's
 ``=> `` session that pays its start-up once, when a console is wanted (inside
 :meth:`VendorRunner.session`, a job's block: ``status``, ``check``, a change; or always, with
-the opt-in ``console``) and the CLI has one. It runs one-shot otherwise: no console wanted,
-a CLI whose console ended before its first prompt (it has none: from then on this runner
-runs it one-shot, and the debug log says so), and a read asked again after its console died
-under it. That is the one second attempt: a command sent ``once`` (a modify) whose console
-died raises :class:`~.errors.ConsoleLost` and is never sent again, and a command that timed
-out (:class:`~.errors.CliTimeout`), console or one-shot, is never run again: it would hang
-again. A console that timed out, printed more than ``MAX_OUTPUT_BYTES`` or said ``No
-controllers detected`` (started before the ``sg`` driver was loaded) is closed, and the next
-command starts a new one.
+the opt-in ``console``) and the CLI has one; one-shot otherwise: where no console is wanted,
+and where the CLI has none (its console ended before its first prompt: from then on this
+runner runs it one-shot, and the debug log says so). A command is run once: one that timed
+out (:class:`~.errors.CliTimeout`) would hang again, and one whose console died under it
+(:class:`~.errors.ConsoleDied`; :class:`~.errors.ConsoleLost` for one sent ``once``, a
+modify) may have done its work. The one exception is the vendor's lock conflict above, which
+did nothing. A console that died, timed out, printed more than ``MAX_OUTPUT_BYTES`` or said
+``No controllers detected`` (started before the ``sg`` driver was loaded) is closed, and the
+next command starts a new one.
 
 A job's console is closed at the end of its block, so the CLI is held no longer than the
 job. The opt-in console stays open between calls and, with it, the vendor's single-instance
@@ -48,7 +48,6 @@ from smartarray_agent.collectors.ssacli.errors import (
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.parser import find_error, parse
 from smartarray_agent.collectors.ssacli.run import CliResult
-from smartarray_agent.collectors.ssacli.versions import VersionCache
 
 log = logging.getLogger(__name__)
 
@@ -90,13 +89,11 @@ class Vendor(Protocol):
 
 
 class VendorRunner:
-    def __init__(self, cli: Vendor, lock: HostLock, *, timeout_s: float, console: bool,
-                 versions: VersionCache | None = None) -> None:
+    def __init__(self, cli: Vendor, lock: HostLock, *, timeout_s: float, console: bool) -> None:
         self.cli = cli
         self.lock = lock
         self.timeout_s = timeout_s
         self.console = console  # keep a console open between calls
-        self.versions = versions  # the CLI's version as earlier processes found it
         self.running: str | None = None  # the vendor command running now (for a timeout)
         self._serial = threading.RLock()  # one vendor call at a time in this process
         self._session: Console | None = None
@@ -163,17 +160,12 @@ class VendorRunner:
                     self._close_session()
 
     def version(self) -> str | None:
-        """The CLI's version, read once: remembered by an earlier process (``versions``),
-        else from the console's banner or the CLI's ``version`` command, and then remembered.
-        None when the CLI cannot tell; raises LockError only when the host lock is not held
-        already and cannot be taken."""
-        if self._version is None and self.versions is not None:
-            self._version = self.versions.get(self.cli.argv)
+        """The CLI's version, from the console's banner or else its ``version`` command, and
+        kept once it is an answer that lasts. None when the CLI cannot tell; raises LockError
+        only when the host lock is not held already and cannot be taken."""
         if self._version is None:
             with self.hold():
-                self._version, lasting = self._ask_version()
-            if lasting and self.versions is not None:
-                self.versions.put(self.cli.argv, self._version)
+                self._version = self._ask_version()
         return self._version or None
 
     def close(self) -> None:
@@ -185,21 +177,21 @@ class VendorRunner:
             self._watcher.join(timeout=2)
 
     # -- inside the lock -----------------------------------------------------------
-    def _ask_version(self) -> tuple[str, bool]:
-        """The version ("" when the CLI does not tell), and whether that answer lasts as
-        long as the CLI's files do: a timeout, a crash or an ``Error:`` may not recur."""
+    def _ask_version(self) -> str | None:
+        """The version ("" when the CLI does not tell); None for an answer that may not
+        last (a timeout, a crash, an ``Error:``), to ask again next time."""
         session = self._session
         banner = session.banner if session is not None and session.alive else ""
         try:
             text = banner or self._run_held(["version"], confirm=False)
         except SsacliError:
-            return "", False
+            return None
         if find_error(text) is not None:
-            return "", False
+            return None
         try:
-            return parse(text).cli_version or "", True
+            return parse(text).cli_version or ""
         except ParseError:
-            return "", True
+            return ""
 
     def _run_held(self, command: list[str], *, confirm: bool, once: bool = False) -> str:
         """The module's rule: in the console where one is wanted and the CLI has one, else
@@ -208,20 +200,16 @@ class VendorRunner:
         try:
             if (self.console or self._jobs) and self._has_console:
                 try:
-                    return self._run_console(command, confirm=confirm)
+                    return self._run_console(command, confirm=confirm, once=once)
                 except ConsoleUnavailable as error:
                     log.debug("the CLI has no console (%s): %r and the commands after it "
                               "run one-shot", error, self.running)
                     self._has_console = False
-                except ConsoleDied as error:
-                    if once:  # it may have been applied: never sent again
-                        raise ConsoleLost(f"{error}: not sent again") from error
-                    log.debug("%s: asked again one-shot", error)
             return self._run_one_shot(command, confirm=confirm)
         finally:
             self.running = None
 
-    def _run_console(self, command: list[str], *, confirm: bool) -> str:
+    def _run_console(self, command: list[str], *, confirm: bool, once: bool) -> str:
         text = shlex.join(command)
         if self._session is None or not self._session.alive:
             self._close_session()
@@ -229,8 +217,10 @@ class VendorRunner:
             self.lock.note(text, self._session.pid)
         try:
             return self._session.run(text, confirm=confirm)
-        except SsacliError:  # the console ended itself: the next command starts a new one
-            self._session = None
+        except SsacliError as error:
+            self._session = None  # it ended itself: the next command starts a new one
+            if once and isinstance(error, ConsoleDied):  # what it did, the re-read says
+                raise ConsoleLost(f"{error}: not sent again") from error
             raise
 
     def _run_one_shot(self, command: list[str], *, confirm: bool) -> str:

@@ -84,6 +84,9 @@ class ConsoleSession:
             self.banner = self._read_to_prompt(None, confirm=False)
         except ConsoleDied as error:
             raise ConsoleUnavailable(str(error)) from None
+        except BaseException:  # a deadline's, a signal's: the console must not outlive it
+            self._end()
+            raise
 
     def run(self, command: str, *, confirm: bool = False) -> str:
         """The output of ``command``, CRLF made LF and the echo of the command dropped."""
