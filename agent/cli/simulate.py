@@ -74,7 +74,8 @@ def reset(scenario: Annotated[str | None, typer.Argument(
 Form = Literal["smartstorage", "dmtf"]
 # what simulate ilo writes beside its certificate, for the commands that read the iLO
 _CONFIG = """# written by `smartarray-agent simulate ilo` at its start: the simulated iLO's address,
-# login and certificate for status --ilo, the interlock (write-cache) and serve's /probe
+# login and certificate for status --ilo, the interlock (write-cache) and serve's /probe;
+# the simulated host's changes are audited here, not in the real audit log
 [redfish]
 address = "{address}"
 credentials_file = "{credentials}"
@@ -89,6 +90,9 @@ ca_file = "{cert}"
 
 [web]
 publish_dir = "{published}"
+
+[audit]
+file = "{audit}"
 """
 
 
@@ -144,7 +148,8 @@ def ilo(
         (folder / "targets.json").write_text(json.dumps([{"targets": addresses}], indent=1))
         config = folder / "config.toml"
         config.write_text(_CONFIG.format(address=addresses[0], credentials=credentials,
-                                         cert=cert, published=folder / "published"))
+                                         cert=cert, published=folder / "published",
+                                         audit=folder / "audit.jsonl"))
         more = f" and {len(addresses) - 1} more (targets.json)" if len(addresses) > 1 else ""
         print(f"simulated {FORMS[form]} of {path.stem} on https://{addresses[0]}{more}\n"
               f"certificate (ca_file): {cert}\nconfiguration: {config}\n"
