@@ -1,25 +1,18 @@
-"""A simulated host's iLO: a Redfish service over HTTPS on 127.0.0.1 serving the documents
-simulator/redfish.py makes of the host's state, for ``status --ilo``, ``/probe`` and the
-interlock's iLO path without hardware (``smartarray-agent simulate ilo``).
+"""A simulated host's iLO: a Redfish service over HTTPS on 127.0.0.1 serving what
+simulator/redfish.py makes of the host's state (``smartarray-agent simulate ilo``). The state
+is the one the simulated CLI changes (simulator/state.py), read at each request and rendered
+again when its file or the scenario's changed or a battery-timeline step came due. Logins as
+an iLO does them (HPE's iLO 5 Redfish reference, "Authentication and Sessions"): a session
+(``POST`` of ``UserName`` and ``Password`` to the Sessions collection: 201, ``X-Auth-Token``
+and the session's ``Location``, ended by a ``DELETE`` there) or HTTP basic auth; without
+either only ``/redfish/v1/`` answers, every other resource 401 ``NoValidSession``.
 
-The state is the one the simulated CLI changes (simulator/state.py: a change made through
-``--simulate``, a charge set with ``simulate charge``, the battery timeline): each request
-reads it, rendered again only when the state file or the scenario file changed or a
-timeline step came due.
-
-Logins as an iLO does them (HPE's iLO 5 Redfish reference, "Authentication and Sessions"):
-``POST /redfish/v1/SessionService/Sessions/`` with ``UserName`` and ``Password`` answers 201
-with ``X-Auth-Token`` and the session's ``Location``, which a ``DELETE`` with the token ends;
-HTTP basic auth is taken on any request; ``/redfish/v1/`` answers without a login and every
-other resource 401 (``NoValidSession``) without one.
-
-Many iLOs, one process: :func:`serve` listens on ``count`` consecutive ports of 127.0.0.1
-from ``port`` (one event loop and one aiohttp runner, a site per port; port 0 takes free
-ports), each port one simulated iLO of the same host, with sessions of its own. A fleet is
-addressed one target per port, ``127.0.0.1:PORT`` (``[probe] targets = ["127.0.0.1:*"]``
-admits them all), and the one certificate names 127.0.0.1, so one ``ca_file`` verifies every
-port. Each listener holds a file descriptor: 2,000 iLOs need ``ulimit -n`` above 2,000 plus
-the connections open at once. ``delay`` makes each answer wait, as a real iLO's 1-3 s do.
+Many iLOs, one process: :func:`start` listens on ``count`` consecutive ports of 127.0.0.1 from
+``port`` (one event loop and aiohttp runner, a site per port), each port one simulated iLO of
+the host with sessions of its own. A fleet (``/probe`` at 2,000 iLOs) is addressed one target
+per port, ``127.0.0.1:PORT``: ``[probe] targets = ["127.0.0.1:*"]`` admits them all, and the
+one certificate, which names 127.0.0.1, verifies every port through one ``ca_file``. Each
+listener holds a descriptor (``ulimit -n`` above 2,000 plus the connections open at once).
 """
 
 from __future__ import annotations
@@ -57,31 +50,23 @@ class SimulatedIlo:
         self._password = password
         self.sessions: dict[str, tuple[int, str]] = {}  # token -> (port, the session's path)
         self.logins = 0
-        self._state: tuple[object, Scenario, float] | None = None  # (file key, state, created)
+        self._state: tuple[object, Scenario, float] | None = None  # (files, state, created)
         self._rendered: tuple[object, dict[str, dict]] | None = None
         self.documents()  # a scenario that does not validate fails here, before serving
 
     def documents(self) -> dict[str, dict]:
         """The documents of the host as its state stands now."""
-        key = self._files()
+        files = [path.stat() if path.exists() else None
+                 for path in (self.store.state_file, self.store.scenario_path)]
+        key = [(f.st_ino, f.st_mtime_ns) if f else None for f in files]
         if self._state is None or self._state[0] != key:
-            scenario, created = self.store.load()
-            self._state = (self._files(), scenario, created)
+            self._state = (key, *self.store.load())
         _, scenario, created = self._state
-        faults = effective_faults(scenario)
-        elapsed = time.time() - created
-        version = (self._state[0], sum(s.after_s <= elapsed for s in faults.battery_timeline))
+        faults, elapsed = effective_faults(scenario), time.time() - created
+        version = (key, sum(step.after_s <= elapsed for step in faults.battery_timeline))
         if self._rendered is None or self._rendered[0] != version:
             self._rendered = (version, documents(at_time(scenario, faults, elapsed), self.form))
         return self._rendered[1]
-
-    def _files(self) -> object:
-        """What changes when the state or the scenario file does (None: no state yet)."""
-        try:
-            state = self.store.state_file.stat()
-        except FileNotFoundError:
-            return None
-        return (state.st_ino, state.st_mtime_ns, self.store.scenario_path.stat().st_mtime_ns)
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -144,10 +129,10 @@ def _error(status: int, message_id: str) -> web.Response:
         "@Message.ExtendedInfo": [{"MessageId": message_id}]}}, status=status)
 
 
-def certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and localhost (EC P-256, valid 30 days) and
-    its key (0600), made now in ``folder``: ``ilo.pem``, ``ilo.key``. It is its own CA, so
-    ``ca_file = ilo.pem`` trusts it, with the host name checked."""
+def certificate(folder: Path) -> tuple[Path, ssl.SSLContext]:
+    """A self-signed certificate for 127.0.0.1 and localhost (EC P-256, valid 30 days), made
+    now in ``folder`` (``ilo.pem``, its key ``ilo.key`` 0600), and the server's TLS context
+    with it. It is its own CA: ``ca_file = ilo.pem`` trusts it, the host name checked."""
     from cryptography import x509  # here: only the simulated iLO needs it (extra "simulate")
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -174,13 +159,9 @@ def certificate(folder: Path) -> tuple[Path, Path]:
     key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
                                            serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
-    return cert_file, key_file
-
-
-def tls_context(cert_file: Path, key_file: Path) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert_file, key_file)
-    return context
+    return cert_file, context
 
 
 async def start(ilo: SimulatedIlo, tls: ssl.SSLContext, port: int,

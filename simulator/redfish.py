@@ -1,14 +1,10 @@
 """A simulated host as its iLO's Redfish service shows it: the scenario's controllers, drives
-and batteries as documents by path, in iLO 5's form (HPE's SmartStorage model) or in iLO 6's
-and 7's (the DMTF Storage model). Pure: a scenario in, documents out.
-
-Property names and values: HPE's iLO 5 resource definitions
-(``HpeSmartStorageArrayController.v2_2_0``, ``HpeSmartStorageLogicalDrive.v2_3_0``,
-``HpeSmartStorageDiskDrive.v2_1_0``), the DMTF schemas (``Storage``, ``StorageController``,
-``Drive``, ``Volume``) as HPE's iLO 6 and 7 storage resource definitions list them, and
-``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]`` in both forms, one battery per controller
-whose backup power is batteries. The values are docs/redfish.md's tables read backwards; a
-scenario fact with no Redfish property gets none.
+and batteries as documents by path, in iLO 5's form (HPE's SmartStorage model:
+``HpeSmartStorageArrayController.v2_2_0``, ``...LogicalDrive.v2_3_0``, ``...DiskDrive.v2_1_0``)
+or iLO 6's and 7's (the DMTF ``Storage``, ``StorageController``, ``Drive``, ``Volume``), with
+``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]`` in both: one battery per controller whose
+backup power is batteries. The values are docs/redfish.md's tables read backwards; a scenario
+fact with no Redfish property gets none. Pure: a scenario in, documents out.
 """
 
 from __future__ import annotations
@@ -37,34 +33,25 @@ def documents(scenario: Scenario, form: str) -> dict[str, dict]:
     batteries = [c for c in scenario.controllers if c.backup_power.source == "Batteries"
                  and c.backup_power.count != 0]
     docs = {
-        ROOT: {"@odata.id": ROOT, "@odata.type": "#ServiceRoot.v1_5_0.ServiceRoot",
-               "Id": "RootService", "RedfishVersion": "1.6.0",
-               "Chassis": {"@odata.id": ROOT + "Chassis/"},
-               "Systems": {"@odata.id": ROOT + "Systems/"},
+        ROOT: {"@odata.id": ROOT, "RedfishVersion": "1.6.0",
                "Links": {"Sessions": {"@odata.id": SESSIONS}},
                "Oem": {"Hpe": {"Manager": [{"ManagerType": FORMS[form]}]}}},
-        CHASSIS: {"@odata.id": CHASSIS, "@odata.type": "#Chassis.v1_10_0.Chassis", "Id": "1",
-                  "Oem": {"Hpe": {"SmartStorageBattery": [
-                      _battery(c, i + 1) for i, c in enumerate(batteries)]}}},
-        SYSTEM: {"@odata.id": SYSTEM, "@odata.type": "#ComputerSystem.v1_10_0.ComputerSystem",
-                 "Id": "1", "Storage": {"@odata.id": STORAGE}},
+        CHASSIS: {"@odata.id": CHASSIS, "Id": "1", "Oem": {"Hpe": {"SmartStorageBattery": [
+            _battery(c, i + 1) for i, c in enumerate(batteries)]}}},
+        SYSTEM: {"@odata.id": SYSTEM, "Id": "1", "Storage": {"@odata.id": STORAGE}},
     }
     top, add = (ARRAY_CONTROLLERS, _smartstorage) if form == "smartstorage" else (STORAGE, _dmtf)
     docs[top] = _collection(top, [add(docs, i, c) for i, c in enumerate(scenario.controllers)])
     return docs
 
 
-def charge_percent(ctrl: Controller) -> int:
-    """The battery's charge: the scenario's, else 100 while the CLI says OK, else 0."""
-    power = ctrl.backup_power
-    if power.charge_percent is not None:
-        return power.charge_percent
-    return 100 if power.status == "OK" else 0
-
-
 def _battery(ctrl: Controller, index: int) -> dict:
-    charge = charge_percent(ctrl)
-    health = "OK" if ctrl.backup_power.status in _BACKUP else _health(ctrl.backup_power.status)
+    """The controller's Smart Storage Battery; its charge is the scenario's, else 100 while
+    the CLI says OK, else 0."""
+    power = ctrl.backup_power
+    charge = power.charge_percent if power.charge_percent is not None else \
+        100 if power.status == "OK" else 0
+    health = "OK" if power.status in _BACKUP else _health(power.status)
     return {"ChargeLevelPercent": charge, "FirmwareVersion": "0.70", "Index": index,
             "MaximumCapWatts": 96, "Model": "875241-B21",
             "ProductName": "HPE Smart Storage Battery ", "SerialNumber": f"6WQXK0JWYF44{index}K",
@@ -74,27 +61,25 @@ def _battery(ctrl: Controller, index: int) -> dict:
 
 def _smartstorage(docs: dict[str, dict], index: int, ctrl: Controller) -> str:
     path, cache, power = f"{ARRAY_CONTROLLERS}{index}/", ctrl.cache, ctrl.backup_power
-    doc: dict = {
+    docs[path] = {
         "@odata.id": path,
         "@odata.type": "#HpeSmartStorageArrayController.v2_2_0.HpeSmartStorageArrayController",
         "Id": str(index), "Location": f"Slot {ctrl.slot}", "LocationFormat": "PCISlot",
         "Model": ctrl.model, "SerialNumber": ctrl.serial + " ",  # the iLO pads serials
         "FirmwareVersion": {"Current": {"VersionString": ctrl.firmware}},
         "Status": _status(ctrl.status),
-        "CacheModuleStatus": _cache_status(ctrl, "Enabled"),
+        "CacheModuleStatus": _cache_status(ctrl),
         "WriteCacheWithoutBackupPowerEnabled": cache.no_battery_write_cache,
         "Links": {"LogicalDrives": {"@odata.id": f"{path}LogicalDrives/"},
                   "PhysicalDrives": {"@odata.id": f"{path}DiskDrives/"}},
+        **_given(CurrentOperatingMode=_MODES.get(ctrl.mode or ""),
+                 ReadCachePercent=cache.read_percent, CacheMemorySizeMiB=_mib(cache.size_bytes),
+                 DriveWriteCache=None if cache.drive_write_cache is None
+                 else "Enabled" if cache.drive_write_cache else "Disabled",
+                 BackupPowerSourceStatus="NotPresent" if power.count == 0 else None
+                 if power.source is None and power.status is None
+                 else _BACKUP.get(power.status or "", "Present")),
     }
-    optional = {"CurrentOperatingMode": _MODES.get(ctrl.mode or ""),
-                "CacheMemorySizeMiB": _mib(cache.size_bytes),
-                "ReadCachePercent": cache.read_percent,
-                "DriveWriteCache": None if cache.drive_write_cache is None
-                else "Enabled" if cache.drive_write_cache else "Disabled",
-                "BackupPowerSourceStatus": "NotPresent" if power.count == 0 else None
-                if power.source is None and power.status is None
-                else _BACKUP.get(power.status or "", "Present")}
-    docs[path] = doc | {key: value for key, value in optional.items() if value is not None}
     lds = {f"{path}LogicalDrives/{ld.id}/": {
         "@odata.type": "#HpeSmartStorageLogicalDrive.v2_3_0.HpeSmartStorageLogicalDrive",
         "Id": ld.id, "LogicalDriveNumber": int(ld.id), "CapacityMiB": _mib(_bytes(ld.size, 1024)),
@@ -123,8 +108,7 @@ def _dmtf(docs: dict[str, dict], index: int, ctrl: Controller) -> str:
         "Model": ctrl.model, "Name": ctrl.model, "SerialNumber": ctrl.serial,
         "FirmwareVersion": ctrl.firmware, "Status": _status(ctrl.status),
         "Location": {"PartLocation": {"LocationType": "Slot", "ServiceLabel": f"Slot={ctrl.slot}"}},
-        "CacheSummary": {"Status": _cache_status(ctrl, "Enabled" if ctrl.cache.status == "OK"
-                                                 else "Disabled"),
+        "CacheSummary": {"Status": _cache_status(ctrl),
                          **_given(TotalCacheSizeMiB=_mib(ctrl.cache.size_bytes))},
     }
     volumes = {f"{path}Volumes/{ld.id}/": {
@@ -174,13 +158,15 @@ def _status(status: str | None) -> dict:
     return {"Health": _health(status), "State": "Enabled"}
 
 
-def _cache_status(ctrl: Controller, state: str) -> dict:
-    """The cache module's: ``Absent`` without one; its health ``Critical`` only when the CLI
-    says it failed (a cache disabled for its battery is a healthy module)."""
+def _cache_status(ctrl: Controller) -> dict:
+    """The cache module's: ``Absent`` without one, ``Disabled`` while the CLI says anything
+    but OK; its health ``Critical`` only when the CLI says it failed (a cache disabled for
+    its battery is a healthy module)."""
+    status = ctrl.cache.status or ""
     if not ctrl.cache.present:
         return {"State": "Absent"}
-    failed = (ctrl.cache.status or "").startswith("Failed")
-    return {"State": state, "Health": "Critical" if failed else "OK"}
+    return {"State": "Enabled" if status == "OK" else "Disabled",
+            "Health": "Critical" if status.startswith("Failed") else "OK"}
 
 
 def _given(**properties: object) -> dict:

@@ -26,11 +26,14 @@ import pytest
 
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
+from smartarray_agent.collectors.redfish.snapshot import snapshot_from
+from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import load_config
 from smartarray_agent.probe.prober import Prober
-from smartarray_agent.simulator import resolve_scenario
-from smartarray_agent.simulator.ilo import USERNAME, SimulatedIlo, certificate, start, tls_context
-from smartarray_agent.simulator.redfish import CHASSIS, ROOT, SESSIONS
+from smartarray_agent.simulator import BUNDLED, resolve_scenario
+from smartarray_agent.simulator.ilo import USERNAME, SimulatedIlo, certificate, start
+from smartarray_agent.simulator.redfish import CHASSIS, ROOT, SESSIONS, documents
+from smartarray_agent.simulator.scenario import load_scenario
 from smartarray_agent.simulator.state import StateStore
 
 from .agent_cli import agent
@@ -42,12 +45,12 @@ PASSWORD = "simulated-Pa55"
 
 
 @pytest.fixture(scope="module")
-def tls_files(tmp_path_factory) -> tuple[Path, Path]:
+def tls(tmp_path_factory) -> tuple[Path, ssl.SSLContext]:
     return certificate(tmp_path_factory.mktemp("tls"))
 
 
 @contextmanager
-def running(tmp_path: Path, tls_files: tuple[Path, Path], scenario: str = "gen10",
+def running(tmp_path: Path, tls: tuple[Path, ssl.SSLContext], scenario: str = "gen10",
             form: str = "smartstorage", count: int = 1) -> Iterator[tuple[SimulatedIlo, list[str]]]:
     """The simulated iLO of ``scenario``'s host (state in ``tmp_path/sim``, as
     ``SMARTARRAY_SIM_STATE_DIR`` names it to the commands) on ``count`` free ports."""
@@ -57,7 +60,7 @@ def running(tmp_path: Path, tls_files: tuple[Path, Path], scenario: str = "gen10
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     runner = asyncio.run_coroutine_threadsafe(
-        start(ilo, tls_context(*tls_files), 0, count), loop).result(30)
+        start(ilo, tls[1], 0, count), loop).result(30)
     try:
         yield ilo, [f"{host}:{port}" for host, port, *_ in runner.addresses]
     finally:
@@ -69,10 +72,12 @@ def running(tmp_path: Path, tls_files: tuple[Path, Path], scenario: str = "gen10
 
 def request(address: str, cert: Path, method: str, path: str, headers: dict | None = None,
             body: dict | None = None) -> tuple[int, http.client.HTTPMessage, dict]:
-    """One HTTPS request, the certificate verified and its host name checked."""
+    """One HTTPS request, the certificate verified and its host name checked, strictly, as
+    Python 3.13's default context does (VERIFY_X509_STRICT)."""
     host, port = address.rsplit(":", 1)
-    connection = http.client.HTTPSConnection(
-        host, int(port), timeout=30, context=ssl.create_default_context(cafile=cert))
+    context = ssl.create_default_context(cafile=cert)
+    context.verify_flags |= ssl.VERIFY_X509_STRICT
+    connection = http.client.HTTPSConnection(host, int(port), timeout=30, context=context)
     try:
         connection.request(method, path, body=None if body is None else json.dumps(body),
                            headers={"Content-Type": "application/json", **(headers or {})})
@@ -99,9 +104,9 @@ def message_id(answer: dict) -> str:
 
 
 def test_a_session_login_gives_a_token_to_read_with_and_a_location_to_log_out(
-        tmp_path, tls_files):
-    cert = tls_files[0]
-    with running(tmp_path, tls_files) as (ilo, (address,)):
+        tmp_path, tls):
+    cert = tls[0]
+    with running(tmp_path, tls) as (ilo, (address,)):
         status, headers, _ = request(address, cert, "POST", SESSIONS,
                                      body={"UserName": USERNAME, "Password": PASSWORD})
         assert status == 201
@@ -117,14 +122,14 @@ def test_a_session_login_gives_a_token_to_read_with_and_a_location_to_log_out(
 
 
 def test_without_a_login_only_the_service_root_answers_and_basic_auth_is_a_login(
-        tmp_path, tls_files):
-    cert = tls_files[0]
+        tmp_path, tls):
+    cert = tls[0]
 
     def basic(password: str) -> dict:
         pair = base64.b64encode(f"{USERNAME}:{password}".encode()).decode()
         return {"Authorization": f"Basic {pair}"}
 
-    with running(tmp_path, tls_files) as (_, (address,)):
+    with running(tmp_path, tls) as (_, (address,)):
         assert request(address, cert, "GET", ROOT)[0] == 200
         assert request(address, cert, "GET", CHASSIS)[0] == 401
         assert request(address, cert, "POST", SESSIONS,
@@ -136,9 +141,9 @@ def test_without_a_login_only_the_service_root_answers_and_basic_auth_is_a_login
         assert (status, message_id(answer)) == (404, "Base.1.4.ResourceMissingAtURI")
 
 
-def test_one_process_is_many_ilos_each_port_one_with_sessions_of_its_own(tmp_path, tls_files):
-    cert = tls_files[0]
-    with running(tmp_path, tls_files, count=20) as (_, addresses):
+def test_one_process_is_many_ilos_each_port_one_with_sessions_of_its_own(tmp_path, tls):
+    cert = tls[0]
+    with running(tmp_path, tls, count=20) as (_, addresses):
         assert len(set(addresses)) == 20
         tokens = [request(a, cert, "POST", SESSIONS,
                           body={"UserName": USERNAME, "Password": PASSWORD})[1]["X-Auth-Token"]
@@ -150,9 +155,9 @@ def test_one_process_is_many_ilos_each_port_one_with_sessions_of_its_own(tmp_pat
 
 
 @pytest.mark.parametrize("form", ["smartstorage", "dmtf"])
-def test_the_agents_reader_reads_the_scenarios_host_in_either_form(tmp_path, tls_files, form):
-    with running(tmp_path, tls_files, "two-controllers", form) as (ilo, (address,)):
-        snapshot = read_ilo(settings(tmp_path, address, tls_files[0]))
+def test_the_agents_reader_reads_the_scenarios_host_in_either_form(tmp_path, tls, form):
+    with running(tmp_path, tls, "two-controllers", form) as (ilo, (address,)):
+        snapshot = read_ilo(settings(tmp_path, address, tls[0]))
         assert ilo.logins == 1 and not ilo.sessions  # logged in once, and out again
     assert [(c.slot, c.model, c.serial) for c in snapshot.controllers] == [
         ("0", "Smart Array P440ar", "PSIM9TWOCTRL00"), ("1", "Smart Array P840", "PSIM9TWOCTRL01")]
@@ -162,10 +167,39 @@ def test_the_agents_reader_reads_the_scenarios_host_in_either_form(tmp_path, tls
     assert all(d.status == "ok" for c in snapshot.controllers for d in c.physical_drives)
 
 
-def test_the_charge_is_the_simulated_hosts_state_at_the_next_read(tmp_path, tls_files):
+@pytest.mark.parametrize("path", sorted(BUNDLED.glob("*.toml")), ids=lambda path: path.stem)
+def test_both_forms_describe_the_same_host(path):
+    """What iLO 5's form and the DMTF form both say of every bundled scenario's host, as the
+    agent reads them, is the same: controllers, cache, drives (the DMTF drive's port, box
+    and bay from its location label), volumes; the battery backs a controller in iLO 5's form
+    only where it is the one battery, and is shown unassigned in the DMTF form."""
+    scenario = load_scenario(path)
+    ilo5, dmtf = (snapshot_from(documents(scenario, form), "x") for form in ("smartstorage",
+                                                                            "dmtf"))
+
+    def mib(size: int | None) -> int | None:  # iLO 5 gives sizes in MiB, DMTF in bytes
+        return None if size is None else round(size / 2**20)
+
+    def facts(snapshot: Snapshot) -> list:
+        return [((c.slot, c.model, c.serial, c.firmware, c.status, c.cache.present,
+                  c.cache.status, c.cache.size_bytes),
+                 [(d.port, d.box, d.bay, mib(d.size_bytes), d.status, d.firmware)
+                  for d in c.physical_drives],
+                 [(mib(d.size_bytes), d.raid, d.status) for d in c.logical_drives])
+                for c in snapshot.controllers]
+
+    assert facts(ilo5) == facts(dmtf)
+    assert len(dmtf.controllers) == len(scenario.controllers)
+    charges = [b.charge_percent for b in dmtf.unassigned_batteries]
+    assert charges == [100.0 if c.backup_power.status == "OK" else 0.0
+                       for c in scenario.controllers if c.backup_power.source == "Batteries"]
+    assert all(c.backup_power.charge_percent is None for c in dmtf.controllers)
+
+
+def test_the_charge_is_the_simulated_hosts_state_at_the_next_read(tmp_path, tls):
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
-    with running(tmp_path, tls_files) as (_, (address,)):
-        read = settings(tmp_path, address, tls_files[0])
+    with running(tmp_path, tls) as (_, (address,)):
+        read = settings(tmp_path, address, tls[0])
         assert read_ilo(read).controllers[0].backup_power.charge_percent == 100
         assert agent("simulate", "charge", "gen10", "40", env=env).returncode == 0
         assert read_ilo(read).controllers[0].backup_power.charge_percent == 40
@@ -174,14 +208,14 @@ def test_the_charge_is_the_simulated_hosts_state_at_the_next_read(tmp_path, tls_
 
 
 def test_the_interlock_refuses_at_a_low_charge_and_allows_at_a_high_one_through_the_ilo(
-        tmp_path, tls_files):
+        tmp_path, tls):
     """The CLI simulator says the battery is OK throughout: only the iLO's charge refuses."""
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
-    with running(tmp_path, tls_files) as (ilo, (address,)):
+    with running(tmp_path, tls) as (ilo, (address,)):
         config = tmp_path / "config.toml"
         config.write_text(f'[redfish]\naddress = "{address}"\n'
                           f'credentials_file = "{credentials(tmp_path)}"\n'
-                          f'ca_file = "{tls_files[0]}"\n'
+                          f'ca_file = "{tls[0]}"\n'
                           f'[audit]\nfile = "{tmp_path / "audit.jsonl"}"\n')
         enable = ("write-cache", "enable", "--what", "no-battery", "--slot", "0", "--yes",
                   "--simulate", "gen10", "--config", str(config),

@@ -135,7 +135,7 @@ def ilo(
     except simulator.ScenarioError as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
     try:
-        cert, key = simulated.certificate(folder)
+        cert, tls = simulated.certificate(folder)
     except ImportError:
         raise fail("simulate ilo makes its certificate with the cryptography library: pip "
                    "install 'smartarray-agent[simulate]'", exitcodes.BAD_INPUT) from None
@@ -156,7 +156,7 @@ def ilo(
               f"try: smartarray-agent status --ilo {addresses[0]} --config {config}", flush=True)
 
     try:
-        simulated.serve(service, simulated.tls_context(cert, key), port, count, started)
+        simulated.serve(service, tls, port, count, started)
     except OSError as error:
         raise fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}",
                    exitcodes.CANNOT_SERVE) from None
