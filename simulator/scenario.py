@@ -89,7 +89,7 @@ class BackupPower(_Strict):
     status: str | None = None
     failed_locations: list[str] = Field(default_factory=list)
     # the Smart Storage Battery's charge as the simulated iLO reports it (the CLI prints
-    # none); None: 100 while the status is OK, else 0 (simulator/redfish.py)
+    # none; a capacitor pack reports none); None: 100 while the status is OK, else 0
     charge_percent: Percent | None = None
 
 

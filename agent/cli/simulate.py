@@ -11,6 +11,11 @@ import typer
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import fail
 
+ScenarioName = Annotated[str, typer.Argument(
+    metavar="SCENARIO", help="A bundled scenario name or a scenario file.")]
+StateDir = Annotated[Path | None, typer.Option(
+    "--state-dir", metavar="DIR", help="State directory of the simulated host.")]
+
 
 def list_scenarios() -> None:
     """One bundled scenario per line: name, a tab, its description."""
@@ -21,12 +26,10 @@ def list_scenarios() -> None:
 
 
 def run(
-    scenario: Annotated[str, typer.Argument(
-        metavar="SCENARIO", help="A bundled scenario name or a scenario file.")],
+    scenario: ScenarioName,
     words: Annotated[list[str] | None, typer.Argument(
         metavar="WORDS", help="One vendor CLI command, after --.")] = None,
-    state_dir: Annotated[Path | None, typer.Option(
-        "--state-dir", metavar="DIR", help="State directory of the simulated host.")] = None,
+    state_dir: StateDir = None,
 ) -> None:
     """Answer like ssacli for SCENARIO (a bundled scenario name or a file).
 
@@ -72,10 +75,8 @@ def reset(scenario: Annotated[str | None, typer.Argument(
 
 
 Form = Literal["smartstorage", "dmtf"]
-# what simulate ilo writes beside its certificate, for the commands that read the iLO
-_CONFIG = """# written by `smartarray-agent simulate ilo` at its start: the simulated iLO's address,
-# login and certificate for status --ilo, the interlock (write-cache) and serve's /probe;
-# the simulated host's changes are audited here, not in the real audit log
+# what simulate ilo writes beside its certificate, for status --ilo, write-cache and serve
+_CONFIG = """# written by `smartarray-agent simulate ilo` at its start
 [redfish]
 address = "{address}"
 credentials_file = "{credentials}"
@@ -97,8 +98,7 @@ file = "{audit}"
 
 
 def ilo(
-    scenario: Annotated[str, typer.Argument(
-        metavar="SCENARIO", help="A bundled scenario name or a scenario file.")],
+    scenario: ScenarioName,
     form: Annotated[Form, typer.Option(
         help="smartstorage: iLO 5 (HPE's SmartStorage model); dmtf: iLO 6 and 7 (the DMTF "
              "Storage model).")] = "smartstorage",
@@ -112,8 +112,7 @@ def ilo(
     files: Annotated[Path | None, typer.Option(
         "--dir", metavar="DIR", help="Where to write the certificate, login and config.toml "
                                      "(default: the simulated host's state directory).")] = None,
-    state_dir: Annotated[Path | None, typer.Option(
-        "--state-dir", metavar="DIR", help="State directory of the simulated host.")] = None,
+    state_dir: StateDir = None,
 ) -> None:
     """Serve SCENARIO's host as its iLO: Redfish over HTTPS on 127.0.0.1, until Ctrl-C.
 
@@ -163,27 +162,18 @@ def ilo(
 
 
 def charge(
-    scenario: Annotated[str, typer.Argument(
-        metavar="SCENARIO", help="A bundled scenario name or a scenario file.")],
+    scenario: ScenarioName,
     percent: Annotated[int, typer.Argument(min=0, max=100, metavar="PERCENT")],
-    slot: Annotated[str | None, typer.Option(
-        help="The controller whose battery it is (default: every one with batteries).")] = None,
-    state_dir: Annotated[Path | None, typer.Option(
-        "--state-dir", metavar="DIR", help="State directory of the simulated host.")] = None,
+    state_dir: StateDir = None,
 ) -> None:
-    """Set the charge the simulated host's Smart Storage Battery reports through its iLO
+    """Set the charge the simulated host's Smart Storage Batteries report through its iLO
     (`simulate ilo`); `simulate reset` puts back the scenario's."""
     from smartarray_agent import simulator
     from smartarray_agent.simulator.scenario import Scenario
     from smartarray_agent.simulator.state import StateStore, default_state_dir
 
     def charged(state: Scenario) -> Scenario:
-        found = [c for c in state.controllers if c.backup_power.source == "Batteries"
-                 and slot in (None, c.slot)]
-        if not found:
-            raise simulator.ScenarioError(f"{scenario}: no controller with batteries"
-                                          + (f" in slot {slot}" if slot else ""))
-        for ctrl in found:
+        for ctrl in state.controllers:
             ctrl.backup_power.charge_percent = percent
         return state
 
