@@ -47,11 +47,9 @@ class _InProcessConsole:
 
     def __init__(self, console: inprocess.Console) -> None:
         self._console = console
-        printed = self._printed()
+        self.banner = self._printed()
         if console.ended is not None:
-            raise ConsoleUnavailable(f"the CLI console exited {console.ended} before its prompt"
-                               + _last_line(printed))
-        self.banner = printed
+            raise ConsoleUnavailable(f"the CLI console exited {console.ended} before its prompt")
 
     @property
     def alive(self) -> bool:
@@ -61,8 +59,7 @@ class _InProcessConsole:
         self._console.answer(command, "y" if confirm else "n")
         printed = self._printed()
         if self._console.ended is not None:
-            raise ConsoleDied(f"the CLI console exited {self._console.ended} during "
-                              f"{command!r}" + _last_line(printed))
+            raise ConsoleDied(f"the CLI console exited {self._console.ended} during {command!r}")
         return printed
 
     def close(self) -> None:
@@ -71,8 +68,3 @@ class _InProcessConsole:
     def _printed(self) -> str:
         """What the console printed, up to its prompt."""
         return self._console.printed().decode("utf-8", errors="replace").removesuffix("=> ")
-
-
-def _last_line(printed: str) -> str:
-    tail = (printed.strip().splitlines() or [""])[-1]
-    return f" (last line: {tail!r})" if tail else ""

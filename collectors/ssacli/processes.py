@@ -1,18 +1,14 @@
-"""Start the vendor CLI, and end it and whatever it left behind.
+"""Start the vendor CLI, and end it and whatever it left behind (docs/agent.md, "What the
+vendor CLI leaves behind").
 
-Every vendor CLI process is started here (:func:`start`): argv only (never a shell), in a
-session of its own, with ``LC_ALL=C`` and ``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter
-(common/confine.py), and with a mark in its environment that names the call. The agent is
-the subreaper of what it starts (``PR_SET_CHILD_SUBREAPER``): a descendant of the CLI whose
-parent ends is adopted by the agent, not by init, so it stays where the agent looks.
-
-At the end of each vendor call :func:`finish` ends the CLI's process group and then every
-descendant of the agent that the call left: the members of the CLI's session, and the
-processes that carry the call's mark, which a grandchild that moved to a session of its own
-(``setsid``) with its output sent elsewhere still does. Nothing else is ever ended: another
-child of the agent (a test's own server in the same process, say) is in no such session and
-has no such mark. The CLI is reaped only after that, so that its pid, and with it its
-session's id, cannot name another process meanwhile.
+:func:`start` runs the CLI from argv (never a shell) in a session of its own, with ``LC_ALL=C``
+and ``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter (common/confine.py) and with a mark
+in its environment that names the call; the agent is the subreaper of what it starts
+(``PR_SET_CHILD_SUBREAPER``), so a descendant whose parent ends stays the agent's. At the end
+of the call :func:`finish` ends the CLI's group and the agent's descendants in the CLI's
+session or carrying the call's mark (a ``setsid`` grandchild with its output elsewhere still
+does), and nothing else; it reaps the CLI last, so that its pid, and with it its session's
+id, cannot name another process meanwhile.
 """
 
 from __future__ import annotations

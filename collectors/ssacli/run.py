@@ -56,56 +56,26 @@ def run_once(program: Sequence[str], command: list[str], timeout_s: float = 60.0
 def _read_capped(call: processes.Call, timeout_s: float, limit: int) -> bytes:
     """All the CLI prints until it exits (what a process it left behind prints later is not
     its answer, and the end of file never comes while such a process holds the output open);
-    TimeoutExpired past ``timeout_s``, CliOutputTooLarge past ``limit`` bytes."""
-    process = call.process
-    assert process.stdout is not None
-    output = process.stdout.fileno()
+    TimeoutExpired past ``timeout_s``, CliOutputTooLarge past ``limit`` bytes. Its exit is
+    looked at each time it prints, or every ``POLL_S``."""
+    assert call.process.stdout is not None
+    output = call.process.stdout.fileno()
+    os.set_blocking(output, False)
     deadline = time.monotonic() + timeout_s
     received = bytearray()
-
-    def keep(chunk: bytes) -> None:
-        received.extend(chunk)
-        if len(received) > limit:
-            raise CliOutputTooLarge([], limit)
-
-    exit_fd = _exit_fd(process.pid)
-    try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(output, selectors.EVENT_READ)
-            if exit_fd is not None:
-                selector.register(exit_fd, selectors.EVENT_READ)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise subprocess.TimeoutExpired(process.args, timeout_s)
-                for key, _events in selector.select(left):
-                    if key.fd == exit_fd:  # all it wrote is in the pipe by now
-                        os.set_blocking(output, False)
-                        with contextlib.suppress(BlockingIOError):  # nothing more in it
-                            while chunk := os.read(output, READ_CHUNK):
-                                keep(chunk)
-                        return bytes(received)
-                    chunk = os.read(output, READ_CHUNK)
-                    if chunk:
-                        keep(chunk)
-                    elif exit_fd is None:  # nothing tells its exit: the end of file does
-                        while not processes.exited(call):  # not reaped: finish() does
-                            if time.monotonic() > deadline:
-                                raise subprocess.TimeoutExpired(process.args, timeout_s)
-                            time.sleep(processes.POLL_S)
-                        return bytes(received)
-                    else:  # the end of file: its exit comes next
-                        selector.unregister(output)
-    finally:
-        if exit_fd is not None:
-            os.close(exit_fd)
-
-
-def _exit_fd(pid: int) -> int | None:
-    """A descriptor that becomes readable when ``pid`` exits; None where the kernel has no
-    pidfd (Linux before 5.3: RHEL 8) or a filter refuses it. Without one, a run ends at the
-    CLI's end of file, or at its timeout when a process it left holds the output open."""
-    try:
-        return os.pidfd_open(pid)
-    except OSError:
-        return None
+    with selectors.DefaultSelector() as selector:
+        selector.register(output, selectors.EVENT_READ)
+        while True:
+            ended = processes.exited(call)  # then all it wrote is in the pipe
+            with contextlib.suppress(BlockingIOError):
+                while chunk := os.read(output, READ_CHUNK):
+                    received += chunk
+                    if len(received) > limit:
+                        raise CliOutputTooLarge([], limit)
+                if selector.get_map():  # the end of file: only its exit is left to see
+                    selector.unregister(output)
+            if ended:
+                return bytes(received)
+            if time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(call.process.args, timeout_s)
+            selector.select(processes.POLL_S)

@@ -77,7 +77,7 @@ class Vendor(Protocol):
     or a stand-in that answers in this process (agent/ wires the simulator so)."""
 
     @property
-    def argv(self) -> tuple[str, ...]: ...  # what names the CLI: messages, the version file
+    def argv(self) -> tuple[str, ...]: ...  # what names the CLI in messages
 
     @property
     def name(self) -> str: ...
