@@ -7,19 +7,17 @@ reconciles it, or leaves it open while its controller cannot be read (docs/cli.m
 
 from __future__ import annotations
 
-import glob
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.common.model import Controller
-from smartarray_agent.write.audit import AuditError, AuditLog, read_log
+from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.history import open_intents
 from smartarray_agent.write.kinds import Change, Kind
 
 log = logging.getLogger(__name__)
-_ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # after the file's own name
 
 
 @dataclass(frozen=True)
@@ -62,39 +60,12 @@ class UnfinishedChange:
 
 
 def unfinished(path: Path) -> list[UnfinishedChange]:
-    """Every intent of the audit log at ``path`` that no outcome with its id follows, in
-    order. The log is the file and the files the shipped logrotate config renamed it to
-    (``audit.jsonl-YYYYMMDD-EPOCH``, later ``.gz``), oldest first: a change killed before
-    a rotation leaves its intent in a rotated file and its outcome, when reconciled, in the
-    current one. A torn line (a write cut by a power loss) is no record: an outcome torn in
-    half leaves its intent open. No file: none."""
-    open_by_id: dict[str, dict] = {}
-    for part in [*rotated_files(path), path]:
-        try:
-            records = read_log(part).records
-        except FileNotFoundError:
-            continue
-        except (OSError, EOFError) as error:  # EOFError: a .gz cut short
-            raise AuditError(part, f"cannot be read: {getattr(error, 'strerror', None) or error}"
-                             ) from None
-        for record in records:
-            ident = record.get("id")
-            if record.get("event") == "intent" and ident:
-                open_by_id[ident] = record
-            elif record.get("event") == "outcome":
-                open_by_id.pop(str(ident), None)
-    return [UnfinishedChange(record) for record in open_by_id.values()]
-
-
-def rotated_files(path: Path) -> list[Path]:
-    """The files logrotate made of ``path`` (packaging/logrotate: ``dateext`` with
-    ``dateformat -%Y%m%d-%s``, ``compress``), oldest first by the time in their name."""
-    rotated = []
-    for candidate in path.parent.glob(f"{glob.escape(path.name)}-*"):
-        found = _ROTATED.fullmatch(candidate.name[len(path.name):])
-        if found is not None and candidate.is_file():
-            rotated.append((int(found.group(1)), candidate.name.endswith(".gz"), candidate))
-    return [candidate for *_, candidate in sorted(rotated)]
+    """The audit log's intents that no outcome follows, in order (write/history.py reads
+    them: through a rotation, and without reading its history again). A change killed
+    before a rotation leaves its intent in a rotated file and its outcome, when reconciled,
+    in the current one. A torn line is no record: an outcome torn in half leaves its intent
+    open. No file: none. AuditError when the log cannot be read."""
+    return [UnfinishedChange(record) for record in open_intents(path)]
 
 
 class ControllerUnreadable(RuntimeError):
