@@ -113,23 +113,21 @@ def _read_line() -> str:
     return line
 
 
-EXIT_CODES = {
-    "changed": exitcodes.OK, "unchanged": exitcodes.OK, "dry_run": exitcodes.OK,
-    "refused": exitcodes.REFUSED, "declined": exitcodes.DECLINED,
-    "not_applied": exitcodes.NOT_APPLIED, "failed": exitcodes.VENDOR_ERROR,
-    "unknown": exitcodes.OUTCOME_UNKNOWN, "not_sent": exitcodes.NOT_RECORDED,
-    "bad_request": exitcodes.BAD_INPUT,
-}
-
-
 def exit_code(outcome: Outcome) -> int:
     """The outcome's code; an outcome the audit file did not take is OUTCOME_NOT_RECORDED,
     whatever it was (the message says what happened, and syslog has the record)."""
-    if outcome.audit.get("error") and outcome.verdict != "not_sent":
+    from smartarray_agent.write.change import Result
+
+    if outcome.audit.get("error") and outcome.result is not Result.NOT_SENT:
         return exitcodes.OUTCOME_NOT_RECORDED
     if outcome.changed and outcome.unprotected:
         return exitcodes.UNPROTECTED
-    return EXIT_CODES[outcome.verdict]
+    return {Result.CHANGED: exitcodes.OK, Result.UNCHANGED: exitcodes.OK,
+            Result.DRY_RUN: exitcodes.OK, Result.REFUSED: exitcodes.REFUSED,
+            Result.DECLINED: exitcodes.DECLINED, Result.NOT_APPLIED: exitcodes.NOT_APPLIED,
+            Result.FAILED: exitcodes.VENDOR_ERROR, Result.UNKNOWN: exitcodes.OUTCOME_UNKNOWN,
+            Result.NOT_SENT: exitcodes.NOT_RECORDED, Result.BAD_REQUEST: exitcodes.BAD_INPUT,
+            }[outcome.result]
 
 
 def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
@@ -138,8 +136,8 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     first failing controller's code."""
     from smartarray_agent.collectors.ssacli.errors import SsacliError
     from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Target
-    from smartarray_agent.write.kinds import BadRequest
+    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+    from smartarray_agent.write.kinds import BadRequest, Target
 
     settings, every, dry_run = context.config, targeting.every, targeting.dry_run
     try:

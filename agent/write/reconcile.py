@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartarray_agent.common.model import Controller
+from smartarray_agent.collectors.ssacli.errors import SsacliError
+from smartarray_agent.common.model import Snapshot
 from smartarray_agent.write.audit import AuditError, AuditLog
 from smartarray_agent.write.history import open_intents
-from smartarray_agent.write.kinds import Change, Kind
+from smartarray_agent.write.kinds import BadRequest, Change, Kind, Target, settings
 
 log = logging.getLogger(__name__)
 
@@ -68,29 +69,21 @@ def unfinished(path: Path) -> list[UnfinishedChange]:
     return [UnfinishedChange(record) for record in open_intents(path)]
 
 
-class ControllerUnreadable(RuntimeError):
-    """The controller of an unfinished change cannot be read now: it stays open."""
-
-
-ReadController = Callable[[UnfinishedChange], Controller]
-Settings = Callable[[Controller], dict]
-
-
-def reconcile(audit: AuditLog, read: ReadController,
-              settings: Settings) -> tuple[list[str], list[UnfinishedChange]]:
+def reconcile(audit: AuditLog, read: Callable[[UnfinishedChange], Snapshot]
+              ) -> tuple[list[str], list[UnfinishedChange]]:
     """Reconcile every unfinished change of ``audit``'s file; the caller holds the host lock.
-    ``read`` reads a change's controller as it is now, or raises ControllerUnreadable;
-    ``settings`` is what the write path records of a controller. Returns what was reconciled
-    (a message a change, for the caller to say on stderr or in the daemon's log; the
-    record's syslog copy puts it in the journal too) and the changes left open (their
-    controller could not be read, or the record could not be written). Raises AuditError
-    when the file cannot be read."""
+    ``read`` gives the controllers as they are now, with a change's among them (it may raise
+    the runner's errors, or BadRequest). Returns what was reconciled (a message a change,
+    for the caller to say on stderr or in the daemon's log; the record's syslog copy puts it
+    in the journal too) and the changes left open (their controller could not be read, or
+    the record could not be written). Raises AuditError when the log cannot be read."""
     done: list[str] = []
     still_open: list[UnfinishedChange] = []
-    for change in unfinished(audit.path):  # AuditError when the file cannot be read
+    for change in unfinished(audit.path):
+        target = Target.of(change.controller.get("slot"), change.controller.get("serial"))
         try:
-            ctrl = read(change)
-        except ControllerUnreadable as error:
+            ctrl = target.find(read(change))
+        except (SsacliError, BadRequest) as error:
             log.warning("unfinished change %s: could not read the controller: %s",
                         change.describe(), error)
             still_open.append(change)
