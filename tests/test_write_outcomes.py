@@ -133,7 +133,7 @@ def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
     host = SecondControllerUnreadable(tmp_path, "two-controllers", {}, audit)
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
                           confirm=lambda question: True)
-    outcomes = runner.apply_all(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50))
+    outcomes = runner.apply(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50), None)
     assert [o.result for o in outcomes] == ["changed", "failed"]
     assert outcomes[1].message.startswith("slot 1: could not read the controller: ")
     assert outcomes[1].message.endswith(": nothing sent")

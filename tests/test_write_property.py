@@ -35,7 +35,7 @@ from smartarray_agent.simulator.scenario import Scenario, faults_with
 from smartarray_agent.simulator.session import Crashed, Session
 from smartarray_agent.simulator.state import StateStore
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome
+from smartarray_agent.write.change import ChangeRunner, Outcome
 from smartarray_agent.write.kinds import Change, Kind, Target
 
 from . import redfish_ilo as fake
@@ -120,8 +120,9 @@ def apply(host: SimHost, audit: Path, change: Change, threshold: float = 80.0,
 
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False),  # type: ignore[arg-type]
                           threshold, confirm=confirm, charge=charge)
-    return runner.apply(ChangeRequest(Target(slot="0"), change, assume_yes=asked is None,
-                                      **request))  # type: ignore[arg-type]
+    [outcome] = runner.apply(change, Target(slot="0"), assume_yes=asked is None,
+                             **request)  # type: ignore[arg-type]
+    return outcome
 
 
 @contextlib.contextmanager

@@ -136,7 +136,7 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     first failing controller's code."""
     from smartarray_agent.collectors.ssacli.errors import SsacliError
     from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import ChangeRequest, ChangeRunner
+    from smartarray_agent.write.change import ChangeRunner
     from smartarray_agent.write.kinds import BadRequest, Target
 
     settings, every, dry_run = context.config, targeting.every, targeting.dry_run
@@ -150,13 +150,10 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                            else threshold, confirm=_ask, charge=context.read_charge())
     without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
-        if every:
-            outcomes = changer.apply_all(change, dry_run=dry_run, assume_yes=assume_yes,
-                                         without_charge=without_charge)
-        else:
-            target = Target(slot=targeting.slot, serial=targeting.serial)
-            outcomes = [changer.apply(ChangeRequest(target, change, dry_run, assume_yes,
-                                                    without_charge))]
+        outcomes = changer.apply(change, None if every else Target(targeting.slot,
+                                                                     targeting.serial),
+                                 dry_run=dry_run, assume_yes=assume_yes,
+                                 without_charge=without_charge)
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
     except SsacliError as error:

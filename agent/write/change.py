@@ -7,11 +7,8 @@ then reads the iLO again and reads and judges again in a new session, where a st
 moved since the question is refused. Nothing is sent before the intent record is written
 (flushed); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
 
-Every step gives an :class:`Outcome`, whose :class:`Result` says what became of the request:
-:meth:`ChangeRunner.apply` returns one for every result but a request that does not fit the
-controller (:class:`~smartarray_agent.write.kinds.BadRequest`) and a first read that fails
-(the runner's errors), nothing sent in either case; :meth:`ChangeRunner.apply_all` one per
-controller with a cache, all made in one session.
+Every step gives an :class:`Outcome`, whose :class:`Result` says what became of the request;
+:meth:`ChangeRunner.apply` one per controller.
 """
 
 from __future__ import annotations
@@ -134,44 +131,38 @@ class ChangeRunner:
         self.confirm = confirm
         self.charge = charge or Charge(None)  # None: no iLO, the CLI's word alone
         self.reconciled: list[str] = []  # what it said of the unfinished changes it closed
-        self.skipped: list[dict] = []  # apply_all's controllers with no cache module
+        self.skipped: list[dict] = []  # --all: the controllers with no cache module
 
-    def apply(self, request: ChangeRequest) -> Outcome:
+    def apply(self, change: Change, target: Target | None, *, dry_run: bool = False,
+              assume_yes: bool = False, without_charge: bool = False) -> list[Outcome]:
+        """``change`` on the controller ``target`` names, or (None: ``--all``) on every one
+        but those that report no cache module (they go to :attr:`skipped`; one whose cache
+        is unknown is judged, never taken as safe): each judged, written, verified and
+        audited on its own, all in one session (one read of the controllers, then each one's
+        query, modify and verifying read). One whose change asks is asked after the session
+        and written in a session of its own. What fails before anything was sent goes as
+        :meth:`_explained` says; the lock and the first read raise the runner's errors."""
         try:
             self.audit.check()
         except AuditError as error:
-            return self._not_sent(request, error)
-        with signals.held() as received, self.runner.session():
-            outcome = self._made(request, received)
-        return self._asked(outcome)
-
-    def apply_all(self, change: Change, *, dry_run: bool = False, assume_yes: bool = False,
-                  without_charge: bool = False) -> list[Outcome]:
-        """``change`` on every controller but those that report no cache module (``--all``;
-        those go to :attr:`skipped`, and one whose cache is unknown is judged, never taken as
-        safe), each judged, written, verified and audited on its own, all in one session: one
-        read of the controllers, then each one's query, modify and verifying read. A
-        controller whose change asks a question is asked after the session, and written in a
-        session of its own. What fails before anything was sent goes as :meth:`_explained`
-        says; the lock and the first read fail as in :meth:`apply`."""
-        try:
-            self.audit.check()
-        except AuditError as error:
-            return [self._not_sent(ChangeRequest(Target(), change), error)]
+            return [self._not_sent(ChangeRequest(target or Target(), change), error)]
         outcomes = []
         with signals.held() as received, self.runner.session():
             snapshot = self._snapshot(READ_COMMAND)
-            for ctrl in snapshot.controllers:
-                if ctrl.cache.present is False:
-                    self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
-                                         "model": ctrl.model})
-                    continue
-                request = ChangeRequest(Target.of(ctrl.slot, ctrl.serial), change, dry_run,
-                                        assume_yes, without_charge)
+            for each in [target] if target is not None else self._with_cache(snapshot):
+                request = ChangeRequest(each, change, dry_run, assume_yes, without_charge)
                 outcomes.append(self._explained(request, functools.partial(
                     self._made, request, received, snapshot)))
         return [self._explained(o.request, functools.partial(self._asked, o))
                 for o in outcomes]
+
+    def _with_cache(self, snapshot: Snapshot) -> list[Target]:
+        for ctrl in snapshot.controllers:
+            if ctrl.cache.present is False:
+                self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
+                                     "model": ctrl.model})
+        return [Target.of(c.slot, c.serial) for c in snapshot.controllers
+                if c.cache.present is not False]
 
     def reconcile(self) -> list[UnfinishedChange]:
         """Take the lock and reconcile the audit log's unfinished changes (what it says of
@@ -182,8 +173,8 @@ class ChangeRunner:
         self.reconciled += done
         return still_open
 
-    def _made(self, request: ChangeRequest, received: signals.Held,
-              snapshot: Snapshot | None = None) -> Outcome:
+    def _made(self, request: ChangeRequest, received: signals.Held, snapshot: Snapshot
+              ) -> Outcome:
         """In the change's session: judge it, and make it when it asks nothing."""
         outcome = self._judged(request, snapshot)
         if outcome.result is Result.PLANNED and outcome.question is None:

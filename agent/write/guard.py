@@ -20,7 +20,7 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import backup_power_state
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Result
+from smartarray_agent.write.change import ChangeRunner, Result
 from smartarray_agent.write.kinds import BadRequest, Change, Kind, Target
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,7 @@ class Guard:
             changer = ChangeRunner(runner, self.audit, self.threshold_percent,
                                    confirm=lambda question: True, charge=self.charge)
             try:
-                outcome = changer.apply(ChangeRequest(Target(slot=ctrl.slot), TURN_OFF,
-                                                      assume_yes=True))
+                [outcome] = changer.apply(TURN_OFF, Target(slot=ctrl.slot), assume_yes=True)
             except BadRequest as error:
                 self._failed(ctrl, str(error))
                 continue
