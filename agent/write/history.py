@@ -1,15 +1,13 @@
 """The audit log read back: the intents that no outcome follows, without reading the whole
 history at every look (docs/cli.md, "Unfinished changes").
 
-The log is the audit file and the files logrotate renamed it to (packaging/logrotate:
-``dateext`` with ``dateformat -%Y%m%d-%s``, ``compress``), oldest first by the time in their
-name. A reader leaves a mark beside the file (``NAME.mark``): the last file it read, known by
-its first line, how far it read (to the end of its last whole line, known by the 4 KiB
-before), and the intents open there. The next reader finds that place, in the file as it is
-or as logrotate renamed or compressed it since, and reads on from there; where it finds no
-such place (no mark, one another user could have written, a file cut back, rewritten or
-removed), it reads the whole log. The mark is a cache; the log stays the record. A line
-with no newline yet (one being written, or torn by a crash) is read once the next record
+The log is the audit file and the files logrotate renamed it to (packaging/logrotate), oldest
+first. A reader leaves a mark beside the file (``NAME.mark``): how far it read in the newest
+file, known by the 4 KiB before that place, and the intents open there. The next reader
+finds that place, in the file as it is or as logrotate renamed or compressed it since, and
+reads on; where it finds none (no mark, one another user could have written, a file cut
+back or rewritten), it reads the whole log. The mark is a cache: the log is the record. A
+line with no newline yet (being written, or torn by a crash) is read once the next record
 ends it; a line that is not a JSON object is no record.
 """
 
@@ -33,24 +31,22 @@ from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
 from smartarray_agent.write.audit import AuditError, distrusted
 
-_ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # after the file's own name
+_ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # dateext, dateformat -%Y%m%d-%s, compress
 _TAIL = 4096  # the bytes before a mark's place that must be as they were
-_MAX_MARK_BYTES = 1 << 20
-_ATTEMPTS = 3  # reads begun again when logrotate moved a file away meanwhile
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 Opener = Callable[[], BinaryIO]
 
 
 class Mark(BaseModel):
-    first: str  # sha256 of the first line (up to _TAIL bytes) of the file last read
-    offset: int  # how far it was read: the end of a line
+    offset: int  # how far the newest file was read: the end of a line
     tail: str  # sha256 of the up to _TAIL bytes before offset
     open: dict[str, str]  # the lines of the intents open there, by id, in order
 
 
 class _Event(BaseModel):
-    """What following the changes takes of a record (pydantic's parser, four times as fast
-    as the json module's here, makes a first read of years of history bearable)."""
+    """What following the changes takes of a record; pydantic's parser, four times as fast
+    as the json module's, makes the first read of years of history bearable."""
 
     id: object = None
     event: object = None
@@ -59,11 +55,11 @@ class _Event(BaseModel):
 def open_intents(path: Path) -> list[dict]:
     """The intent records of the audit log at ``path`` that no outcome with their id
     follows, in order. No file: none. AuditError when a file cannot be read."""
-    for _ in range(_ATTEMPTS):
+    for _ in range(3):
         try:
             with contextlib.ExitStack() as stack:
                 return _read(path, _files(path, stack))
-        except FileNotFoundError:  # renamed or compressed while it was read: again
+        except FileNotFoundError:  # logrotate renamed or compressed it meanwhile: again
             continue
         except (OSError, EOFError, zlib.error) as error:  # EOFError: a .gz cut short
             raise AuditError(path, f"cannot be read: {getattr(error, 'strerror', None) or error}"
@@ -74,7 +70,7 @@ def open_intents(path: Path) -> list[dict]:
 def _read(path: Path, files: list[Opener]) -> list[dict]:
     mark_path = path.with_name(f"{path.name}.mark")
     mark = _load(mark_path)
-    start, offset, opened = _resume(files, mark) if mark is not None else (0, 0, {})
+    start, offset, opened = _resume(files, mark) if mark else (0, 0, {})
     for index in range(start, len(files)):
         with files[index]() as stream:
             stream.seek(offset)
@@ -88,8 +84,7 @@ def _read(path: Path, files: list[Opener]) -> list[dict]:
             _take(line, opened)
     if offset:
         with files[-1]() as stream:
-            now = Mark(first=_first(stream), offset=offset, tail=_tail(stream, offset),
-                       open=opened)
+            now = Mark(offset=offset, tail=_tail(stream, offset), open=opened)
         if now != mark:
             with contextlib.suppress(OSError):  # then the next reader reads more
                 replace_file(mark_path, now.model_dump_json().encode(), 0o640)
@@ -101,7 +96,7 @@ def _resume(files: list[Opener], mark: Mark) -> tuple[int, int, dict[str, str]]:
     open there, looked for from the newest file on; the log's start when it is nowhere."""
     for index in reversed(range(len(files))):
         with files[index]() as stream:
-            if _first(stream) == mark.first and _tail(stream, mark.offset) == mark.tail:
+            if _tail(stream, mark.offset) == mark.tail:
                 return index, mark.offset, dict(mark.open)
     return 0, 0, {}
 
@@ -118,11 +113,12 @@ def _take(line: bytes, opened: dict[str, str]) -> None:
 
 
 def _files(path: Path, stack: contextlib.ExitStack) -> list[Opener]:
-    """The log's files, oldest first. The audit file is opened first (without following a
-    link or blocking, and refused unless it may be the audit file), so that a rotation
-    before the rotated files are listed shows it twice, once skipped, never not at all."""
+    """The log's files, oldest first. The audit file is opened first (and judged as the
+    writer judges it), so that a rotation before the rotated files are listed shows it
+    twice, once skipped, never not at all; a .gz still being written beside its plain file
+    is left for the plain file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, _OPEN)
     except FileNotFoundError:
         fd = None
     current: list[Opener] = []
@@ -141,21 +137,15 @@ def _files(path: Path, stack: contextlib.ExitStack) -> list[Opener]:
                 fd is not None and (seen.st_dev, seen.st_ino) == (info.st_dev, info.st_ino)):
             continue  # not a rotated file, or the audit file renamed since it was opened
         held = rotated.get(epoch := int(found.group(1)))
-        if held is None or held.suffix == ".gz":  # a .gz still being written beside its
-            rotated[epoch] = candidate  # plain file: the plain file is read
+        if held is None or held.suffix == ".gz":
+            rotated[epoch] = candidate
     return [_opener(rotated[epoch]) for epoch in sorted(rotated)] + current
 
 
 def _opener(path: Path) -> Opener:
-    if path.name.endswith(".gz"):
+    if path.suffix == ".gz":
         return lambda: gzip.open(path, "rb")  # type: ignore[return-value]
     return lambda: path.open("rb")
-
-
-def _first(stream: BinaryIO) -> str:
-    """The fingerprint of a file: its first line (up to _TAIL bytes)."""
-    stream.seek(0)
-    return hashlib.sha256(stream.readline(_TAIL)).hexdigest()
 
 
 def _tail(stream: BinaryIO, offset: int) -> str:
@@ -168,13 +158,13 @@ def _tail(stream: BinaryIO, offset: int) -> str:
 def _load(path: Path) -> Mark | None:
     """The mark at ``path``, or None: absent, unreadable, or another user's to write."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, _OPEN)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
         try:
             if distrust(os.fstat(fd), kind="file", owners=(os.geteuid(),)) is not None:
                 return None
-            return Mark.model_validate_json(handle.read(_MAX_MARK_BYTES))
+            return Mark.model_validate_json(handle.read(1 << 20))
         except (OSError, ValidationError):
             return None
