@@ -1,21 +1,11 @@
-"""The audit trail of the write path, to an append-only JSON-lines file (each line flushed
-to disk before the next step) and to syslog (which the journal collects).
-
-A change is written ahead: an ``intent`` record before the vendor command is sent, an
-``outcome`` record after it, in every case. A refusal, a decline, a dry run and a change
-already made have one ``outcome`` record. docs/cli.md ("The audit record") lists the keys.
-
-The file must be a regular file or absent (:meth:`AuditLog.check`, before the host lock is
-taken): it is opened without following a symlink and without blocking, so a FIFO or a
-device is refused, never waited on. Every record goes to syslog, whether or not the file
-took it. A writer holds the file's ``flock`` while it appends, so that two writers (the
-daemon's guard and an operator's change) never cut each other's records. A record is
-written or not, and :meth:`AuditLog.record` says which (:class:`AuditError`): a write not
-begun within ``WRITE_TIMEOUT_S`` (the file system does not answer, another writer holds the file)
-is called off and never lands later; one begun is waited for to its end. What a failed
-write wrote is cut off again, and a line left torn all the same (a crash mid-write) is
-ended before the next record, so one bad line never takes the next one with it.
-agent/write/history.py reads the file back.
+"""The write path's audit trail: an append-only JSON-lines file and syslog (docs/cli.md, "The
+audit record"). An ``intent`` is written before a vendor command is sent, an ``outcome``
+after it; a change that sends nothing has the outcome alone. The file is a regular file or
+absent, opened without following a link or blocking; a writer holds its ``flock`` while it
+appends, so two writers never cut each other's records. A record is reported written exactly
+when it is in the file: a write not begun within ``WRITE_TIMEOUT_S`` is called off and never
+lands later, one begun is waited for, one that fails is cut off again. A torn last line (a
+crash mid-write) is ended before the next record. agent/write/history.py reads it back.
 """
 
 from __future__ import annotations

@@ -2,13 +2,10 @@
 write, re-read, verify, record the outcome (docs/cli.md, "How a change is made", tells each
 step). One vendor CLI session under the lock holds the read, the judgement
 (:mod:`smartarray_agent.common.policy`) and, for a change that asks nothing, the write. One
-that asks lets go of the lock while it asks (a prompt left open never blocks the daemon),
-then reads the iLO again and reads and judges again in a new session, where a state that
-moved since the question is refused. Nothing is sent before the intent record is written
-(flushed); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
-
-Every step gives an :class:`Outcome`, whose :class:`Result` says what became of the request;
-:meth:`ChangeRunner.apply` one per controller.
+that asks lets go of the lock while it asks, then reads and judges again in a new session.
+Nothing is sent before the intent is on record; from then on SIGINT/SIGTERM/SIGHUP are held
+off until the outcome is. Every step gives an :class:`Outcome`, whose :class:`Result` says
+what became of the request.
 """
 
 from __future__ import annotations
@@ -136,12 +133,11 @@ class ChangeRunner:
     def apply(self, change: Change, target: Target | None, *, dry_run: bool = False,
               assume_yes: bool = False, without_charge: bool = False) -> list[Outcome]:
         """``change`` on the controller ``target`` names, or (None: ``--all``) on every one
-        but those that report no cache module (they go to :attr:`skipped`; one whose cache
-        is unknown is judged, never taken as safe): each judged, written, verified and
-        audited on its own, all in one session (one read of the controllers, then each one's
-        query, modify and verifying read). One whose change asks is asked after the session
-        and written in a session of its own. What fails before anything was sent goes as
-        :meth:`_explained` says; the lock and the first read raise the runner's errors."""
+        but those that report no cache module (:attr:`skipped`; an unknown cache is judged),
+        each judged, written, verified and audited on its own, in one session; one whose
+        change asks is asked after it, and written in a session of its own. What fails
+        before anything was sent goes as :meth:`_explained` says; the lock and the first
+        read raise the runner's errors."""
         try:
             self.audit.check()
         except AuditError as error:
@@ -149,20 +145,16 @@ class ChangeRunner:
         outcomes = []
         with signals.held() as received, self.runner.session():
             snapshot = self._snapshot(READ_COMMAND)
-            for each in [target] if target is not None else self._with_cache(snapshot):
+            cached = [c for c in snapshot.controllers if c.cache.present is not False]
+            if target is None:
+                self.skipped = [{"slot": c.slot, "serial": c.serial, "model": c.model}
+                                for c in snapshot.controllers if c.cache.present is False]
+            for each in [target] if target else [Target.of(c.slot, c.serial) for c in cached]:
                 request = ChangeRequest(each, change, dry_run, assume_yes, without_charge)
                 outcomes.append(self._explained(request, functools.partial(
                     self._made, request, received, snapshot)))
         return [self._explained(o.request, functools.partial(self._asked, o))
                 for o in outcomes]
-
-    def _with_cache(self, snapshot: Snapshot) -> list[Target]:
-        for ctrl in snapshot.controllers:
-            if ctrl.cache.present is False:
-                self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
-                                     "model": ctrl.model})
-        return [Target.of(c.slot, c.serial) for c in snapshot.controllers
-                if c.cache.present is not False]
 
     def reconcile(self) -> list[UnfinishedChange]:
         """Take the lock and reconcile the audit log's unfinished changes (what it says of

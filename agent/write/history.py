@@ -21,7 +21,6 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -34,8 +33,6 @@ from smartarray_agent.write.audit import AuditError, distrusted
 _ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # dateext, dateformat -%Y%m%d-%s, compress
 _TAIL = 4096  # the bytes before a mark's place that must be as they were
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-Opener = Callable[[], BinaryIO]
 
 
 class Mark(BaseModel):
@@ -67,12 +64,12 @@ def open_intents(path: Path) -> list[dict]:
     raise AuditError(path, "cannot be read: its files kept moving while they were read")
 
 
-def _read(path: Path, files: list[Opener]) -> list[dict]:
+def _read(path: Path, files: list[Path]) -> list[dict]:
     mark_path = path.with_name(f"{path.name}.mark")
     mark = _load(mark_path)
     start, offset, opened = _resume(files, mark) if mark else (0, 0, {})
     for index in range(start, len(files)):
-        with files[index]() as stream:
+        with _open(files[index]) as stream:
             stream.seek(offset)
             data = stream.read()
         if index < len(files) - 1:
@@ -83,7 +80,7 @@ def _read(path: Path, files: list[Opener]) -> list[dict]:
         for line in data.splitlines():
             _take(line, opened)
     if offset:
-        with files[-1]() as stream:
+        with _open(files[-1]) as stream:
             now = Mark(offset=offset, tail=_tail(stream, offset), open=opened)
         if now != mark:
             with contextlib.suppress(OSError):  # then the next reader reads more
@@ -91,11 +88,11 @@ def _read(path: Path, files: list[Opener]) -> list[dict]:
     return [json.loads(intent) for intent in opened.values()]
 
 
-def _resume(files: list[Opener], mark: Mark) -> tuple[int, int, dict[str, str]]:
+def _resume(files: list[Path], mark: Mark) -> tuple[int, int, dict[str, str]]:
     """Where ``mark`` says the last reader stopped: the file, the offset and the intents
     open there, looked for from the newest file on; the log's start when it is nowhere."""
     for index in reversed(range(len(files))):
-        with files[index]() as stream:
+        with _open(files[index]) as stream:
             if _tail(stream, mark.offset) == mark.tail:
                 return index, mark.offset, dict(mark.open)
     return 0, 0, {}
@@ -112,23 +109,21 @@ def _take(line: bytes, opened: dict[str, str]) -> None:
         opened.pop(str(record.id), None)
 
 
-def _files(path: Path, stack: contextlib.ExitStack) -> list[Opener]:
+def _files(path: Path, stack: contextlib.ExitStack) -> list[Path]:
     """The log's files, oldest first. The audit file is opened first (and judged as the
-    writer judges it), so that a rotation before the rotated files are listed shows it
-    twice, once skipped, never not at all; a .gz still being written beside its plain file
-    is left for the plain file."""
+    writer judges it) and read through its descriptor, so that a rotation before the rotated
+    files are listed shows it twice, once skipped, never not at all; a .gz still being
+    written beside its plain file is left for the plain file."""
     try:
         fd = os.open(path, _OPEN)
     except FileNotFoundError:
         fd = None
-    current: list[Opener] = []
     if fd is not None:
         stack.callback(os.close, fd)
         info = os.fstat(fd)
         problem = distrusted(info)
         if problem is not None:
             raise AuditError(path, problem)
-        current.append(lambda: os.fdopen(os.dup(fd), "rb"))
     rotated: dict[int, Path] = {}
     for candidate in path.parent.glob(f"{glob.escape(path.name)}-*"):
         found = _ROTATED.fullmatch(candidate.name[len(path.name):])
@@ -139,13 +134,14 @@ def _files(path: Path, stack: contextlib.ExitStack) -> list[Opener]:
         held = rotated.get(epoch := int(found.group(1)))
         if held is None or held.suffix == ".gz":
             rotated[epoch] = candidate
-    return [_opener(rotated[epoch]) for epoch in sorted(rotated)] + current
+    current = [] if fd is None else [Path(f"/proc/self/fd/{fd}")]  # the file it opened
+    return [rotated[epoch] for epoch in sorted(rotated)] + current
 
 
-def _opener(path: Path) -> Opener:
+def _open(path: Path) -> BinaryIO:
     if path.suffix == ".gz":
-        return lambda: gzip.open(path, "rb")  # type: ignore[return-value]
-    return lambda: path.open("rb")
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
 
 
 def _tail(stream: BinaryIO, offset: int) -> str:

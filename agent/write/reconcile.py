@@ -35,6 +35,10 @@ class UnfinishedChange:
     def controller(self) -> dict:
         return self.record.get("controller") or {}
 
+    @property
+    def target(self) -> Target:
+        return Target.of(self.controller.get("slot"), self.controller.get("serial"))
+
     def names(self, slot: str | None, serial: str | None) -> bool:
         """Whether it is a change to the controller with this slot or serial."""
         return ((slot is not None and self.controller.get("slot") == slot)
@@ -54,9 +58,7 @@ class UnfinishedChange:
         alice (record 3f2a...)``."""
         change = self.change()
         what = change.describe() if change else str(self.record.get("requested"))
-        where = (f"slot {self.controller.get('slot')}" if self.controller.get("slot") is not None
-                 else f"serial {self.controller.get('serial')}")
-        return (f"{what} on {where}, asked at {self.record.get('time')} by "
+        return (f"{what} on {self.target.describe()}, asked at {self.record.get('time')} by "
                 f"{self.record.get('user')} (record {self.ident})")
 
 
@@ -80,9 +82,8 @@ def reconcile(audit: AuditLog, read: Callable[[UnfinishedChange], Snapshot]
     done: list[str] = []
     still_open: list[UnfinishedChange] = []
     for change in unfinished(audit.path):
-        target = Target.of(change.controller.get("slot"), change.controller.get("serial"))
         try:
-            ctrl = target.find(read(change))
+            ctrl = change.target.find(read(change))
         except (SsacliError, BadRequest) as error:
             log.warning("unfinished change %s: could not read the controller: %s",
                         change.describe(), error)
