@@ -38,15 +38,9 @@ class Distrust:
         return "everyone" if self.mode & stat.S_IWOTH else f"group {self.gid}"
 
 
-def distrust(
-    info: os.stat_result,
-    *,
-    kind: Literal["file", "directory"] | None,
-    owners: Collection[int],
-    forbidden: int = WRITABLE_BY_OTHERS,
-    trusted_gid: int | None = None,
-    sticky_ok: bool = False,
-) -> Distrust | None:
+def distrust(info: os.stat_result, *, kind: Literal["file", "directory"] | None,
+             owners: Collection[int], forbidden: int = WRITABLE_BY_OTHERS,
+             trusted_gid: int | None = None, sticky_ok: bool = False) -> Distrust | None:
     """What is wrong with the path ``info`` describes, or None when it may be trusted.
 
     ``kind``: a regular file, a directory, or None for either. ``owners``: the uids that may
@@ -73,14 +67,9 @@ def distrust(
     return found("mode") if bits else None
 
 
-def distrusted_entry(
-    path: Path,
-    *,
-    owners: Collection[int],
-    trusted_gid: int | None = None,
-    opened: os.stat_result | None = None,
-    sticky_ok: bool = False,
-) -> tuple[Path, Distrust] | None:
+def distrusted_entry(path: Path, *, owners: Collection[int], trusted_gid: int | None = None,
+                     opened: os.stat_result | None = None, sticky_ok: bool = False
+                     ) -> tuple[Path, Distrust] | None:
     """The first of ``path`` and the directories above it, as written and as resolved
     through symbolic links, that someone other than ``owners`` (and the members of
     ``trusted_gid``) could have changed, with what is wrong; None when there is none.
