@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.reconcile import unfinished
+from smartarray_agent.write.history import unfinished
 
 from .agent_cli import agent
 from .test_packaging_config import LOGROTATE

@@ -30,8 +30,9 @@ from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.history import UnfinishedChange
 from smartarray_agent.write.kinds import BadRequest, Change, Target, settings, vendor_command
-from smartarray_agent.write.reconcile import UnfinishedChange, reconcile
+from smartarray_agent.write.reconcile import reconcile
 
 READ_COMMAND = commands.show_config()
 

@@ -1,5 +1,5 @@
-"""The audit log read back: the intents that no outcome follows, without reading the whole
-history at every look (docs/cli.md, "Unfinished changes").
+"""The audit log read back: its unfinished changes, the intents that no outcome follows,
+without reading the whole history at every look (docs/cli.md, "Unfinished changes").
 
 The log is the audit file and the files logrotate renamed it to (packaging/logrotate), oldest
 first. A reader leaves a mark beside the file (``NAME.mark``): how far it read in the newest
@@ -21,6 +21,7 @@ import json
 import os
 import re
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
 from smartarray_agent.write.audit import AuditError, distrusted
+from smartarray_agent.write.kinds import Change, Kind, Target
 
 _ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # dateext, dateformat -%Y%m%d-%s, compress
 _TAIL = 4096  # the bytes before a mark's place that must be as they were
@@ -49,9 +51,51 @@ class _Event(BaseModel):
     event: object = None
 
 
-def open_intents(path: Path) -> list[dict]:
-    """The intent records of the audit log at ``path`` that no outcome with their id
-    follows, in order. No file: none. AuditError when a file cannot be read."""
+@dataclass(frozen=True)
+class UnfinishedChange:
+    """An intent record with no outcome."""
+
+    record: dict
+
+    @property
+    def ident(self) -> str:
+        return str(self.record.get("id"))
+
+    @property
+    def controller(self) -> dict:
+        return self.record.get("controller") or {}
+
+    @property
+    def target(self) -> Target:
+        return Target.of(self.controller.get("slot"), self.controller.get("serial"))
+
+    def names(self, slot: str | None, serial: str | None) -> bool:
+        """Whether it is a change to the controller with this slot or serial."""
+        return ((slot is not None and self.controller.get("slot") == slot)
+                or (serial is not None and self.controller.get("serial") == serial))
+
+    def change(self) -> Change | None:
+        """The change it asked for, or None when the record does not say (a newer kind)."""
+        requested = dict(self.record.get("requested") or {})
+        try:
+            kind = Kind(requested.pop("kind", None))
+            return Change(kind, **requested)
+        except (ValueError, TypeError):
+            return None
+
+    def describe(self) -> str:
+        """``no-battery write cache off on slot 0, asked at 2026-11-24T10:00:00.000+00:00 by
+        alice (record 3f2a...)``."""
+        change = self.change()
+        what = change.describe() if change else str(self.record.get("requested"))
+        return (f"{what} on {self.target.describe()}, asked at {self.record.get('time')} by "
+                f"{self.record.get('user')} (record {self.ident})")
+
+
+def unfinished(path: Path) -> list[UnfinishedChange]:
+    """The intents of the audit log at ``path`` that no outcome with their id follows, in
+    order: a change killed before a rotation leaves its intent in a rotated file. No file:
+    none. AuditError when a file cannot be read."""
     for _ in range(3):
         try:
             with contextlib.ExitStack() as stack:
@@ -64,7 +108,7 @@ def open_intents(path: Path) -> list[dict]:
     raise AuditError(path, "cannot be read: its files kept moving while they were read")
 
 
-def _read(path: Path, files: list[Path]) -> list[dict]:
+def _read(path: Path, files: list[Path]) -> list[UnfinishedChange]:
     mark_path = path.with_name(f"{path.name}.mark")
     mark = _load(mark_path)
     start, offset, opened = _resume(files, mark) if mark else (0, 0, {})
@@ -85,7 +129,7 @@ def _read(path: Path, files: list[Path]) -> list[dict]:
         if now != mark:
             with contextlib.suppress(OSError):  # then the next reader reads more
                 replace_file(mark_path, now.model_dump_json().encode(), 0o640)
-    return [json.loads(intent) for intent in opened.values()]
+    return [UnfinishedChange(json.loads(intent)) for intent in opened.values()]
 
 
 def _resume(files: list[Path], mark: Mark) -> tuple[int, int, dict[str, str]]:

@@ -1,74 +1,21 @@
-"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows. A change
-holds the host lock from its intent to its outcome, so an intent still open when someone
-else holds the lock is a change that was killed between the two; whoever next holds the lock
-reconciles it, or leaves it open while its controller cannot be read (docs/cli.md,
-"Unfinished changes", says what the ``reconciled`` record holds and what an open one stops).
+"""Reconciling unfinished changes (write/history.py finds them). A change holds the host lock
+from its intent to its outcome, so an intent still open when someone else holds the lock is
+a change that was killed between the two; whoever next holds the lock reconciles it, or
+leaves it open while its controller cannot be read (docs/cli.md, "Unfinished changes").
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.common.model import Snapshot
 from smartarray_agent.write.audit import AuditError, AuditLog
-from smartarray_agent.write.history import open_intents
-from smartarray_agent.write.kinds import BadRequest, Change, Kind, Target, settings
+from smartarray_agent.write.history import UnfinishedChange, unfinished
+from smartarray_agent.write.kinds import BadRequest, settings
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class UnfinishedChange:
-    """An intent record with no outcome."""
-
-    record: dict
-
-    @property
-    def ident(self) -> str:
-        return str(self.record.get("id"))
-
-    @property
-    def controller(self) -> dict:
-        return self.record.get("controller") or {}
-
-    @property
-    def target(self) -> Target:
-        return Target.of(self.controller.get("slot"), self.controller.get("serial"))
-
-    def names(self, slot: str | None, serial: str | None) -> bool:
-        """Whether it is a change to the controller with this slot or serial."""
-        return ((slot is not None and self.controller.get("slot") == slot)
-                or (serial is not None and self.controller.get("serial") == serial))
-
-    def change(self) -> Change | None:
-        """The change it asked for, or None when the record does not say (a newer kind)."""
-        requested = dict(self.record.get("requested") or {})
-        try:
-            kind = Kind(requested.pop("kind", None))
-            return Change(kind, **requested)
-        except (ValueError, TypeError):
-            return None
-
-    def describe(self) -> str:
-        """``no-battery write cache off on slot 0, asked at 2026-11-24T10:00:00.000+00:00 by
-        alice (record 3f2a...)``."""
-        change = self.change()
-        what = change.describe() if change else str(self.record.get("requested"))
-        return (f"{what} on {self.target.describe()}, asked at {self.record.get('time')} by "
-                f"{self.record.get('user')} (record {self.ident})")
-
-
-def unfinished(path: Path) -> list[UnfinishedChange]:
-    """The audit log's intents that no outcome follows, in order (write/history.py reads
-    them: through a rotation, and without reading its history again). A change killed
-    before a rotation leaves its intent in a rotated file and its outcome, when reconciled,
-    in the current one. A torn line is no record: an outcome torn in half leaves its intent
-    open. No file: none. AuditError when the log cannot be read."""
-    return [UnfinishedChange(record) for record in open_intents(path)]
 
 
 def reconcile(audit: AuditLog, read: Callable[[UnfinishedChange], Snapshot]
