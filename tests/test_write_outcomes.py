@@ -139,3 +139,26 @@ def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
     assert outcomes[1].message.endswith(": nothing sent")
     assert [exit_code(o) for o in outcomes] == [0, 1]
     assert host.modifies == ["ctrl slot=0 modify cacheratio=50/50"]
+
+
+class TerminatedOnTheFirstModify(SimHost):
+    """SIGTERM arrives while the first controller's command runs."""
+
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+        if "modify" in command and "cacheratio=?" not in command and not self.modifies:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return super().run(command, confirm=confirm, once=once)
+
+
+def test_with_all_a_signal_held_during_one_write_stops_the_next_before_it_is_sent(tmp_path):
+    audit = tmp_path / "audit.jsonl"
+    host = TerminatedOnTheFirstModify(tmp_path, "two-controllers", {}, audit)
+    runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
+                          confirm=lambda question: True)
+    before = signal.getsignal(signal.SIGTERM)
+    outcomes = runner.apply(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50), None)
+    assert signal.getsignal(signal.SIGTERM) is before  # put back once the outcome is recorded
+    assert [(o.result, o.interrupted) for o in outcomes] == [("changed", "SIGTERM"),
+                                                            ("declined", None)]
+    assert "SIGTERM before the command was sent: nothing sent" in outcomes[1].message
+    assert host.modifies == ["ctrl slot=0 modify cacheratio=50/50"]
