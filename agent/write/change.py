@@ -88,6 +88,16 @@ class Outcome:
     ctrl: Controller | None = None  # PLANNED: the controller as judged
     question: str | None = None  # PLANNED: what to ask before it is made
 
+    def __post_init__(self) -> None:
+        if not self.controller:  # not read: the target's
+            self.controller = {"slot": self.request.target.slot,
+                               "serial": self.request.target.serial}
+
+    @property
+    def name(self) -> str:
+        """The controller's name as judged, else the target's."""
+        return self.ctrl.name if self.ctrl else self.request.target.describe()
+
     @property
     def requested(self) -> dict:
         return self.request.change.requested()
@@ -96,10 +106,6 @@ class Outcome:
     def changed(self) -> bool:
         return self.result is Result.CHANGED
 
-    @property
-    def name(self) -> str:
-        """The controller's name as judged, else the target's."""
-        return self.ctrl.name if self.ctrl else self.request.target.describe()
 
     def as_json(self) -> dict:
         return {"changed": self.changed, "verdict": self.result, "before": self.before,
@@ -204,12 +210,11 @@ class ChangeRunner:
         try:
             return step()
         except BadRequest as error:
-            return Outcome(request, Result.BAD_REQUEST, str(error),
-                           controller={"slot": request.target.slot})
+            return Outcome(request, Result.BAD_REQUEST, str(error))
         except SsacliError as error:
             return Outcome(request, Result.FAILED, (
                 f"{request.target.describe()}: could not read the controller: {error}: "
-                "nothing sent"), controller={"slot": request.target.slot})
+                "nothing sent"))
 
     def _judged(self, request: ChangeRequest, snapshot: Snapshot | None = None) -> Outcome:
         """Under the lock: reconcile the unfinished changes, read the controller (or take it
@@ -224,9 +229,7 @@ class ChangeRunner:
             return self._not_sent(request, error)
         blocking = [c for c in still_open if c.names(target.slot, target.serial)]
         if blocking:
-            outcome = Outcome(request, Result.REFUSED, "",
-                              controller={"slot": target.slot, "serial": target.serial})
-            return self._finish(outcome, Result.REFUSED, (
+            return self._finish(Outcome(request, Result.REFUSED, ""), Result.REFUSED, (
                 f"refused: an earlier change to {target.describe()} never recorded its "
                 f"outcome and the controller cannot be read to reconcile it: "
                 f"{blocking[0].describe()} in {self.audit.path}; nothing sent (check the "
@@ -350,7 +353,6 @@ class ChangeRunner:
     def _not_sent(self, request: ChangeRequest, error: AuditError) -> Outcome:
         """The audit file cannot be written: nothing is sent, and the outcome says why."""
         return Outcome(request, Result.NOT_SENT, f"{error}: nothing sent",
-                       controller={"slot": request.target.slot, "serial": request.target.serial},
                        audit=self._unrecorded(error))
 
     def _finish(self, outcome: Outcome, result: Result, message: str) -> Outcome:
