@@ -179,6 +179,30 @@ def test_every_failed_login_takes_the_same_time_whatever_the_user(secured):
     assert get(secured, basic("cheap", "s3cret"))[0] == 200
 
 
+def test_an_unknown_user_gets_a_known_user_s_answer_from_the_costliest_check(secured, users,
+                                                                            monkeypatch):
+    """Issue #50 item 4: a hash bcrypt refused made an unknown user's login a 500 while a known
+    user's wrong password got a 401. Whatever the user, a failed login is the same 401, and an
+    unknown user costs the checker the costliest hash there is (web config holds only hashes
+    of cost 4-12: test_config.py)."""
+    ran: list[bytes] = []
+    checkpw = bcrypt.checkpw
+    monkeypatch.setattr(bcrypt, "checkpw",
+                        lambda password, hashed: ran.append(hashed) or checkpw(password, hashed))
+    answers = []
+    for number, user in enumerate(("nobody", "cheap", "costly")):
+        conn = http.client.HTTPConnection(*secured.server_address[:2], timeout=30,
+                                          source_address=(f"127.0.5.{number + 1}", 0))
+        conn.request("GET", "/metrics", headers=basic(user, "wrong"))
+        answer = conn.getresponse()
+        headers = {k: v for k, v in answer.getheaders() if k != "Date"}
+        answers.append((answer.status, headers, answer.read()))
+        conn.close()
+    assert answers[0][0] == 401 and answers[0] == answers[1] == answers[2]
+    costliest = max(users.values(), key=lambda hashed: int(hashed[4:6])).encode()
+    assert ran == [costliest, users["cheap"].encode(), users["costly"].encode()]
+
+
 def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured):
     burst = AttemptLimiter().burst
     assert [get(secured, basic("cheap", "wrong"), "127.0.3.1")[0] for _ in range(burst)] \
