@@ -165,26 +165,12 @@ def test_passwords_over_72_bytes_log_in_as_htpasswd_made_them(secured):
     assert get(secured, basic("long", LONG_PASSWORD[:71]))[0] == 401
 
 
-def test_every_failed_login_takes_the_same_time_whatever_the_user(secured):
-    timings: dict[str, list[float]] = {}
-    for attempt in range(3):
-        for user in ("cheap", "costly", "nobody"):
-            # a new source address each time: the attempt limiter stays out of it
-            status, took, _ = get(secured, basic(user, "wrong"), f"127.0.1.{attempt * 3 + 1}")
-            assert status == 401
-            timings.setdefault(user, []).append(took)
-    medians = {user: statistics.median(times) for user, times in timings.items()}
-    assert min(medians.values()) >= FAILURE_FLOOR_S
-    assert max(medians.values()) - min(medians.values()) < 0.1, medians
-    assert get(secured, basic("cheap", "s3cret"))[0] == 200
-
-
-def test_an_unknown_user_gets_a_known_user_s_answer_from_the_costliest_check(secured, users,
-                                                                            monkeypatch):
+def test_a_failed_login_is_the_same_answer_whatever_the_user(secured, users, monkeypatch):
     """Issue #50 item 4: a hash bcrypt refused made an unknown user's login a 500 while a known
-    user's wrong password got a 401. Whatever the user, a failed login is the same 401, and an
-    unknown user costs the checker the costliest hash there is (web config holds only hashes
-    of cost 4-12: test_config.py)."""
+    user's wrong password got a 401. Whatever the user, a failed login is the same 401, sent
+    no sooner than the floor, and an unknown user costs the checker the costliest hash there
+    is (a web config holds only hashes of cost 4-12: test_config.py). Replaces a comparison
+    of the answers' times, which a loaded machine spread."""
     ran: list[bytes] = []
     checkpw = bcrypt.checkpw
     monkeypatch.setattr(bcrypt, "checkpw",
@@ -192,15 +178,18 @@ def test_an_unknown_user_gets_a_known_user_s_answer_from_the_costliest_check(sec
     answers = []
     for number, user in enumerate(("nobody", "cheap", "costly")):
         conn = http.client.HTTPConnection(*secured.server_address[:2], timeout=30,
-                                          source_address=(f"127.0.5.{number + 1}", 0))
+                                          source_address=(f"127.0.1.{number + 1}", 0))
+        started = time.monotonic()
         conn.request("GET", "/metrics", headers=basic(user, "wrong"))
         answer = conn.getresponse()
         headers = {k: v for k, v in answer.getheaders() if k != "Date"}
         answers.append((answer.status, headers, answer.read()))
+        assert time.monotonic() - started >= FAILURE_FLOOR_S
         conn.close()
     assert answers[0][0] == 401 and answers[0] == answers[1] == answers[2]
     costliest = max(users.values(), key=lambda hashed: int(hashed[4:6])).encode()
     assert ran == [costliest, users["cheap"].encode(), users["costly"].encode()]
+    assert get(secured, basic("cheap", "s3cret"))[0] == 200
 
 
 def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured):
@@ -258,13 +247,24 @@ def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured
     assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
 
 
+def test_an_attempt_refused_for_a_full_checker_queue_leaves_the_client_unknown(secured,
+                                                                             monkeypatch):
+    """A client refused because too many checks wait got its token back as a verified login
+    does, which also counted it as one that had logged in: out of the budget all such
+    clients share, as if it had."""
+    monkeypatch.setattr("smartarray_agent.exporter.server.MAX_PENDING_CHECKS", 0)
+    status, _, headers = get(secured, basic("cheap", "wrong"), "127.0.6.1")
+    assert status == 429 and int(headers["Retry-After"]) >= 1
+    assert not secured.limiter.known("127.0.6.1")
+
+
 def test_the_attempt_limiter_refills_and_gives_back_on_success():
     limiter = AttemptLimiter(burst=2, every_s=10, total_burst=100)
     assert limiter.take("a", 0) is None and limiter.take("a", 0) is None
     assert limiter.take("a", 1) == pytest.approx(9)
     assert limiter.take("b", 1) is None  # another client has its own bucket
     assert limiter.take("a", 10) is None  # one token back after 10 s
-    limiter.give_back("a", 10)
+    limiter.verified("a", 10)
     assert limiter.take("a", 10) is None
 
 
@@ -331,7 +331,7 @@ def test_attackers_rotating_addresses_cost_themselves_not_the_scraper(secured, u
 def test_clients_that_never_logged_in_share_one_budget_and_a_known_client_keeps_its_own():
     limiter = AttemptLimiter(burst=5, every_s=5, total_burst=3, total_every_s=1)
     assert [limiter.take(f"10.0.0.{n}", 0) for n in range(4)] == [None, None, None, 1.0]
-    limiter.give_back("10.0.0.1", 0)  # a success: known, and its shared token back
+    limiter.verified("10.0.0.1", 0)  # a success: known, and its shared token back
     assert limiter.known("10.0.0.1")
     assert limiter.take("10.0.0.9", 0) is None  # the token given back
     assert limiter.take("10.0.0.8", 0.5) == pytest.approx(0.5)

@@ -15,26 +15,24 @@ from typing import Any
 
 
 class Connection(asyncio.Protocol):
-    """One accepted connection: aiohttp's protocol for it (``http``), to which asyncio's calls
-    pass on, with what the table needs to know: its client, whether a request is being
-    answered, and its end, which aiohttp has no public hook for. A connection whose first
-    request is not complete ``first_request_s`` after its handshake is closed."""
+    """One accepted connection: aiohttp's protocol for it (``http``), which asyncio's calls
+    pass on to, and what the table needs: its client, whether a request is being answered,
+    and its end, which aiohttp has no public hook for. One whose first request is not whole
+    ``first_request_s`` after the handshake is closed."""
 
     def __init__(self, http: asyncio.Protocol, client: str, table: Connections,
                  first_request_s: float) -> None:
         self.http, self.client, self.table = http, client, table
         self.first_request_s = first_request_s
-        self.transport: asyncio.Transport | None = None
-        self.handover: asyncio.Task[Any] | None = None  # the TLS handshake, then the start
+        self.transport: asyncio.BaseTransport | None = None
+        self.handover: asyncio.Task[Any] | None = None  # the TLS handshake, then aiohttp's start
         self.busy = 0  # requests being answered
-        self.began = False  # a request was ever begun
-        self._deadline: asyncio.TimerHandle | None = None
+        self.began = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = transport
         self.http.connection_made(transport)
-        self._deadline = asyncio.get_running_loop().call_later(self.first_request_s,
-                                                               self._first_request_late)
+        asyncio.get_running_loop().call_later(self.first_request_s, self._first_request_due)
 
     def data_received(self, data: bytes) -> None:
         self.http.data_received(data)
@@ -51,20 +49,18 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.http.connection_lost(exc)
         self.table.drop(self)
-        if self._deadline is not None:
-            self._deadline.cancel()
+
+    def _first_request_due(self) -> None:
+        if not self.began:
+            self.close()
 
     def close(self) -> None:
-        """Now, dropping what is unsent (a plain close waits for the client to read it); while
-        its TLS handshake is under way, by ending that."""
-        if self.transport is not None:
+        """Now, dropping what is unsent (a plain close waits for the client to read it); during
+        the TLS handshake, by ending that."""
+        if isinstance(self.transport, asyncio.Transport):
             self.transport.abort()
         elif self.handover is not None:
             self.handover.cancel()
-
-    def _first_request_late(self) -> None:
-        if not self.began:
-            self.close()
 
 
 class Connections:
@@ -80,8 +76,8 @@ class Connections:
         return iter(list(self._open.values()))
 
     def admit(self, conn: Connection) -> Connection | None:
-        """Count ``conn`` in unless it is refused; the one to close (``conn`` when refused, or
-        one that makes room), or None. The one that makes room is no longer counted."""
+        """Count ``conn`` in and return the one it takes the place of, no longer counted, or
+        None; ``conn`` itself when it is refused."""
         if self._counts[conn.client] >= self.per_client:
             victim = self._idlest(conn.client) or conn
         elif len(self._open) >= self.cap:
@@ -91,8 +87,8 @@ class Connections:
         if victim is not conn:
             self._open[conn.http] = conn
             self._counts[conn.client] += 1
-        if victim is not None and victim is not conn:
-            self.drop(victim)
+            if victim is not None:
+                self.drop(victim)
         return victim
 
     def drop(self, conn: Connection) -> None:
@@ -102,8 +98,7 @@ class Connections:
                 del self._counts[conn.client]
 
     def begin(self, http: asyncio.Protocol) -> None:
-        """A request on the connection of ``http`` (aiohttp's protocol) is being answered: it
-        is not closed to make room."""
+        """A request on the connection of ``http`` is being answered: it is not closed for room."""
         if (conn := self._open.get(http)) is not None:
             conn.busy += 1
             conn.began = True
@@ -112,7 +107,7 @@ class Connections:
         """The answer is sent: the connection is now the most recently used."""
         if (conn := self._open.pop(http, None)) is not None:
             conn.busy -= 1
-            self._open[conn.http] = conn
+            self._open[http] = conn
 
     def _idlest(self, client: str | None) -> Connection | None:
         return next((conn for conn in self._open.values()

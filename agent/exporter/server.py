@@ -102,9 +102,8 @@ class ExporterServer:
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
         self.limiter = AttemptLimiter()
         self._checks = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._http: web.Server | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
         self._accepting: asyncio.Task[None] | None = None
 
     @property
@@ -126,31 +125,26 @@ class ExporterServer:
         self._security = security
 
     def start(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result()
 
     def stop(self) -> None:
         """Close every connection and the port; once is enough, again does nothing."""
-        loop, self._loop = self._loop, None
-        if loop is not None and self._thread is not None:
-            asyncio.run_coroutine_threadsafe(self._close(), loop).result()
-            loop.call_soon_threadsafe(loop.stop)
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self._close(), self._loop).result()
+            self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
-            loop.close()
+        self._loop.close()
         self._socket.close()
         self.checker.shutdown(wait=False, cancel_futures=True)
 
     async def _serve(self) -> None:
-        """aiohttp's server is made on its loop; then accept."""
         self._http = web.Server(self._handle, keepalive_timeout=IDLE_TIMEOUT_S,
                                 access_log=None, logger=log, max_headers=100)
         self._accepting = asyncio.create_task(self._accept())
 
     async def _accept(self) -> None:
         loop = asyncio.get_running_loop()
-        assert self._http is not None
         while True:
             await asyncio.sleep(0)  # what is under way (closes, answers) goes first
             try:
@@ -185,13 +179,12 @@ class ExporterServer:
     async def _close(self) -> None:
         if self._accepting is not None:
             self._accepting.cancel()
-        handovers = [conn.handover for conn in self.table
-                     if conn.handover is not None and not conn.handover.done()]
-        for task in handovers:
+        handshakes = [conn.handover for conn in self.table
+                      if conn.handover is not None and not conn.handover.done()]
+        for task in handshakes:
             task.cancel()
-        await asyncio.gather(*handovers, return_exceptions=True)
-        if self._http is not None:
-            await self._http.shutdown(1.0)
+        await asyncio.gather(*handshakes, return_exceptions=True)
+        await self._http.shutdown(1.0)
 
     # -- answering ---------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
@@ -259,7 +252,7 @@ class ExporterServer:
         peer, limiter = request.remote or "", self.limiter
         wait = limiter.take(peer, time.monotonic())
         if wait is None and self._checks >= MAX_PENDING_CHECKS and not limiter.known(peer):
-            limiter.give_back(peer, time.monotonic())
+            limiter.refund(peer, time.monotonic())
             wait = 1.0
         if wait is not None:
             log.debug("%s: too many login attempts", peer)
@@ -273,7 +266,7 @@ class ExporterServer:
         finally:
             self._checks -= 1
         if verified:
-            limiter.give_back(peer, time.monotonic())
+            limiter.verified(peer, time.monotonic())
             return None
         log.debug("%s: wrong user or password", peer)
         await asyncio.sleep(max(0.0, started + auth.failure_floor_s - time.monotonic()))
