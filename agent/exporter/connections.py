@@ -1,9 +1,7 @@
 """The connections the endpoint keeps: at most ``cap`` in all and ``per_client`` for one client
-(:func:`~smartarray_agent.exporter.auth.client_key`), counted from the accept, TLS handshake
-included. A new connection past either bound takes the place of the least recently used one
-not being answered (its own client's, for the per-client bound): one client's many
-connections cost that client its own, never another's (issue #39 item 4). It is refused, before
-aiohttp sees it, only when every such one is being answered.
+(:func:`~smartarray_agent.exporter.auth.client_key`), counted from the accept. A new one past
+either bound takes the place of the least recently used one not being answered (its own
+client's, past the per-client bound: issue #39 item 4), or is refused when there is none.
 """
 
 from __future__ import annotations
@@ -15,10 +13,9 @@ from typing import Any
 
 
 class Connection(asyncio.Protocol):
-    """One accepted connection: aiohttp's protocol for it (``http``), which asyncio's calls
-    pass on to, and what the table needs: its client, whether a request is being answered,
-    and its end, which aiohttp has no public hook for. One whose first request is not whole
-    ``first_request_s`` after the handshake is closed."""
+    """One connection: asyncio's calls pass on to aiohttp's protocol (``http``), and its end,
+    which aiohttp has no public hook for, reaches the table. Closed when its first request is
+    not whole ``first_request_s`` after the TLS handshake."""
 
     def __init__(self, http: asyncio.Protocol, client: str, table: Connections,
                  first_request_s: float) -> None:
@@ -55,8 +52,7 @@ class Connection(asyncio.Protocol):
             self.close()
 
     def close(self) -> None:
-        """Now, dropping what is unsent (a plain close waits for the client to read it); during
-        the TLS handshake, by ending that."""
+        """Now, dropping what is unsent (a plain close waits for the client to read it)."""
         if isinstance(self.transport, asyncio.Transport):
             self.transport.abort()
         elif self.handover is not None:
@@ -76,8 +72,7 @@ class Connections:
         return iter(list(self._open.values()))
 
     def admit(self, conn: Connection) -> Connection | None:
-        """Count ``conn`` in and return the one it takes the place of, no longer counted, or
-        None; ``conn`` itself when it is refused."""
+        """Count ``conn`` in; the one to close: ``conn`` if refused, or the one it replaces."""
         if self._counts[conn.client] >= self.per_client:
             victim = self._idlest(conn.client) or conn
         elif len(self._open) >= self.cap:
@@ -98,7 +93,7 @@ class Connections:
                 del self._counts[conn.client]
 
     def begin(self, http: asyncio.Protocol) -> None:
-        """A request on the connection of ``http`` is being answered: it is not closed for room."""
+        """A request on ``http``'s connection is being answered: none closes it for room."""
         if (conn := self._open.get(http)) is not None:
             conn.busy += 1
             conn.began = True

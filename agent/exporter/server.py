@@ -1,17 +1,12 @@
-"""The HTTP endpoint, on aiohttp's low-level server (web.Server: its llhttp parser, keep-alive,
-the requests and answers) on an asyncio loop in a thread of its own, for ``run`` and ``serve``
-alike: ``/metrics`` (the last exposition, never a vendor CLI call; gzip when the scraper
-accepts it), ``/`` (a page linking to it), ``/-/healthy``, and ``/probe`` when a prober is set
-(agent/probe/). Optional TLS and basic auth (webconfig.py, auth.py) apply to every path.
+"""The HTTP endpoint of ``run`` and ``serve``: ``/metrics`` (the last exposition, gzip when the
+scraper accepts it), ``/``, ``/-/healthy`` and ``/probe`` (agent/probe/), behind optional TLS
+and basic auth (webconfig.py, auth.py), on aiohttp's low-level server in a thread of its own.
 
-Limits (docs/privileges.md): a TLS handshake, a connection's first request, an idle
-keep-alive connection and a client that stops reading an answer each have their time (below);
-connections.py keeps at most :func:`connection_cap` connections. aiohttp, like asyncio's
-create_server, takes every connection the kernel hands it, with no bound in all or per
-client and no deadline for a first request, and a listener's TLS is fixed when it is made; so
-the endpoint accepts (``loop.sock_accept``), refuses or makes room before aiohttp sees a
-connection, and hands each one to aiohttp's server with the TLS of the moment
-(``loop.connect_accepted_socket``): a reload changes TLS from the next connection.
+aiohttp, like asyncio's create_server, takes every connection the kernel hands it, with no
+bound in all or per client and no deadline for a first request, and fixes a listener's TLS
+when it is made. So the endpoint accepts, refuses or makes room (connections.py) before
+aiohttp sees a connection, and hands each to aiohttp with the TLS of the moment
+(``loop.connect_accepted_socket``). Time limits (docs/privileges.md): below.
 """
 
 from __future__ import annotations
