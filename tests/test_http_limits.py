@@ -373,5 +373,5 @@ def test_the_units_file_limit_leaves_the_whole_connection_cap_and_the_docs_say_s
     assert limit >= 2 * endpoint.MAX_CONNECTIONS + endpoint.FD_RESERVE
     docs = " ".join((Path(__file__).parents[1] / "docs" / "privileges.md").read_text().split())
     for figure in (f"LimitNOFILE={limit}", f"{endpoint.MAX_CONNECTIONS:,} connections",
-                   f"{endpoint.PER_CLIENT} per client", f"{endpoint.FD_RESERVE} descriptors"):
+                   f"{endpoint.PER_CLIENT:,} per client", f"{endpoint.FD_RESERVE} descriptors"):
         assert figure in docs, figure

@@ -35,7 +35,7 @@ from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Prober
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 4096
-PER_CLIENT = 256
+PER_CLIENT = 1024  # /probe of ~6,000 iLOs from one Prometheus (docs/privileges.md)
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 HANDSHAKE_TIMEOUT_S = 10.0
