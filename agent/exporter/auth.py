@@ -21,9 +21,9 @@ import bcrypt
 
 BCRYPT_MAX_PASSWORD_BYTES = 72
 # The costliest hash a web config may hold: each step doubles a check, which exporter-toolkit
-# puts at ~70 ms for cost 10 (its users keep 10-12): 12 stays under a second on a slow host,
-# 14 does not (docs/benchmarks.md, login_attack.py). It bounds how long one request holds
-# the single checker thread, and so how long a scraper's first login waits.
+# puts at ~70 ms for cost 10: 12 takes about a second at 8 processes per CPU, 14 three
+# (docs/benchmarks.md, login_attack.py). It bounds how long one request holds the single
+# checker thread, and so how long a scraper's first login waits.
 MAX_BCRYPT_COST = 12
 FAILURE_FLOOR_S = 0.5  # a failed login is never answered sooner than this
 _VERIFIED_CACHE_SIZE = 256
