@@ -1,9 +1,10 @@
 """Start the vendor CLI, and end it and whatever it left behind (docs/agent.md, "What the
 vendor CLI leaves behind").
 
-:func:`start` runs the CLI from argv (never a shell) in a session of its own, with ``LC_ALL=C``
-and ``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter (common/confine.py) and with a mark
-in its environment that names the call; the agent is the subreaper of what it starts
+:func:`start` spawns the CLI from argv (``os.posix_spawnp``: never a shell, and no fork of
+this process, which has threads) as the leader of a session of its own, with ``LC_ALL=C`` and
+``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter (common/confine.py) and with a mark in
+its environment that names the call; the agent is the subreaper of what it starts
 (``PR_SET_CHILD_SUBREAPER``), so a descendant whose parent ends stays the agent's. At the end
 of the call :func:`finish` ends the CLI's group and the agent's descendants in the CLI's
 session or carrying the call's mark (a ``setsid`` grandchild with its output elsewhere still
@@ -18,12 +19,10 @@ import ctypes
 import functools
 import os
 import signal
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.common.confine import confine_root
@@ -34,32 +33,43 @@ MARK = "SMARTARRAY_AGENT_CALL"  # the environment variable that names a vendor c
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
-@dataclass(frozen=True)
+@dataclass
 class Call:
     """A vendor CLI process, and the mark its descendants inherit."""
 
-    process: subprocess.Popen[bytes]
+    pid: int
     mark: str
+    returncode: int | None = None  # once reaped: its exit code, or minus the signal's
 
 
-def start(argv: Sequence[str], **popen: Any) -> Call:
-    """Start the CLI (``popen``: its standard streams); SsacliError when it cannot run."""
+_stuck: set[int] = set()  # CLIs that outlived KILL (in the kernel), reaped when they end
+
+
+def start(argv: Sequence[str], streams: list[tuple]) -> Call:
+    """Start the CLI; ``streams`` are the ``os.posix_spawn`` file actions that give it its
+    standard streams. They run after ``setsid``: a terminal they open becomes the CLI's
+    controlling terminal. SsacliError when it cannot run."""
     confine_root()  # the CLI inherits the filter
     _become_subreaper()
+    for pid in list(_stuck):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        _stuck.discard(pid)
     mark = f"{os.getpid()}-{uuid.uuid4().hex}"
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1", MARK: mark}
-    try:
-        process = subprocess.Popen(list(argv), env=env, start_new_session=True, **popen)
+    try:  # the signals Python ignores back to their defaults, as subprocess does
+        pid = os.posix_spawnp(argv[0], list(argv), env, file_actions=streams, setsid=True,
+                              setsigmask=(), setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
     except OSError as error:
         raise SsacliError(f"could not run {argv[0]}: {error}") from None
-    return Call(process, mark)
+    return Call(pid, mark)
 
 
 def exited(call: Call) -> bool:
     """Whether the CLI has ended, without reaping it (see :func:`finish`)."""
     with contextlib.suppress(ChildProcessError):
-        found = os.waitid(os.P_PID, call.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        return found is not None
+        return os.waitid(os.P_PID, call.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     return True  # reaped already
 
 
@@ -67,15 +77,18 @@ def finish(call: Call) -> None:
     """End the CLI's process group and what the call left (the module's doc says which
     processes those are), then reap the CLI. Returns once none of them runs."""
     if not exited(call):  # a timeout, an interrupt: its group first
-        end_groups([call.process.pid])
+        end_groups([call.pid])
     left = leftovers(call)  # its group's members too: a group lies within its session
     end_groups([entry.pid for entry in left if entry.state != "Z"])
     for entry in left:  # adopted by this process as their parents ended: reaped here
         if entry.ppid == os.getpid():
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(entry.pid, os.WNOHANG)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        call.process.wait(GRACE_S)  # a CLI stuck in the kernel past KILL is left to subprocess
+    if not exited(call):  # stuck in the kernel past KILL: a later start reaps it
+        _stuck.add(call.pid)
+        return
+    with contextlib.suppress(ChildProcessError):
+        call.returncode = os.waitstatus_to_exitcode(os.waitpid(call.pid, 0)[1])
 
 
 def leftovers(call: Call) -> list[ProcStat]:
@@ -88,8 +101,8 @@ def leftovers(call: Call) -> list[ProcStat]:
     below = list(children.get(os.getpid(), []))
     for entry in below:  # grows as it goes: every descendant, once
         below += children.get(entry.pid, [])
-    return [entry for entry in below if entry.pid != call.process.pid
-            and (entry.session == call.process.pid or _carries(entry.pid, call.mark))]
+    return [entry for entry in below if entry.pid != call.pid
+            and (entry.session == call.pid or _carries(entry.pid, call.mark))]
 
 
 def _carries(pid: int, mark: str) -> bool:
@@ -110,7 +123,7 @@ def _become_subreaper() -> None:
 def end_groups(pids: Sequence[int]) -> None:
     """TERM each pid's process group (the process alone when it leads none), KILL what is
     left after :data:`GRACE_S`. Returns once none of them runs; a zombie is left for its
-    parent to reap (subprocess keeps its exit status)."""
+    parent to reap (:func:`finish` takes the CLI's exit status)."""
     targets = [(pid, _leads_group(pid)) for pid in pids]
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid, group in targets:

@@ -2,11 +2,10 @@
 
 The CLI started with no arguments prints a banner and a ``=> `` prompt; each command's
 output runs to the next prompt. A ``(y/n)`` question is answered ``y`` only when the caller
-asked for it. The console is a child process started by :func:`.processes.start` (the
-subprocess module's spawn, which runs no Python code between fork and exec, so a process
-with threads starts it safely) with a pseudo-terminal as its standard input and output, and
-pexpect reads and writes the terminal's master (``fdspawn``). The terminal is not the CLI's
-controlling terminal: making it one takes code in the child before exec.
+asked for it. The console is spawned by :func:`.processes.start` (no fork of this process,
+which has threads) as a session leader that opens a pseudo-terminal by name as its standard
+streams, which makes it its controlling terminal, as over ssh; pexpect reads and writes the
+terminal's master (``fdspawn``).
 
 A console that ends before its first prompt raises ConsoleUnavailable; one that ends during a
 command ConsoleDied; one that does not answer in time CliTimeout; one that prints more than
@@ -17,10 +16,8 @@ with what it left behind (:func:`.processes.finish`).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
-import struct
 import termios
 import time
 from dataclasses import dataclass
@@ -61,7 +58,7 @@ class ConsoleSession:
 
     @property
     def pid(self) -> int | None:
-        return self._call.process.pid if self._call is not None else None
+        return self._call.pid if self._call is not None else None
 
     def start(self) -> None:
         master, terminal = os.openpty()
@@ -69,14 +66,15 @@ class ConsoleSession:
             attributes = termios.tcgetattr(terminal)
             attributes[3] &= ~termios.ECHO  # lflag: the CLI's input is not echoed back
             termios.tcsetattr(terminal, termios.TCSANOW, attributes)
-            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", *TERMINAL, 0, 0))
-            self._call = processes.start(self.program, stdin=terminal, stdout=terminal,
-                                         stderr=terminal)
+            termios.tcsetwinsize(terminal, TERMINAL)
+            self._call = processes.start(self.program, [
+                (os.POSIX_SPAWN_OPEN, 0, os.ttyname(terminal), os.O_RDWR, 0),
+                (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)])
         except BaseException:
             os.close(master)
             raise
         finally:
-            os.close(terminal)  # the CLI's: the master sees the end of file when it ends
+            os.close(terminal)  # the CLI has its own: the master sees the end of file when it ends
         self._child = fdspawn(master, encoding="utf-8", codec_errors="replace",
                                       maxread=READ_CHUNK, use_poll=True)
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
@@ -109,7 +107,7 @@ class ConsoleSession:
             return "ended"
         processes.finish(call)
         child.close()
-        code = call.process.returncode
+        code = call.returncode
         return f"exited {code}" if code is None or code >= 0 else f"was killed by signal {-code}"
 
     def _read_to_prompt(self, command: str | None, *, confirm: bool) -> str:
