@@ -14,24 +14,26 @@ from pathlib import Path
 
 import pytest
 
+from .run_once import run_directory
+
 SCRIPTS = Path(__file__).resolve().parent.parent / "packaging" / "nspawn"
 
 
-def run_nspawn_script(name: str, *args: str, tmp_path: Path, timeout_s: float = 900) -> str:
+def run_nspawn_script(name: str, *args: str, factory: pytest.TempPathFactory,
+                      timeout_s: float = 900) -> str:
     """The standard output of ``packaging/nspawn/NAME ARGS``, which must exit 0."""
     missing = [tool for tool in ("systemd-nspawn", "debootstrap", "nsenter", "dpkg-deb")
                if shutil.which(tool) is None]
     if os.geteuid() != 0 or missing:
         pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'}"
                     " (apt-get install systemd-container debootstrap)")
-    # The run's directory: pytest's base temporary directory, one above each xdist worker's.
-    run = tmp_path.parent.parent if os.environ.get("PYTEST_XDIST_WORKER") else tmp_path.parent
+    debs = run_directory(factory) / "nspawn-debs"
     with tempfile.TemporaryDirectory(prefix="smartarray-nspawn-cache.") as scratch:
         cache = os.environ.get("SMARTARRAY_CI_CACHE") or scratch
         result = subprocess.run(["bash", str(SCRIPTS / name), *args], capture_output=True,
                                 text=True, timeout=timeout_s,
                                 env={**os.environ, "SMARTARRAY_CI_CACHE": cache,
-                                     "SMARTARRAY_NSPAWN_DEBS": str(run / "nspawn-debs")})
+                                     "SMARTARRAY_NSPAWN_DEBS": str(debs)})
     print(result.stdout)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout

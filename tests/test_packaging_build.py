@@ -26,6 +26,8 @@ from typer.core import TyperOption
 
 from smartarray_agent.cli.app import commands
 
+from .run_once import build_once
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 # A package is built for the release it is built on (docs/packaging.md): its venv links to the
@@ -52,7 +54,7 @@ needs_rpmbuild = pytest.mark.skipif(
 )
 
 
-def _build(script: str, out: Path) -> Path:
+def build_package(script: str, out: Path) -> Path:
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
                             text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -63,7 +65,7 @@ def _build(script: str, out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def deb(tmp_path_factory) -> Path:
-    return _build("build-deb.sh", tmp_path_factory.mktemp("deb"))
+    return build_once(tmp_path_factory, "deb", lambda out: build_package("build-deb.sh", out))
 
 
 @pytest.fixture(scope="module")
@@ -434,7 +436,7 @@ def test_the_man_page_documents_every_command_and_option(installed):
 
 @pytest.fixture(scope="module")
 def rpm(tmp_path_factory) -> Path:
-    return _build("build-rpm.sh", tmp_path_factory.mktemp("rpm"))
+    return build_once(tmp_path_factory, "rpm", lambda out: build_package("build-rpm.sh", out))
 
 
 def rpm_query(rpm: Path, *args: str) -> list[str]:

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.nspawn
 
 
 @pytest.mark.parametrize("release", ["bookworm", "trixie"])
-def test_the_deb_under_a_real_systemd(release, tmp_path):
-    output = run_nspawn_script("test.sh", release, tmp_path=tmp_path, timeout_s=1800)
+def test_the_deb_under_a_real_systemd(release, tmp_path_factory):
+    output = run_nspawn_script("test.sh", release, factory=tmp_path_factory, timeout_s=1800)
     for check in ("1 ok: active (Type=notify)", "2 ok: /metrics answers", "3 ok: reload",
                   "3 ok: a reload of a configuration that does not load fails",
                   "4 ok: SIGKILL", "5 ok: the watchdog", "6 ok: without node_exporter",
