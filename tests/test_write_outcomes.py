@@ -11,8 +11,8 @@ import pytest
 
 from smartarray_agent.cli.change import exit_code
 from smartarray_agent.cli.exitcodes import UNPROTECTED
+from smartarray_agent.collectors.ssacli.errors import CliTimeout
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.run import CliTimeout
 from smartarray_agent.common.policy import judge, write_cache_active
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import ChangeRunner

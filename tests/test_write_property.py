@@ -24,9 +24,8 @@ import pytest
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import CliFailed, CliTimeout, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.simulator import resolve_scenario
 from smartarray_agent.simulator.commands import canonical
 from smartarray_agent.simulator.dialect import DIALECTS
