@@ -56,7 +56,7 @@ needs_rpmbuild = pytest.mark.skipif(
 
 def build_package(script: str, out: Path) -> Path:
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
-                            text=True, timeout=900)
+                            text=True, timeout=1800)
     assert result.returncode == 0, result.stdout + result.stderr
     package = Path(result.stdout.strip().splitlines()[-1])
     assert package.is_file() and package.parent == out

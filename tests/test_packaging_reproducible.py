@@ -54,7 +54,7 @@ def _two_builds(name: str, script: str, factory) -> tuple[Path, Path]:
     env.update(OTHER_ENVIRONMENT, SOURCE_DATE_EPOCH=str(commit_time()))
     out = factory.mktemp(f"{name}-again")
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
-                            text=True, timeout=900, env=env, umask=OTHER_UMASK)
+                            text=True, timeout=1800, env=env, umask=OTHER_UMASK)
     assert result.returncode == 0, result.stdout + result.stderr
     second = Path(result.stdout.strip().splitlines()[-1])
     assert second.parent == out and second.name == first.name
