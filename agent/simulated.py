@@ -1,42 +1,40 @@
 """The bundled simulator as the vendor CLI for ``--simulate`` and ``[ssacli] simulate``: it
-answers in this process (simulator/inprocess.py) through the runner's seam
-(collectors/ssacli/runner.py, ``Vendor``), with the program's own bytes; a scenario whose
-faults only a process shows (a hang, a delay, a garbled prompt, a flood) runs the program
-instead, as ``--cli`` does, under the runner's timeouts."""
+answers in this process (simulator/inprocess.py), with the program's own bytes; a scenario
+whose faults only a process shows (a hang, a delay, a garbled prompt, a flood) runs the
+program instead, as ``--cli`` does, under the runner's timeouts."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import ConsoleDied, ConsoleUnavailable
 from smartarray_agent.collectors.ssacli.run import CliResult
-from smartarray_agent.collectors.ssacli.runner import Console
-from smartarray_agent.simulator import inprocess, vendor_argv
+from smartarray_agent.collectors.ssacli.session import Console
+from smartarray_agent.simulator import inprocess
 
 
-class SimulatedCli:
-    """The simulator on ``scenario``'s host, as a :class:`~.runner.Vendor`."""
+@dataclass(frozen=True)
+class SimulatedCli(VendorCli):
+    """The simulator on ``scenario``'s host; its program where a process is needed."""
 
-    def __init__(self, scenario: Path) -> None:
-        self.scenario = scenario
-        self.program = VendorCli(tuple(vendor_argv(scenario)), "simulator")
-        self.argv, self.name = self.program.argv, self.program.name
+    scenario: Path
 
     def run(self, command: list[str], *, timeout_s: float,
             started: Callable[[int], None] | None = None) -> CliResult:
         try:
             code, output = inprocess.run(self.scenario, command)
         except inprocess.NeedsProcess:
-            return self.program.run(command, timeout_s=timeout_s, started=started)
+            return super().run(command, timeout_s=timeout_s, started=started)
         return CliResult((*self.argv, *command), code, output.decode("utf-8", errors="replace"))
 
     def console(self, *, timeout_s: float) -> Console:
         try:
             return _InProcessConsole(inprocess.Console(self.scenario))
         except inprocess.NeedsProcess:
-            return self.program.console(timeout_s=timeout_s)
+            return super().console(timeout_s=timeout_s)
 
 
 class _InProcessConsole:
@@ -66,5 +64,4 @@ class _InProcessConsole:
         self._console.close()
 
     def _printed(self) -> str:
-        """What the console printed, up to its prompt."""
         return self._console.printed().decode("utf-8", errors="replace").removesuffix("=> ")

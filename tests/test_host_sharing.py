@@ -16,6 +16,7 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Snapshot
+from smartarray_agent.config import CONSOLE_GONE
 from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.simulator.state import read_invocations
 
@@ -86,13 +87,19 @@ def test_between_collections_five_direct_cli_calls_in_a_row_run(tmp_path):
         agent.stop()
 
 
-def test_the_opt_in_console_locks_every_other_cli_user_out(tmp_path):
+def test_a_config_that_asks_for_the_gone_console_runs_and_leaves_the_cli_free(tmp_path):
+    """``[ssacli] console = true`` kept a console open between collections, refusing every
+    other user of the CLI. An older file that sets it still starts the daemon, which says
+    the key is ignored; between collections the CLI is free."""
     agent, scenario = start(tmp_path, console=True)
     try:
         agent.wait_for(ssacli_ok)
-        refused = direct_call(agent, scenario)
-        assert refused.returncode == 1
-        assert CONFLICT in refused.stdout
+        wait_for_log(tmp_path / "sim-state",
+                     lambda invs: invs and all(i.end_monotonic for i in invs))
+        call = direct_call(agent, scenario)
+        assert call.returncode == 0, call.stdout
+        assert CONFLICT not in call.stdout
+        assert CONSOLE_GONE in agent.logs
     finally:
         agent.stop()
 
@@ -118,7 +125,7 @@ def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim-state"))
     lock_path = tmp_path / "cli.lock"
     runner = VendorRunner(VendorCli(tuple(vendor_argv("large")), "simulator"),
-                          HostLock(lock_path, 10), timeout_s=60, console=False)
+                          HostLock(lock_path, 10), timeout_s=60)
     taken_while_parsing: list[bool] = []
     real_parse = ssacli_collector.parse
 
@@ -134,10 +141,7 @@ def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
         return real_parse(text)
 
     monkeypatch.setattr(ssacli_collector, "parse", parse)
-    try:
-        snapshot = read_snapshot(runner)
-    finally:
-        runner.close()
+    snapshot = read_snapshot(runner)
     assert len(snapshot.controllers) == 8
     assert taken_while_parsing == [True]
 

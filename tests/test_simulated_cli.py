@@ -28,7 +28,8 @@ def both(tmp_path, monkeypatch, scenario: str) -> tuple[SimulatedCli, VendorCli]
     """The simulator in this process and as a program, each on a host of its own."""
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "in-process"))
     program = VendorCli(tuple(vendor_argv(scenario, tmp_path / "program")), "simulator")
-    return SimulatedCli(resolve_scenario(scenario)), program
+    found = resolve_scenario(scenario)
+    return SimulatedCli(tuple(vendor_argv(found)), "simulator", found), program
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -233,7 +233,6 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     except SsacliError as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
-        runner.close()
         for message in changer.reconciled:
             warn(message)
     codes = [exit_code(outcome) for outcome in outcomes]

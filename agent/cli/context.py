@@ -105,12 +105,12 @@ class CommandContext:
             raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
 
     def runner(self) -> VendorRunner:
-        """One-shot runs of the configured CLI under the host lock; raises CommandError
-        when there is no CLI to run."""
+        """The configured CLI under the host lock; raises CommandError when there is no CLI
+        to run."""
         from smartarray_agent.vendor import CliUnavailable, open_runner
 
         try:
-            self.opened = open_runner(self.config.ssacli, console=False)
+            self.opened = open_runner(self.config.ssacli, service=False)
         except CliUnavailable as error:
             raise CommandError(str(error), _UNAVAILABLE_CODE[error.reason]) from None
         return self.opened
@@ -139,16 +139,12 @@ class CommandContext:
         from smartarray_agent.collectors.ssacli.errors import SsacliError
 
         runner = self.runner()
-        try:
-            # The read and the reconciliation under one hold of the lock, in one console:
-            # its banner tells the version the version file does not, so the CLI starts once.
+        try:  # the read and the reconciliation in one job: the CLI starts once
             with runner.session():
                 snapshot = read_snapshot(runner)
                 self._reconcile(snapshot)
         except (CollectionError, SsacliError) as error:
             raise CommandError(str(error), exitcodes.VENDOR_ERROR) from None
-        finally:
-            runner.close()
         return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
 
     def _reconcile(self, snapshot: Snapshot) -> None:

@@ -82,11 +82,6 @@ class SsacliCollector(Collector[Snapshot]):
         n = len(data.controllers)
         return f"{n} controller" + ("" if n == 1 else "s")
 
-    def close(self) -> None:
-        if self._runner is not None:
-            self._runner.close()
-            self._runner = None
-
 
 def _parsed(command: list[str], output: str) -> Snapshot:
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.collectors.ssacli.run import CliResult, run_once
-from smartarray_agent.collectors.ssacli.session import ConsoleSession
+from smartarray_agent.collectors.ssacli.session import Console, ConsoleSession
 
 NAMES = ("ssacli", "hpssacli", "hpacucli")
 # Where the vendor packages install them, besides PATH.
@@ -39,7 +39,8 @@ class CliNotFound(SsacliError):
 
 @dataclass(frozen=True)
 class VendorCli:
-    """The vendor CLI's program, run as processes: one-shot runs and consoles."""
+    """What runs the vendor commands: the CLI's program as processes, one-shot runs and
+    consoles (agent/simulated.py's subclass answers in this process)."""
 
     argv: tuple[str, ...]  # the program, or a simulator's command prefix
     name: str  # "ssacli", "hpssacli", "hpacucli" or "simulator"
@@ -48,11 +49,8 @@ class VendorCli:
             started: Callable[[int], None] | None = None) -> CliResult:
         return run_once(self.argv, command, timeout_s, started)
 
-    def console(self, *, timeout_s: float) -> ConsoleSession:
-        """A console, started: its banner read."""
-        session = ConsoleSession(self.argv, timeout_s=timeout_s)
-        session.start()
-        return session
+    def console(self, *, timeout_s: float) -> Console:
+        return ConsoleSession(self.argv, timeout_s=timeout_s)
 
 
 def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:

@@ -19,9 +19,7 @@ lock. The next holder finds that CLI by its pid and start time and ends it, and 
 
 Waiting is fair: a waiter announces itself with a shared lock on ``<lock>.wait``. A process
 that held the lock before does not take it again while someone waits, so an operator's
-command runs before the daemon's next round even when rounds are back to back; a holder
-that keeps the lock between calls (the opt-in console) checks :meth:`HostLock.others_waiting`
-and lets go.
+command runs before the daemon's next round even when rounds are back to back.
 """
 
 from __future__ import annotations
