@@ -69,12 +69,18 @@ def controller_label(slot: str | None, serial: str | None, index: int | None = N
 
 
 def unique(labels: Sequence[str]) -> list[str]:
-    """``labels`` with a repeated value made unique by ``#2``, ``#3`` appended."""
+    """``labels`` with a repeated value made unique by ``#2``, ``#3`` appended; in time linear
+    in their number (a thousand controllers can all print ``Slot: 0``)."""
+    seen: set[str] = set()
+    last: dict[str, int] = {}  # each base's last suffix: every one below it is taken
     out: list[str] = []
     for base in labels:
-        ident, n = base, 1
-        while ident in out:
+        n = last.get(base, 1)
+        ident = base if n == 1 else f"{base}#{n}"
+        while ident in seen:
             n += 1
             ident = f"{base}#{n}"
+        last[base] = n
+        seen.add(ident)
         out.append(ident)
     return out

@@ -43,7 +43,6 @@ Bytes = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
 Count = Bytes  # units, hours, days
 WholePercent = Annotated[Annotated[int, Field(ge=0, le=100)] | None, _unknown_outside(0, 100)]
 
-_PAREN_TAIL = re.compile(r"\s*\(.*$")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -54,7 +53,7 @@ class _Block(BaseModel):
 def normalise_status(text: str | None) -> str | None:
     """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
     ``'temporarily_disabled'``. Empty text is ``None``."""
-    word = _NON_WORD.sub("_", _PAREN_TAIL.sub("", text or "").lower()).strip("_")
+    word = _NON_WORD.sub("_", (text or "").partition("(")[0].lower()).strip("_")
     return word or None
 
 

@@ -26,7 +26,9 @@ from smartarray_agent.common.model import (
 
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
-_PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
+# Bounded, so that a search tried from every "port" of a long text stays linear in it
+_PORT_BOX_BAY = re.compile(
+    r"port\s+(?P<port>[^:]{1,64}):box\s+(?P<box>[^:]{1,64}):bay\s+(?P<bay>\S+)")
 _INTERFACE = re.compile(r"SAS|SATA|SSD|HDD|NVMe|SCSI", re.I)
 _LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>.+)$")
 
@@ -167,7 +169,7 @@ def _merge_array(arrays: dict[str, Array], block: Block) -> None:
     pairs = _Pairs(block.pairs)
     array.status = normalise_status(pairs.get("Status")) or array.status
     array.interface = values.text_or_none(pairs.get("Interface Type")) or array.interface
-    array.raw = array.raw + block.pairs
+    array.raw += block.pairs  # in place: a block printed n times costs n, not n squared
 
 
 def _fill_logical(drive: LogicalDrive, block: Block) -> None:
@@ -191,7 +193,7 @@ def _fill_logical(drive: LogicalDrive, block: Block) -> None:
     caching = values.switch(pairs.get("Caching", "Array Accelerator"))
     drive.caching = caching if caching is not None else drive.caching
     drive.disk_name = values.text_or_none(pairs.get("Disk Name")) or drive.disk_name
-    drive.raw = drive.raw + block.pairs
+    drive.raw += block.pairs
 
 
 def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
@@ -219,7 +221,7 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
         progress = values.percent(pairs.get("Erase Percent Complete"))
     if progress is not None:
         drive.progress_percent = progress
-    drive.raw = drive.raw + block.pairs
+    drive.raw += block.pairs
 
 
 # A physical drive's field, the key of its detail block that gives it, and how it is read

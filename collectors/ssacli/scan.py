@@ -27,9 +27,12 @@ _LD_DETAIL = re.compile(r"^Logical Drive:\s*(?P<id>\S+)$")
 _PD_LINE = re.compile(r"^physicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
 _PD_DETAIL = re.compile(r"^physicaldrive\s+(?P<id>\S+)$")
 _SENSOR = re.compile(r"^Sensor ID:\s*(?P<id>\S+)$")
-_PAIR = re.compile(r"^(?P<key>[A-Za-z0-9](?:[^:(]|\([^)]*\))*?)\s*:(?:\s+(?P<value>.*))?$")
+# The key runs to the first colon outside parentheses (its trailing spaces are stripped
+# after); no part of this or the next pattern is tried again from inside a run of spaces,
+# which would cost a long line its length squared.
+_PAIR = re.compile(r"^(?P<key>[A-Za-z0-9](?:[^:(]|\([^)]*\))*+):(?:\s+(?P<value>.*))?$")
 # "Disk Name: /dev/sda          Mount Points: None" (hpssacli prints two pairs on one line)
-_SECOND_PAIR = re.compile(r"\s{3,}(?=[A-Z][A-Za-z ]{2,40}:(?:\s|$))")
+_SECOND_PAIR = re.compile(r"(?<!\s)\s{3,}+(?=[A-Z][A-Za-z ]{2,40}:(?:\s|$))")
 _SPACES = re.compile(r"\s+")
 # Nested levels step by 3 columns; a one-column slip is a mis-indented line, not nesting
 _NESTING_STEP = 2
@@ -92,6 +95,7 @@ class _Scanner:
         self.error: ErrorText | None = None
         self.notice: list[str] | None = None
         self.last_pair: tuple[list[tuple[str, str]], int, int] | None = None  # (pairs, idx, indent)
+        self.wrapped: list[str] = []  # the lines that continue the last pair's value
 
     def feed(self, line: str) -> None:
         text = line.strip()
@@ -145,7 +149,7 @@ class _Scanner:
         self.result.controllers.append(self.ctrl)
         self.stack = []
         self.error = None
-        self.last_pair = None
+        self._last(None)
 
     def _continues_notice(self, text: str, indent: int) -> bool:
         return not (HEADER.match(text) or _ERROR.match(text)) and (
@@ -180,7 +184,7 @@ class _Scanner:
                     Block(kind=kind, ident=match.group("id"), indent=indent,
                           info=match.group("info"), array=self._array())
                 )
-                self.last_pair = None
+                self._last(None)
                 return
         opened = self._opened_block(text, indent)
         if opened is not None:
@@ -188,7 +192,7 @@ class _Scanner:
             opened.array = self._array()
             ctrl.blocks.append(opened)
             self.stack.append(opened)
-            self.last_pair = None
+            self._last(None)
             return
         if self._continues_value(text, indent):
             return
@@ -206,12 +210,24 @@ class _Scanner:
             ):
                 target = self._pair_to_block().pairs
             target.append(pair)
-            self.last_pair = (target, len(target) - 1, indent)
+            self._last((target, len(target) - 1, indent))
+
+    def _last(self, pair: tuple[list[tuple[str, str]], int, int] | None) -> None:
+        """Make ``pair`` the one a wrapped line continues, after joining the lines that
+        continued the one before (at once: joined line by line, a value wrapped over many
+        lines cost its length squared)."""
+        if self.wrapped and self.last_pair is not None:
+            pairs, index, _ = self.last_pair
+            key, value = pairs[index]
+            pairs[index] = (key, " ".join([value, *self.wrapped]))
+        self.wrapped = []
+        self.last_pair = pair
 
     def _pair_to_block(self) -> Block:
         """The last pair turned out to head deeper pairs (``Port Name: 1I`` and its port
         details): make it the title of a component block."""
         assert self.ctrl is not None and self.last_pair is not None
+        self._last(self.last_pair)
         pairs, index, indent = self.last_pair
         key, value = pairs.pop(index)
         block = Block(kind="component", ident=f"{key}: {value}" if value else key, indent=indent)
@@ -240,10 +256,9 @@ class _Scanner:
         if self.last_pair is None or _PAIR.match(text):
             return False
         pairs, index, pair_indent = self.last_pair
-        key, value = pairs[index]
-        if indent < pair_indent + _NESTING_STEP or not value:
+        if indent < pair_indent + _NESTING_STEP or not pairs[index][1]:
             return False
-        pairs[index] = (key, f"{value} {text}")
+        self.wrapped.append(text)
         return True
 
     def _title_or_item(self, text: str, indent: int) -> None:
@@ -251,7 +266,7 @@ class _Scanner:
         list, enclosure) when it is no deeper than the open block, else an item of it."""
         ctrl = self.ctrl
         assert ctrl is not None
-        self.last_pair = None
+        self._last(None)
         if self.stack and indent > self.stack[-1].indent:
             self.stack[-1].pairs.append(("", text))
             return
@@ -284,4 +299,5 @@ def scan(lines: list[str]) -> ScanResult:
     for line in lines:
         scanner.feed(line)
     scanner._end_notice()
+    scanner._last(None)
     return scanner.result

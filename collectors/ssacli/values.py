@@ -8,12 +8,14 @@ import re
 from smartarray_agent.common.model import normalise_status
 
 _NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B)?$", re.I)
-_RATIO = re.compile(r"(\d+)\s*%\s*Read\s*/\s*(\d+)\s*%\s*Write", re.I)
+# A search starts only at a number's first digit: tried from each digit of a long run, it
+# would cost the run's length squared.
+_RATIO = re.compile(r"(?<!\d)(\d++)\s*+%\s*+Read\s*+/\s*+(\d++)\s*+%\s*+Write", re.I)
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _DIGITS = re.compile(r"[0-9]+")
 _PERCENT = re.compile(r"^(?P<n>[-+]?\d+(?:\.\d+)?)\s*%")
-_PROGRESS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*%\s*complete", re.I)
+_PROGRESS = re.compile(r"(?<!\d)(?P<n>\d++(?:\.\d++)?)\s*+%\s*+complete", re.I)
 _DAYS = re.compile(r"^(?P<n>\d+)\s*days?$", re.I)
 # a drive status ends at the first comma, sentence stop or parenthesised tail:
 # "Recovering, 55.73% complete", "Erase Complete. Reenable Before Using.", "OK, spare"
