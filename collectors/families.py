@@ -43,7 +43,7 @@ class Families:
         ``label`` names the label that tells them apart (``mode``, ``source`` for a kind)."""
         current = ABSENT if value is None else value if value in known else OTHER
         for state in (*known, OTHER, ABSENT):
-            self.gauge(name, {**labels, label: state}, float(state == current))
+            self.gauge(name, {**labels, label: state}, 1.0 if state == current else 0.0)
 
     def unknown_word(
         self, name: str, labels: Mapping[str, str], known: Sequence[str], word: str | None

@@ -1,20 +1,30 @@
-"""A big host's answer costs the agent in proportion to its size (issue #50 item 1): the work
-of parsing it, labelling its controllers and rendering them is counted (the Python lines
+"""A big host's answer costs the agent in proportion to its size (issue #50 items 1 and 2): the
+work of parsing it, labelling its controllers and rendering them is counted (the Python lines
 run), never timed; what is done in C (regular expressions, joins) is held to it by the shapes
-below and measured at the output cap in benchmarks/big_host_bench.py."""
+below; the memory it takes is what tracemalloc counts. benchmarks/big_host_bench.py measures
+both at the output cap."""
 
 from __future__ import annotations
 
+import gc
+import subprocess
 import sys
+import tracemalloc
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
-from smartarray_agent.collectors.base import CollectorResult
+from smartarray_agent.collectors.base import Collector, CollectorResult
 from smartarray_agent.collectors.ssacli.metrics import controller_ids
 from smartarray_agent.collectors.ssacli.parser import parse
+from smartarray_agent.common.model import Snapshot
+from smartarray_agent.daemon.loop import CollectionLoop
+from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import MetricSettings, render
+from smartarray_agent.exporter.view import MetricsView
+from smartarray_agent.simulator import vendor_argv
 
 from .agent_process import AgentProcess
 from .entries import ssacli_entries
@@ -153,3 +163,62 @@ def test_a_long_drive_line_without_its_numbers_gives_no_place_and_no_progress():
     (drive,) = parse(text).controllers[0].physical_drives
     assert drive.port is None
     assert (drive.status, drive.progress_percent) == ("1" * LONG + "_rebuilding", None)
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory) -> str:
+    """The simulator's ``large`` answer: 8 controllers, 24 drives each, about 150 kB."""
+    return subprocess.run([*vendor_argv("large", tmp_path_factory.mktemp("sim")), "ctrl",
+                           "all", "show", "config", "detail"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_a_big_answer_is_held_in_4_times_its_size_and_parsed_in_8(large):
+    text = large * 14  # 2 MiB, 112 controllers, 2,688 drives
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        snapshot = parse(text)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(snapshot.controllers) == 112
+    assert held - start <= 4 * len(text)
+    assert peak - start <= 8 * len(text)
+
+
+class _Remembering(Collector[Snapshot]):
+    """Each collection a new snapshot; what it renders notes which earlier ones live on."""
+
+    name, interval_s = "ssacli", None
+
+    def __init__(self) -> None:
+        self.made: list[weakref.ref[Snapshot]] = []
+        self.alive_at_render: list[int] = []
+
+    def collect(self) -> Snapshot:
+        snapshot = Snapshot(notices=[f"round {len(self.made)}"])
+        self.made.append(weakref.ref(snapshot))
+        return snapshot
+
+    def families(self, data: Snapshot, now: float) -> list:
+        gc.collect()
+        self.alive_at_render.append(sum(ref() is not None for ref in self.made[:-1]))
+        return []
+
+    def summary(self, data: Snapshot) -> str:
+        return "a snapshot"
+
+
+def test_a_round_renders_with_the_previous_snapshot_let_go():
+    collector = _Remembering()
+    loop = CollectionLoop([collector], MetricsView(MetricSettings(stale_after_s=None)),
+                          Notifier(None), interval_s=0.05, debounce_s=0.05)
+    loop.start()
+    try:
+        while loop.rounds < 3:
+            loop.join(0.05)
+    finally:
+        loop.stop()
+        assert loop.join(5)
+    assert collector.alive_at_render[:3] == [0, 0, 0]

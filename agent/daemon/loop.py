@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult, collect_once
 from smartarray_agent.daemon.debounce import Debounce
@@ -118,12 +119,7 @@ class CollectionLoop:
             if collector.interval_s is not None:
                 self._collect_aside(collector)
                 continue
-            previous = self._last.get(collector.name)
-            result = collect_once(collector, previous[1] if previous else None)
-            if self._acted_on(collector, result):
-                result = collect_once(collector, result)  # what the hardware shows now
-            self._last[collector.name] = (collector, result)
-            collected.append(((collector, result), previous[1] if previous else None))
+            collected.append(self._collect(collector))
         self._view.publish(entry for entry, _ in collected)
         # Logged once served: whoever reads "collector ssacli ok" finds the data in /metrics.
         for (collector, result), previous_result in collected:
@@ -135,6 +131,18 @@ class CollectionLoop:
         else:
             self._notifier.status(status)
         self._notifier.watchdog()
+
+    def _collect(self, collector: AnyCollector) -> tuple[Entry, CollectorResult | None]:
+        """Collect now, again at once when the guard changed the hardware; with the previous
+        result, its data let go: a big host's last snapshot must not outlive the new one's
+        render."""
+        previous = self._last.get(collector.name)
+        before = previous[1] if previous else None
+        result = collect_once(collector, before)
+        if self._acted_on(collector, result):
+            result = collect_once(collector, result)  # what the hardware shows now
+        self._last[collector.name] = (collector, result)
+        return (collector, result), before and replace(before, data=None)
 
     def _collect_aside(self, collector: AnyCollector) -> None:
         """Start ``collector`` in its own thread, unless its last read is still going."""

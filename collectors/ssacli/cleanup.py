@@ -9,7 +9,6 @@ the parser can tell CLI output from anything else.
 from __future__ import annotations
 
 import re
-import textwrap
 from dataclasses import dataclass
 
 _BANNER = re.compile(
@@ -20,6 +19,7 @@ _BANNER_FIXED = (
     'Type "help" for a list of supported commands.',
     'Type "exit" to close the console.',
 )
+_LINE_END = re.compile(r"\r\n?|\n")
 _CONSOLE_PROMPT = re.compile(r"^=>(?:\s(.*))?$")
 _TARGET_ECHO = re.compile(r'^"[^"]*"$')
 _TOOL = r"(?:\S*/)?(?:ssacli|hpssacli|hpacucli|uname26)\b"
@@ -46,13 +46,14 @@ class CleanText:
 def clean(text: str | bytes) -> CleanText:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     out = CleanText(lines=[])
-    for raw in text.split("\n"):
-        line = raw.expandtabs(8).rstrip()
+    for raw in _LINE_END.split(text):  # no copy of the whole text: it may be 16 MiB
+        line = raw.replace("\x00", "").expandtabs(8).rstrip()
         if not _is_frame(line.strip(), out):
             out.lines.append(line)
-    out.lines = textwrap.dedent("\n".join(out.lines)).split("\n")  # a paste's indentation
+    margin = min((indent_of(line) for line in out.lines if line), default=0)
+    if margin:  # a paste's indentation
+        out.lines = [line[margin:] for line in out.lines]
     return out
 
 

@@ -27,12 +27,13 @@ _VERSION_OUTPUT_KEY = re.compile(r"(CLI|SoulAPI) Version$", re.I)
 
 def parse(text: str | bytes) -> Snapshot:
     cleaned = clean(text)
-    scanned = scan(cleaned.lines)
+    scanned = ScanResult()
+    controllers = [interpret.controller(c) for c in scan(cleaned.lines, scanned)]
     version = next((v.split()[0] for k, v in scanned.pairs if _VERSION_KEY.search(k) and v), None)
-    if not (scanned.controllers or scanned.errors or cleaned.saw_cli_frame or version):
+    if not (controllers or scanned.errors or cleaned.saw_cli_frame or version):
         raise ParseError(_describe_refusal(cleaned.lines))
     return Snapshot(
-        controllers=[interpret.controller(c) for c in scanned.controllers],
+        controllers=controllers,
         error=_first_error(scanned),
         cli_version=cleaned.cli_version or version,
         notices=scanned.notices,
@@ -51,7 +52,10 @@ def find_error(text: str) -> VendorError | None:
     print nothing else), or ``None``. Never raises."""
     if not any(marker in text for marker in _ERROR_MARKERS):
         return None
-    return _first_error(scan(clean(text).lines))
+    scanned = ScanResult()
+    for _ in scan(clean(text).lines, scanned):
+        pass
+    return _first_error(scanned)
 
 
 def _first_error(scanned: ScanResult) -> VendorError | None:

@@ -8,6 +8,7 @@ Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparse
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from smartarray_agent.collectors.ssacli.cleanup import indent_of
@@ -78,9 +79,8 @@ class ErrorText:
 
 @dataclass
 class ScanResult:
-    """The output cut into controllers and errors; what fits neither is kept too."""
+    """What the output holds besides its controllers: errors, and what fits neither."""
 
-    controllers: list[ControllerText] = field(default_factory=list)
     errors: list[ErrorText] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # outside any controller
     notices: list[str] = field(default_factory=list)
@@ -88,14 +88,19 @@ class ScanResult:
 
 
 class _Scanner:
-    def __init__(self) -> None:
-        self.result = ScanResult()
+    def __init__(self, result: ScanResult) -> None:
+        self.result = result
         self.ctrl: ControllerText | None = None
+        self.ended: ControllerText | None = None  # the controller the last line ended
         self.stack: list[Block] = []
         self.error: ErrorText | None = None
         self.notice: list[str] | None = None
         self.last_pair: tuple[list[tuple[str, str]], int, int] | None = None  # (pairs, idx, indent)
         self.wrapped: list[str] = []  # the lines that continue the last pair's value
+        # One copy of each key, value and pair: a big host prints "Status: OK" a hundred
+        # thousand times, and the model keeps every pair.
+        self.words: dict[str, str] = {}
+        self.pairs: dict[tuple[str, str], tuple[str, str]] = {}
 
     def feed(self, line: str) -> None:
         text = line.strip()
@@ -139,6 +144,7 @@ class _Scanner:
     def _start_controller(self, header: re.Match[str]) -> None:
         tags = _TAG.findall(header.group("tags") or "")
         serial = (header.group("sn") or "").strip() or None
+        self.ended = self.ctrl
         self.ctrl = ControllerText(
             model=_SPACES.sub(" ", header.group("model").strip()),
             slot=header.group("slot"),
@@ -146,7 +152,6 @@ class _Scanner:
             tags=tags,
             serial=serial,
         )
-        self.result.controllers.append(self.ctrl)
         self.stack = []
         self.error = None
         self._last(None)
@@ -163,7 +168,7 @@ class _Scanner:
         self.notice = None
 
     def _outside(self, text: str) -> None:
-        pair = _split_pair(text)
+        pair = self._pair(text)
         if pair:
             self.result.pairs.append(pair)
         else:
@@ -197,7 +202,7 @@ class _Scanner:
         if self._continues_value(text, indent):
             return
         for part in _SECOND_PAIR.split(text):
-            pair = _split_pair(part)
+            pair = self._pair(part)
             if pair is None:
                 self._title_or_item(text, indent)
                 return
@@ -278,6 +283,15 @@ class _Scanner:
         ctrl.blocks.append(block)
         self.stack.append(block)
 
+    def _pair(self, text: str) -> tuple[str, str] | None:
+        match = _PAIR.match(text)
+        if not match:
+            return None
+        key = _SPACES.sub(" ", match.group("key").strip())
+        value = (match.group("value") or "").strip()
+        pair = self.words.setdefault(key, key), self.words.setdefault(value, value)
+        return self.pairs.setdefault(pair, pair)
+
     def _pop(self, condition) -> None:
         while self.stack and condition(self.stack[-1]):
             self.stack.pop()
@@ -286,18 +300,18 @@ class _Scanner:
         return next((block.ident for block in reversed(self.stack) if block.kind == "array"), None)
 
 
-def _split_pair(text: str) -> tuple[str, str] | None:
-    match = _PAIR.match(text)
-    if not match:
-        return None
-    key = _SPACES.sub(" ", match.group("key").strip())
-    return key, (match.group("value") or "").strip()
 
 
-def scan(lines: list[str]) -> ScanResult:
-    scanner = _Scanner()
+def scan(lines: Iterable[str], result: ScanResult) -> Iterator[ControllerText]:
+    """Each controller's part of ``lines`` as soon as it ends, so that the caller can let it
+    go before the next; the rest of the output goes into ``result``."""
+    scanner = _Scanner(result)
     for line in lines:
         scanner.feed(line)
+        if scanner.ended is not None:
+            yield scanner.ended
+            scanner.ended = None
     scanner._end_notice()
     scanner._last(None)
-    return scanner.result
+    if scanner.ctrl is not None:
+        yield scanner.ctrl
