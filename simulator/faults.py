@@ -1,8 +1,5 @@
-"""Fault knobs: which command a fault hits, the scenario after the battery timeline, garbage.
-
-``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys, so any
-bundled scenario can be made slow, hung or broken without writing a file.
-"""
+"""Which command a fault hits, the scenario after the battery timeline, garbage.
+``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys."""
 
 from __future__ import annotations
 
@@ -20,7 +17,6 @@ FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 
 
 def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) -> Faults:
-    """The scenario's faults with ``SMARTARRAY_SIM_FAULTS`` laid over them."""
     raw = (os.environ if environ is None else environ).get(FAULTS_ENV, "").strip()
     if not raw:
         return scenario.faults
@@ -34,7 +30,6 @@ def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) 
 
 
 def matches(patterns: list[str], command: str) -> bool:
-    """Whether ``command`` (canonical text) is one that ``patterns`` name."""
     return any(p == "*" or (p and " ".join(p.lower().split()) in command) for p in patterns)
 
 

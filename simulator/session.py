@@ -1,12 +1,9 @@
-"""Run vendor commands against a state directory, with the faults of the scenario applied.
-
-Shared by argv mode (one command) and console mode (one command a line).
-"""
+"""Vendor commands answered from a state directory, with the scenario's faults: one command
+in argv mode, one a line in console mode."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from smartarray_agent.simulator import render
@@ -51,8 +48,7 @@ _HELP = [
 ]
 
 
-class Crashed(Exception):
-    """The crash fault fired; the process must end now with ``code``."""
+class Crashed(Exception):  # the crash fault fired: the process ends now with ``code``
 
     def __init__(self, code: int) -> None:
         super().__init__(code)
@@ -60,8 +56,6 @@ class Crashed(Exception):
 
 
 class Session:
-    """One simulator process answering commands."""
-
     def __init__(self, store: StateStore, dialect: Dialect, faults: Faults, out: BinaryIO,
                  inp: TextIO, ident: str, *, console: bool = False) -> None:
         self.store, self.dialect, self.faults = store, dialect, faults
@@ -70,8 +64,7 @@ class Session:
         self.target: Target | None = None
         self.garble_prompt = False  # the last command asked for a garbled prompt after it
 
-    def hits(self, patterns: list[str], command: str) -> bool:
-        """Whether a fault of ``patterns`` hits ``command`` in this mode."""
+    def hits(self, patterns: list[str], command: str) -> bool:  # in this mode
         return (self.console or not self.faults.console_only) and matches(patterns, command)
 
     def prompt(self) -> bytes:
@@ -114,8 +107,7 @@ class Session:
         return code
 
     def _flood(self, size: int) -> None:
-        """``size`` bytes of plausible lines, written a MiB at a time (the simulator stays
-        small however much it prints)."""
+        """``size`` bytes of plausible lines, a MiB at a time (the simulator stays small)."""
         line = b"   Controller Status: OK" + b" " * 999 + b"\n"
         block = line * (2**20 // len(line) + 1)
         while size > 0:
@@ -155,7 +147,7 @@ class Session:
         one = (target.ld or target.pd) != "all"  # "ld 1 show" prints the detail block
         detail = action.what == "detail" or one
         if target.ld:
-            found = [c for c in ctrls if _holds(target.ld, c.logical_drives)]
+            found = [c for c in ctrls if any(_is(target.ld, ld) for ld in c.logical_drives)]
             if not found:
                 raise invalid_ld(ctrls[0], target.ld)
             if action.what == "status":
@@ -163,7 +155,7 @@ class Session:
                                        for ld in c.logical_drives if _is(target.ld, ld))
             return [line for c in found for line in render.logical_drives(c, d, target.ld, detail)]
         if target.pd:
-            found = [c for c in ctrls if _holds(target.pd, c.physical_drives)]
+            found = [c for c in ctrls if any(_is(target.pd, pd) for pd in c.physical_drives)]
             if not found:
                 raise invalid_target(f"physicaldrive {target.pd}")
             if action.what == "status":
@@ -197,8 +189,3 @@ class Session:
 def _is(wanted: str, drive: LogicalDrive | PhysicalDrive) -> bool:
     """Whether ``wanted`` (an id, any case, or ``all``) names ``drive``."""
     return wanted in ("all", drive.id.lower())
-
-
-def _holds(wanted: str, drives: Sequence[LogicalDrive | PhysicalDrive]) -> bool:
-    """Whether ``drives`` has the drive ``wanted`` names."""
-    return any(_is(wanted, drive) for drive in drives)
