@@ -1,11 +1,7 @@
-"""Smart Array hosts as the kernel sees them, with no vendor CLI: every SCSI host (and
-``ccissN`` device) whose PCI function is bound to ``hpsa``, ``cciss`` or ``smartpqi``.
-
-Discovery goes through pyudev; the attributes are read from the host's sysfs directory, so
-the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
-Array host, its PCI function or one of its disks appearing or going.
-docs/metrics.md shows a sample of every family.
-"""
+"""Smart Array hosts as the kernel sees them: every SCSI host (and ``ccissN`` device) whose
+PCI function is bound to ``hpsa``, ``cciss`` or ``smartpqi``, found through pyudev and read
+from its sysfs directory (any tree: tests build one); a udev monitor reports a host, its PCI
+function or a disk appearing or going."""
 
 from __future__ import annotations
 
@@ -41,7 +37,7 @@ _APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
 
 
 class SysfsError(CollectionError):
-    """The devices could not be listed at all (no libudev, no sysfs)."""
+    """The devices could not be listed (no libudev, no sysfs)."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +60,7 @@ class SmartArrayHost:
 
 
 def read_host(device_dir: Path) -> SmartArrayHost | None:
-    """The Smart Array host at ``device_dir`` (a ``scsi_host`` class directory or a
-    ``ccissN`` device), or None when its PCI function is not bound to a Smart Array driver."""
+    """The Smart Array host at ``device_dir`` (a ``scsi_host`` or ``ccissN``), or None."""
     real = device_dir.resolve()
     pci = next((p for p in (real, *real.parents) if _PCI_ADDRESS.match(p.name)), None)
     if pci is None:
@@ -91,7 +86,6 @@ def read_host(device_dir: Path) -> SmartArrayHost | None:
 
 
 def udev_host_dirs() -> list[Path]:
-    """Every SCSI host and ``ccissN`` device udev knows, Smart Array or not."""
     try:
         import pyudev
 
@@ -105,10 +99,8 @@ def udev_host_dirs() -> list[Path]:
 
 
 class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
-    """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
-    ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
-    kept). Watches udev for a Smart Array host, its PCI function or a disk appearing or
-    going, and asks for an early collection then."""
+    """One host per PCI function (of a ``cciss`` board's ``ccissN`` and SCSI host, the one
+    with more attributes); an early collection when udev says one came or went."""
 
     name = "sysfs"
     interval_s: float | None = None
@@ -152,9 +144,7 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
         return f"{len(data)} host" + ("" if len(data) == 1 else "s")
 
     def watch(self, poke: Callable[[], None]) -> None:
-        """Start the udev watch (pyudev's monitor thread calls :meth:`handle` for every event
-        of the watched subsystems); without one (no netlink, no libudev) a warning says that
-        controllers appearing or going wait for the next collection."""
+        """pyudev's monitor thread calls :meth:`handle`; without one, a warning."""
         self._poke = poke
         if self._observer is not None:
             return
@@ -180,8 +170,7 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
             self._observer = None
 
     def handle(self, event: UdevEvent) -> None:
-        """A udev event (from pyudev's monitor thread): an early collection when it concerns
-        a Smart Array."""
+        """An early collection when the event concerns a Smart Array."""
         if self._poke is not None and concerns_smart_array(event, self._known):
             log.info("udev: %s %s; collecting early", event.action, event.sys_path)
             self._poke()
@@ -196,10 +185,9 @@ class UdevEvent:
 
 
 def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> bool:
-    """The event is a Smart Array host, its PCI function or one of its disks appearing or
-    going. A device that went can no longer be read, so its path is matched against the PCI
-    functions of the last collection (``known_functions``); one that came is also checked
-    for a Smart Array driver."""
+    """A Smart Array host, its PCI function or a disk came or went: a PCI function on the
+    path is one of the last collection's (a device that went cannot be read) or is bound to
+    a Smart Array driver."""
     if event.action not in _APPEAR_OR_GO or event.subsystem not in WATCHED_SUBSYSTEMS:
         return False
     if event.subsystem == "block" and event.device_type != "disk":

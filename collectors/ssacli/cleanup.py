@@ -1,10 +1,7 @@
-"""Turn pasted or captured text into clean lines before parsing.
-
-Handles CRLF and lone CR, tabs, trailing blanks, shell and console prompts pasted with the
-output (``root@host:~# hpacucli ...``, ``=> ctrl all show``), the console banner, the echo of
-``set target``, and a uniform indentation added by the paste. What it drops it reports, so
-the parser can tell CLI output from anything else.
-"""
+"""Pasted or captured text -> clean lines: CRLF and lone CR, tabs, trailing blanks, shell and
+console prompts (``root@host:~# hpacucli ...``, ``=> ctrl all show``), the banner, the echo of
+``set target`` and a paste's indentation go; what went is reported, so that the parser can
+tell CLI output from anything else."""
 
 from __future__ import annotations
 
@@ -36,8 +33,6 @@ _SHELL_PROMPT = re.compile(
 
 @dataclass
 class CleanText:
-    """The output's lines with the CLI's banner, prompts and echoes taken out."""
-
     lines: list[str]
     cli_version: str | None = None
     saw_cli_frame: bool = False  # a banner, console prompt or target echo was present

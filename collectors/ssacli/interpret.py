@@ -1,8 +1,6 @@
-"""Give the scanned blocks their meaning: the keys each CLI generation prints, mapped onto
-the model. Both labels of a renamed field are read (``Cache Ratio`` / ``Accelerator
-Ratio``, ``Battery/Capacitor Status`` / ``Battery Status``, ``Caching`` / ``Array
-Accelerator``). A drive printed several times (cage list, mirror group, detail block) is one
-drive whose fields are merged."""
+"""The scanned blocks' meaning: each generation's keys mapped onto the model, both labels of a
+renamed field read (``Cache Ratio`` / ``Accelerator Ratio``). A drive printed several times
+(cage list, mirror group, detail block) is one drive, its fields merged."""
 
 from __future__ import annotations
 
@@ -33,15 +31,12 @@ _INTERFACE = re.compile(r"SAS|SATA|SSD|HDD|NVMe|SCSI", re.I)
 _LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>.+)$")
 
 
-class _Pairs:
-    """A block's pairs by key, compared case-insensitively."""
-
+class _Pairs:  # a block's pairs by key, any case
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         self.pairs = pairs
         self._first = {key.lower(): value for key, value in reversed(pairs)}
 
-    def get(self, *keys: str) -> str | None:
-        """The first value of the first of ``keys`` printed."""
+    def get(self, *keys: str) -> str | None:  # the first value of the first key printed
         return next((self._first[k.lower()] for k in keys if k.lower() in self._first), None)
 
     def all(self, key: str) -> list[str]:

@@ -1,12 +1,7 @@
-"""Parse Smart Array CLI output (hpacucli 8/9, hpssacli 2, ssacli 3-6) into a
-:class:`~smartarray_agent.common.model.Snapshot`. Pure: text in, model out, no I/O.
-
-Reads ``ctrl all show config detail``, ``show detail``, ``show status``, ``show config``, the
-one-line ``ctrl all show``, logical and physical drive listings and ``Error:`` outputs, as
-printed or as pasted (prompts, banners, CRLF, trailing blanks, uniform indentation). Lines it
-does not know are kept in ``unparsed_lines``. Text that is not CLI output at all raises
-:class:`ParseError`, the only exception that leaves :func:`parse`.
-"""
+"""Smart Array CLI output (hpacucli 8/9, hpssacli 2, ssacli 3-6: ``show config detail``,
+``detail``, ``status``, ``config``, drive listings, ``Error:``), as printed or pasted -> a
+:class:`~smartarray_agent.common.model.Snapshot`. Pure. Lines it does not know are kept in
+``unparsed_lines``; text that is no CLI output raises :class:`ParseError`, and nothing else."""
 
 from __future__ import annotations
 
@@ -42,14 +37,12 @@ def parse(text: str | bytes) -> Snapshot:
     )
 
 
-# Every error line the scanner knows holds one of these: output without them is not cleaned
-# and scanned a second time (the caller parses it once).
+# Every error line the scanner knows holds one: output without them is not scanned again.
 _ERROR_MARKERS = ("Error:", "Could not find ")
 
 
 def find_error(text: str) -> VendorError | None:
-    """The first ``Error: ...`` of any vendor output (a modify command's too, which may
-    print nothing else), or ``None``. Never raises."""
+    """The first ``Error: ...`` of any vendor output (a modify's too), or None; never raises."""
     if not any(marker in text for marker in _ERROR_MARKERS):
         return None
     scanned = ScanResult()

@@ -1,9 +1,7 @@
-"""Cut clean CLI lines into blocks: controllers, their key/value pairs and sub-blocks.
-
-The scan knows the *shape* of the output (headers, indentation, one-line drive entries,
-notices, ``Error:`` outputs) but not what any key means; :mod:`.interpret` does that.
-Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparsed``.
-"""
+"""Cut clean CLI lines into controllers, their key/value pairs and sub-blocks: the shape of
+the output (headers, indentation, one-line drive entries, notices, ``Error:``), not what a
+key means (:mod:`.interpret`). Every line ends up in a pair, a block, a notice or
+``unparsed``."""
 
 from __future__ import annotations
 
@@ -54,9 +52,7 @@ class Block:
 
 
 @dataclass
-class ControllerText:
-    """One controller's part of the output: its title line, its own pairs and its blocks."""
-
+class ControllerText:  # one controller's part of the output
     model: str
     slot: str | None
     place: str | None
@@ -69,18 +65,13 @@ class ControllerText:
 
 
 @dataclass
-class ErrorText:
-    """A vendor error in the output (an ``Error:`` line, or the CLI's "could not find"),
-    with the lines that follow it."""
-
+class ErrorText:  # an "Error:" line (or the CLI's "could not find"), and what follows it
     message: str
     detail: list[str] = field(default_factory=list)
 
 
 @dataclass
-class ScanResult:
-    """What the output holds besides its controllers: errors, and what fits neither."""
-
+class ScanResult:  # what the output holds besides its controllers
     errors: list[ErrorText] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # outside any controller
     notices: list[str] = field(default_factory=list)
@@ -178,26 +169,18 @@ class _Scanner:
     def _inside(self, text: str, indent: int) -> None:
         ctrl = self.ctrl
         assert ctrl is not None
-        for pattern, kind in (
-            (_LD_LINE, "ld_line"),
-            (_PD_LINE, "pd_line"),
-        ):
+        for pattern, kind in ((_LD_LINE, "ld_line"), (_PD_LINE, "pd_line")):
             match = pattern.match(text)
             if match:
-                self._pop(lambda top, i=indent: top.indent > i)
-                ctrl.blocks.append(
-                    Block(kind=kind, ident=match.group("id"), indent=indent,
-                          info=match.group("info"), array=self._array())
-                )
+                self._pop(indent + 1)
+                ctrl.blocks.append(Block(kind, match.group("id"), indent, match.group("info"),
+                                         self._array()))
                 self._last(None)
                 return
         opened = self._opened_block(text, indent)
         if opened is not None:
-            self._pop(lambda top, i=indent: top.indent >= i)
-            opened.array = self._array()
-            ctrl.blocks.append(opened)
-            self.stack.append(opened)
             self._last(None)
+            self._open(opened)
             return
         if self._continues_value(text, indent):
             return
@@ -206,7 +189,7 @@ class _Scanner:
             if pair is None:
                 self._title_or_item(text, indent)
                 return
-            self._pop(lambda top, i=indent: top.indent >= i)
+            self._pop(indent)
             target = self.stack[-1].pairs if self.stack else ctrl.pairs
             if (
                 self.last_pair
@@ -219,8 +202,7 @@ class _Scanner:
 
     def _last(self, pair: tuple[list[tuple[str, str]], int, int] | None) -> None:
         """Make ``pair`` the one a wrapped line continues, after joining the lines that
-        continued the one before (at once: joined line by line, a value wrapped over many
-        lines cost its length squared)."""
+        continued the one before (at once: line by line costs a long value its square)."""
         if self.wrapped and self.last_pair is not None:
             pairs, index, _ = self.last_pair
             key, value = pairs[index]
@@ -229,17 +211,12 @@ class _Scanner:
         self.last_pair = pair
 
     def _pair_to_block(self) -> Block:
-        """The last pair turned out to head deeper pairs (``Port Name: 1I`` and its port
-        details): make it the title of a component block."""
+        """The last pair heads deeper pairs (``Port Name: 1I``): a component block's title."""
         assert self.ctrl is not None and self.last_pair is not None
         self._last(self.last_pair)
         pairs, index, indent = self.last_pair
         key, value = pairs.pop(index)
-        block = Block(kind="component", ident=f"{key}: {value}" if value else key, indent=indent)
-        block.array = self._array()
-        self.ctrl.blocks.append(block)
-        self.stack.append(block)
-        return block
+        return self._open(Block("component", f"{key}: {value}" if value else key, indent))
 
     def _opened_block(self, text: str, indent: int) -> Block | None:
         array = _ARRAY.match(text)
@@ -257,7 +234,7 @@ class _Scanner:
         return None
 
     def _continues_value(self, text: str, indent: int) -> bool:
-        """A wrapped value: a line with no key, deeper than the pair it continues."""
+        """A line with no key, deeper than the pair whose value it continues."""
         if self.last_pair is None or _PAIR.match(text):
             return False
         pairs, index, pair_indent = self.last_pair
@@ -267,8 +244,8 @@ class _Scanner:
         return True
 
     def _title_or_item(self, text: str, indent: int) -> None:
-        """A line with no ``key: value`` shape: the title of a component (drive cage, port
-        list, enclosure) when it is no deeper than the open block, else an item of it."""
+        """A line with no ``key: value``: a component's title (drive cage, enclosure) when it
+        is no deeper than the open block, else an item of it."""
         ctrl = self.ctrl
         assert ctrl is not None
         self._last(None)
@@ -278,10 +255,7 @@ class _Scanner:
         if indent == 0 and not self.stack and ctrl.pairs:
             ctrl.unparsed.append(text)
             return
-        self._pop(lambda top, i=indent: top.indent >= i)
-        block = Block(kind="component", ident=text, indent=indent, array=self._array())
-        ctrl.blocks.append(block)
-        self.stack.append(block)
+        self._open(Block("component", text, indent))
 
     def _pair(self, text: str) -> tuple[str, str] | None:
         match = _PAIR.match(text)
@@ -292,19 +266,26 @@ class _Scanner:
         pair = self.words.setdefault(key, key), self.words.setdefault(value, value)
         return self.pairs.setdefault(pair, pair)
 
-    def _pop(self, condition) -> None:
-        while self.stack and condition(self.stack[-1]):
+    def _open(self, block: Block) -> Block:
+        """``block`` in the controller's, in place of the open ones no shallower."""
+        assert self.ctrl is not None
+        self._pop(block.indent)
+        block.array = self._array()
+        self.ctrl.blocks.append(block)
+        self.stack.append(block)
+        return block
+
+    def _pop(self, indent: int) -> None:  # close the open blocks at ``indent`` and deeper
+        while self.stack and self.stack[-1].indent >= indent:
             self.stack.pop()
 
     def _array(self) -> str | None:
         return next((block.ident for block in reversed(self.stack) if block.kind == "array"), None)
 
 
-
-
 def scan(lines: Iterable[str], result: ScanResult) -> Iterator[ControllerText]:
-    """Each controller's part of ``lines`` as soon as it ends, so that the caller can let it
-    go before the next; the rest of the output goes into ``result``."""
+    """Each controller's part of ``lines`` as soon as it ends (the caller lets it go before
+    the next is read); the rest of the output goes into ``result``."""
     scanner = _Scanner(result)
     for line in lines:
         scanner.feed(line)

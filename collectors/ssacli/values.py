@@ -26,8 +26,7 @@ _FALSE = {"false", "disabled", "disable", "no", "off"}
 
 
 def cache_size_bytes(text: str | None) -> int | None:
-    """``'512 MB'`` -> 512 MiB; ``'2.0 GB'`` and the bare ``'2.0'`` of ssacli 3.x -> 2 GiB.
-    Cache sizes are binary whatever the unit says."""
+    """``'512 MB'`` -> 512 MiB; ``'2.0 GB'`` and ssacli 3's bare ``'2.0'`` -> 2 GiB."""
     return _size(text, _BINARY, default_unit="G")
 
 
@@ -104,12 +103,9 @@ def days(text: str | None) -> int | None:
 
 
 def drive_status(text: str | None) -> tuple[str | None, float | None]:
-    """A drive's status as printed -> (state word, progress percent or None).
-
-    ``'Recovering, 55.73% complete'`` -> ``('recovering', 55.73)``;
-    ``'Erase Complete. Reenable Before Using.'`` -> ``('erase_complete', None)``;
-    ``'OK, active spare for 1I:3:3'`` -> ``('ok', None)``. Any unfamiliar text gets the same
-    treatment, so a new word is one state, not a new value at every percent."""
+    """``'Recovering, 55.73% complete'`` -> ``('recovering', 55.73)``; ``'Erase Complete.
+    Reenable Before Using.'`` -> ``('erase_complete', None)``: a new word is one state, not
+    one at every percent."""
     if text is None:
         return None, None
     head = _DRIVE_STATUS_END.split(text.strip(), maxsplit=1)[0]
@@ -118,7 +114,6 @@ def drive_status(text: str | None) -> tuple[str | None, float | None]:
 
 
 def pci_address(text: str | None) -> str | None:
-    """``'0000:0B:00.0'`` -> ``'0000:0b:00.0'``: lower-case, as sysfs and the hpsa metrics
-    name it."""
+    """``'0000:0B:00.0'`` -> ``'0000:0b:00.0'``, as sysfs names it."""
     word = text_or_none(text)
     return word.lower() if word and _PCI_ADDRESS.match(word) else None
