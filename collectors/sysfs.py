@@ -36,10 +36,6 @@ _LOCKUP = re.compile(r"^(?:ld=)?(\d+)$")
 _APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
 
 
-class SysfsError(CollectionError):
-    """The devices could not be listed (no libudev, no sysfs)."""
-
-
 @dataclass(frozen=True)
 class SmartArrayHost:
     host: str  # "host0", "cciss0"
@@ -94,7 +90,7 @@ def udev_host_dirs() -> list[Path]:
         found = [p for p in found if _CCISS_HOST.match(p.name)]
         found += [Path(d.sys_path) for d in context.list_devices(subsystem="scsi_host")]
     except (ImportError, OSError) as error:
-        raise SysfsError(f"cannot list devices through udev: {error}") from error
+        raise CollectionError(f"cannot list devices through udev: {error}") from error
     return found
 
 

@@ -142,15 +142,21 @@ def write_cache_active(ctrl: Controller) -> bool | None:
     return None if cache.write_percent is None else True
 
 
-def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:
-    """Whether write cache can hold data no healthy backup power protects: controller write
-    cache active (not unknown) on backup power below the threshold, or a drive's own write
-    cache on (it has no backup power at all)."""
-    cache = ctrl.cache
-    policy = cache.drive_write_cache_policy
-    drive_cache_on = cache.drive_write_cache is True or (
-        policy is not None and "enable" in (policy.configured, policy.unconfigured, policy.hba)
-    )
-    controller_cache = write_cache_active(ctrl) is True and not backup_power_state(
-        ctrl, threshold_percent).protected
-    return drive_cache_on or controller_cache
+def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> list[str]:
+    """Why write cache can hold data no healthy backup power protects, in the words an
+    operator acts on; none when it cannot. A drive's own write cache on (it has no backup
+    power at all), or controller write cache active (not unknown) on backup power below the
+    threshold."""
+    cache, policy = ctrl.cache, ctrl.cache.drive_write_cache_policy
+    reasons = []
+    if cache.drive_write_cache is True:
+        reasons.append("drive write cache on (a drive's own cache has no backup power)")
+    on = [usage for usage in ("configured", "unconfigured", "hba")
+          if policy is not None and getattr(policy, usage) == "enable"]
+    if on:
+        reasons.append(f"drive write cache on for {', '.join(on)} drives (no backup power)")
+    backup = backup_power_state(ctrl, threshold_percent)
+    if write_cache_active(ctrl) is True and not backup.protected:
+        forced = " (no-battery write cache on)" if cache.no_battery_write_cache else ""
+        reasons.append(f"controller write cache active{forced} on backup power {backup.summary}")
+    return reasons

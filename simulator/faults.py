@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+from smartarray_agent.simulator.modify import Change, apply
 from smartarray_agent.simulator.scenario import (
     Faults,
     Scenario,
@@ -37,19 +38,10 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     """``scenario`` with every battery-timeline step due by ``elapsed_s`` applied."""
     due = sorted((s for s in faults.battery_timeline if s.after_s <= elapsed_s),
                  key=lambda s: s.after_s)
-    if not due:
-        return scenario
-    new = scenario.model_copy(deep=True)
-    for step in due:
-        ctrl = new.controller(step.slot)
-        assert ctrl is not None, step.slot
-        if step.battery_status is not None:
-            ctrl.backup_power.status = step.battery_status
-        if step.cache_status is not None:
-            ctrl.cache.status = step.cache_status
-        if step.cache_status_details is not None:
-            ctrl.cache.status_details = step.cache_status_details or None
-    return new
+    changes = [Change(step.slot, field, value or None) for step in due for field, value in (
+        ("backup_power.status", step.battery_status), ("cache.status", step.cache_status),
+        ("cache.status_details", step.cache_status_details)) if value is not None]
+    return apply(scenario, changes) if changes else scenario
 
 
 def garbage(seed: str, size: int = 1536) -> bytes:

@@ -15,11 +15,7 @@ from smartarray_agent.common.model import (
     Snapshot,
     drive_class,
 )
-from smartarray_agent.common.policy import (
-    backup_power_state,
-    unprotected_write_cache,
-    write_cache_active,
-)
+from smartarray_agent.common.policy import unprotected_write_cache, write_cache_active
 from smartarray_agent.moving import notes
 
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
@@ -163,33 +159,14 @@ def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> No
             result.raise_to(WARNING, f"{name} backup power charge {power.charge_percent:g}%")
     if cache.status not in _HEALTHY_CACHE:
         result.raise_to(WARNING, f"{name} cache {cache.status}")
-    if unprotected_write_cache(ctrl, limits.protected_percent):
-        result.raise_to(CRITICAL, f"{name} write cache unprotected: "
-                                  f"{_why_unprotected(ctrl, limits.protected_percent)}")
+    unprotected = unprotected_write_cache(ctrl, limits.protected_percent)
+    if unprotected:
+        result.raise_to(CRITICAL, f"{name} write cache unprotected: {'; '.join(unprotected)}")
     for ld in ctrl.logical_drives:
         _drive(result, f"{name} logical drive", ld, LOGICAL_DRIVE_STATES)
     for pd in ctrl.physical_drives:
         _drive(result, f"{name} physical drive", pd, PHYSICAL_DRIVE_STATES)
     _perfdata(ctrl, name, limits, result)
-
-
-def _why_unprotected(ctrl: Controller, threshold: float) -> str:
-    cache = ctrl.cache
-    policy = cache.drive_write_cache_policy
-    reasons = []
-    if cache.drive_write_cache is True:
-        reasons.append("drive write cache on (a drive's own cache has no backup power)")
-    if policy is not None:
-        on = [usage for usage in ("configured", "unconfigured", "hba")
-              if getattr(policy, usage) == "enable"]
-        if on:
-            reasons.append(f"drive write cache on for {', '.join(on)} drives (no backup "
-                           "power)")
-    if write_cache_active(ctrl) is True and not backup_power_state(ctrl, threshold).protected:
-        forced = " (no-battery write cache on)" if cache.no_battery_write_cache else ""
-        reasons.append(f"controller write cache active{forced} on backup power "
-                       f"{backup_power_state(ctrl, threshold).summary}")
-    return "; ".join(reasons)
 
 
 def drive_code(states: dict[str, str], word: str | None) -> int:

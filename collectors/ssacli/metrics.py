@@ -123,7 +123,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
                       POLICY_STATES, getattr(dwc_policy, usage))
     out.flag("smartarray_write_cache_active", c, policy.write_cache_active(ctrl))
     out.flag("smartarray_unprotected_write_cache", c,
-             policy.unprotected_write_cache(ctrl, threshold))
+             bool(policy.unprotected_write_cache(ctrl, threshold)))
 
     power = ctrl.backup_power
     out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source,
