@@ -34,6 +34,8 @@ _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _CCISS_HOST = re.compile(r"^cciss\d+$")
 _LOCKUP = re.compile(r"^(?:ld=)?(\d+)$")
 _APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
+_INFO_LABELS = ("host", "driver", "pci_address", "vendor_id", "device_id", "subsystem_vendor_id",
+                "subsystem_device_id", "firmware", "model", "serial")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class SmartArrayHost:
 
     def known_fields(self) -> int:
         return sum(getattr(self, f.name) is not None for f in fields(self))
+
 
 
 def read_host(device_dir: Path) -> SmartArrayHost | None:
@@ -124,14 +127,8 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
         out = Families(HELP)
         for host in data:
             h = {"pci_address": host.pci_address}
-            out.gauge("smartarray_host_info", {
-                **h, "host": host.host, "driver": host.driver,
-                "vendor_id": host.vendor_id or "", "device_id": host.device_id or "",
-                "subsystem_vendor_id": host.subsystem_vendor_id or "",
-                "subsystem_device_id": host.subsystem_device_id or "",
-                "firmware": host.firmware or "", "model": host.model or "",
-                "serial": host.serial or "",
-            }, 1.0)
+            out.gauge("smartarray_host_info", {  # every text field; "" for one not read
+                name: getattr(host, name) or "" for name in _INFO_LABELS}, 1.0)
             out.flag("smartarray_controller_lockup_detected", h, host.lockup_detected)
             out.state("smartarray_host_transport_mode", h, TRANSPORT_MODES, host.transport_mode)
         return out.metrics()

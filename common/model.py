@@ -39,15 +39,13 @@ class _Block(BaseModel):
 
 
 def normalise_status(text: str | None) -> str | None:
-    """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
-    ``'temporarily_disabled'``. Empty text is ``None``."""
+    """``'Failed (Replace Batteries)'`` -> ``'failed'``; empty text -> None."""
     word = _NON_WORD.sub("_", (text or "").partition("(")[0].lower()).strip("_")
     return word or None
 
 
 class DriveWriteCachePolicy(_Block):
-    """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
-    drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
+    """Gen10's drive write cache policy per drive usage: ``default``, ``enable``, ``disable``."""
 
     configured: str | None = None
     unconfigured: str | None = None
@@ -55,8 +53,7 @@ class DriveWriteCachePolicy(_Block):
 
 
 class Cache(_Block):
-    """The controller's cache module: its state, size, read/write ratio and the switches
-    that decide whether it caches writes."""
+    """The cache module: state, size, ratio and the switches that decide if it caches writes."""
 
     present: bool | None = None
     status: str | None = None
@@ -155,8 +152,7 @@ class Array(_Block):
 
 
 class Component(_Block):
-    """Anything else a controller block prints with a title line: drive cages, ports,
-    enclosures (SEP), expanders. Kept so nothing printed is lost."""
+    """Anything else printed with a title line (drive cages, ports, enclosures), kept."""
 
     title: str
     raw: RawPairs = Field(default_factory=list)

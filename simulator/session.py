@@ -49,7 +49,6 @@ _HELP = [
 
 
 class Crashed(Exception):  # the crash fault fired: the process ends now with ``code``
-
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code

@@ -110,25 +110,21 @@ def _backup_power(pairs: _Pairs) -> BackupPower:
 
 
 def _temperatures(pairs: _Pairs, blocks: list[Block]) -> Temperatures:
-    sensors = []
-    for block in blocks:
-        if block.kind != "sensor":
-            continue
-        sensor = _Pairs(block.pairs)
-        sensors.append(
-            TemperatureSensor(
-                sensor_id=block.ident,
-                location=values.text_or_none(sensor.get("Location")),
-                current_c=values.number(sensor.get("Current Value (C)")),
-                max_since_power_on_c=values.number(sensor.get("Max Value Since Power On")),
-            )
-        )
+    sensors = [_sensor(block.ident, _Pairs(block.pairs)) for block in blocks
+               if block.kind == "sensor"]
     return Temperatures(
         controller_c=values.number(pairs.get("Controller Temperature (C)")),
         cache_module_c=values.number(pairs.get("Cache Module Temperature (C)")),
         capacitor_c=values.number(pairs.get("Capacitor Temperature (C)")),
         sensors=sensors,
     )
+
+
+def _sensor(ident: str, pairs: _Pairs) -> TemperatureSensor:
+    return TemperatureSensor(sensor_id=ident, location=values.text_or_none(pairs.get("Location")),
+                             current_c=values.number(pairs.get("Current Value (C)")),
+                             max_since_power_on_c=values.number(
+                                 pairs.get("Max Value Since Power On")))
 
 
 def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
