@@ -222,3 +222,17 @@ def test_a_round_renders_with_the_previous_snapshot_let_go():
         loop.stop()
         assert loop.join(5)
     assert collector.alive_at_render[:3] == [0, 0, 0]
+
+
+def test_the_ilo_charge_laid_over_a_big_snapshot_copies_what_it_changes_only(large):
+    from smartarray_agent.collectors.redfish.merge import merge_charge
+
+    from .test_redfish_merge import NOW, ilo_controller, reading
+
+    snapshot = parse(large)
+    backed = snapshot.controllers[0]
+    merged = merge_charge(snapshot, reading(ilo_controller(serial=backed.serial)), NOW, 900)
+    assert merged.controllers[0].backup_power.charge_percent == 93.0
+    assert backed.backup_power.charge_percent is None  # the collected snapshot is not changed
+    assert all(after.physical_drives is before.physical_drives and after.raw is before.raw
+               for after, before in zip(merged.controllers, snapshot.controllers, strict=True))
