@@ -213,9 +213,10 @@ class StateStore:
     def _write(self, saved: dict) -> None:
         replace_file(self.state_file, json.dumps(saved, indent=1).encode(), 0o644)
 
-    def claim_instance(self) -> bool:
-        """Hold the single-instance lock until the process ends; False if another has it."""
-        return _instance_lock(self.directory) is not None
+    def claim_instance(self) -> int | None:
+        """Take the single-instance lock: its descriptor, to close at the run's end; None if
+        another has it."""
+        return _instance_lock(self.directory)
 
     def log(self, event: str, ident: str, **fields: object) -> None:
         record = {"event": event, "id": ident, "monotonic": time.monotonic(), "wall": time.time()}
