@@ -39,9 +39,6 @@ class _Pairs:  # a block's pairs by key, any case
     def get(self, *keys: str) -> str | None:  # the first value of the first key printed
         return next((self._first[k.lower()] for k in keys if k.lower() in self._first), None)
 
-    def all(self, key: str) -> list[str]:
-        return [value for k, value in self.pairs if k.lower() == key.lower()]
-
 
 def controller(text: ControllerText) -> Controller:
     pairs = _Pairs(text.pairs)
@@ -105,7 +102,8 @@ def _backup_power(pairs: _Pairs) -> BackupPower:
         count=values.integer(pairs.get("Battery/Capacitor Count")),
         status=normalise_status(status_text),
         status_text=status_text,
-        failed_locations=[v for v in pairs.all("Failed Battery Location") if v],
+        failed_locations=[v for k, v in pairs.pairs if k.lower() == "failed battery location"
+                          and v],
     )
 
 

@@ -21,8 +21,8 @@ _DAYS = re.compile(r"^(?P<n>\d+)\s*days?$", re.I)
 # "Recovering, 55.73% complete", "Erase Complete. Reenable Before Using.", "OK, spare"
 _DRIVE_STATUS_END = re.compile(r"[,(]|\.(?:\s|$)")
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", re.I)
-_TRUE = {"true", "enabled", "enable", "yes", "on"}
-_FALSE = {"false", "disabled", "disable", "no", "off"}
+_SWITCH = {**dict.fromkeys(("true", "enabled", "enable", "yes", "on"), True),
+           **dict.fromkeys(("false", "disabled", "disable", "no", "off"), False)}
 
 
 def cache_size_bytes(text: str | None) -> int | None:
@@ -60,12 +60,7 @@ def cache_ratio(text: str | None) -> tuple[int, int] | None:
 
 def switch(text: str | None) -> bool | None:
     """``True``/``Enabled``/``Yes`` -> True; ``False``/``Disabled``/``No`` -> False."""
-    word = (text or "").strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    return None
+    return _SWITCH.get((text or "").strip().lower())
 
 
 def integer(text: str | None) -> int | None:
