@@ -1,7 +1,6 @@
-"""The bundled simulator as the vendor CLI for ``--simulate`` and ``[ssacli] simulate``: it
-answers in this process (simulator/inprocess.py), with the program's own bytes; a scenario
-whose faults only a process shows (a hang, a delay, a garbled prompt, a flood) runs the
-program instead, as ``--cli`` does, under the runner's timeouts."""
+"""The bundled simulator as the vendor CLI for ``--simulate`` and ``[ssacli] simulate``,
+answering in this process with the program's own bytes (simulator/inprocess.py); a scenario
+whose faults only a process shows runs the program, as ``--cli`` does."""
 
 from __future__ import annotations
 
@@ -45,7 +44,7 @@ class _InProcessConsole:
 
     def __init__(self, console: inprocess.Console) -> None:
         self._console = console
-        self.banner = self._printed()
+        self.banner = _text(console.banner)
         if console.ended is not None:
             raise ConsoleUnavailable(f"the CLI console exited {console.ended} before its prompt")
 
@@ -54,8 +53,7 @@ class _InProcessConsole:
         return self._console.ended is None
 
     def run(self, command: str, *, confirm: bool = False) -> str:
-        self._console.answer(command, "y" if confirm else "n")
-        printed = self._printed()
+        printed = _text(self._console.answer(command, "y" if confirm else "n"))
         if self._console.ended is not None:
             raise ConsoleDied(f"the CLI console exited {self._console.ended} during {command!r}")
         return printed
@@ -63,5 +61,7 @@ class _InProcessConsole:
     def close(self) -> None:
         self._console.close()
 
-    def _printed(self) -> str:
-        return self._console.printed().decode("utf-8", errors="replace").removesuffix("=> ")
+
+def _text(printed: bytes) -> str:
+    """What the console printed, up to its prompt."""
+    return printed.decode("utf-8", errors="replace").removesuffix("=> ")

@@ -33,8 +33,8 @@ class CliUnavailable(CollectionError):
 
 def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
     """The simulator for ``simulate``, else ``path``, else the discovered CLI. When there is
-    none, the message says what to do, to a command's user (where it looked, and the options)
-    or, for ``service``, in a status line's length (the configuration keys)."""
+    none, CliUnavailable says what to do, to a command's user (where it looked, the options)
+    or, for the ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
         from smartarray_agent.simulated import SimulatedCli
         from smartarray_agent.simulator import vendor_argv
@@ -52,9 +52,8 @@ def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
         raise CliUnavailable(message, "not_found") from None
 
 
-def open_runner(config: SsacliConfig, *, service: bool = True) -> VendorRunner:
-    """A runner for the configured CLI under the host lock, saying what is missing to the
-    service or (``service`` False) to a command's user. Raises CliUnavailable."""
+def open_runner(config: SsacliConfig, *, service: bool = False) -> VendorRunner:
+    """A runner for the configured CLI (:func:`vendor_cli`) under the host lock."""
     return VendorRunner(vendor_cli(config, service=service),
                         HostLock(host_lock_path(config), config.lock_wait_s),
                         timeout_s=config.timeout_s)

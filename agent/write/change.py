@@ -292,7 +292,7 @@ class ChangeRunner:
         request, shown, slot = outcome.request, _shown(outcome), outcome.controller["slot"]
         sent_error: SsacliError | None = None
         try:
-            self.runner.run(outcome.command or [], once=True)
+            self.runner.run(outcome.command or [])
         except SsacliError as error:
             sent_error = error
         reread = commands.show_config(slot or "")

@@ -1,15 +1,13 @@
-"""Start the vendor CLI, and end it and whatever it left behind (docs/agent.md, "What the
-vendor CLI leaves behind").
+"""Start the vendor CLI, and end it and what it left behind (docs/agent.md, "What the vendor
+CLI leaves behind").
 
-:func:`start` spawns the CLI from argv (``os.posix_spawnp``: never a shell, and no fork of
-this process, which has threads) as the leader of a session of its own, with ``LC_ALL=C`` and
-``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter (common/confine.py) and with a mark in
-its environment that names the call; the agent is the subreaper of what it starts
-(``PR_SET_CHILD_SUBREAPER``), so a descendant whose parent ends stays the agent's. At the end
-of the call :func:`finish` ends the CLI's group and the agent's descendants in the CLI's
-session or carrying the call's mark (a ``setsid`` grandchild with its output elsewhere still
-does), and nothing else; it reaps the CLI last, so that its pid, and with it its session's
-id, cannot name another process meanwhile.
+:func:`start` spawns the CLI from argv (``os.posix_spawnp``: never a shell, no fork of this
+process, which has threads) as a session leader, with ``LC_ALL=C``, ``INFOMGR_BYPASS_NONSA=1``,
+the seccomp filter (common/confine.py) and a mark in its environment that names the call; the
+agent is the subreaper of what it starts, so a descendant whose parent ends stays its own.
+:func:`finish` ends the CLI's group and the agent's descendants in the CLI's session or
+carrying the mark (a ``setsid`` grandchild with its output elsewhere still does), nothing
+else, and reaps the CLI last, so that its pid and session id name no other process meanwhile.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ class Call:
     returncode: int | None = None  # once reaped: its exit code, or minus the signal's
 
 
-_stuck: set[int] = set()  # CLIs that outlived KILL (in the kernel), reaped when they end
+_unreaped: set[int] = set()  # CLIs that outlived KILL (in the kernel), reaped once they end
 
 
 def start(argv: Sequence[str], streams: list[tuple]) -> Call:
@@ -51,11 +49,6 @@ def start(argv: Sequence[str], streams: list[tuple]) -> Call:
     controlling terminal. SsacliError when it cannot run."""
     confine_root()  # the CLI inherits the filter
     _become_subreaper()
-    for pid in list(_stuck):
-        with contextlib.suppress(ChildProcessError):
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        _stuck.discard(pid)
     mark = f"{os.getpid()}-{uuid.uuid4().hex}"
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1", MARK: mark}
     try:  # the signals Python ignores back to their defaults, as subprocess does
@@ -74,8 +67,7 @@ def exited(call: Call) -> bool:
 
 
 def finish(call: Call) -> None:
-    """End the CLI's process group and what the call left (the module's doc says which
-    processes those are), then reap the CLI. Returns once none of them runs."""
+    """End the CLI's process group and what the call left, then reap the CLI."""
     if not exited(call):  # a timeout, an interrupt: its group first
         end_groups([call.pid])
     left = leftovers(call)  # its group's members too: a group lies within its session
@@ -84,17 +76,20 @@ def finish(call: Call) -> None:
         if entry.ppid == os.getpid():
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(entry.pid, os.WNOHANG)
-    if not exited(call):  # stuck in the kernel past KILL: a later start reaps it
-        _stuck.add(call.pid)
-        return
-    with contextlib.suppress(ChildProcessError):
-        call.returncode = os.waitstatus_to_exitcode(os.waitpid(call.pid, 0)[1])
+    _unreaped.add(call.pid)
+    for pid in list(_unreaped):
+        with contextlib.suppress(ChildProcessError):
+            reaped, status = os.waitpid(pid, os.WNOHANG)
+            if not reaped:
+                continue  # stuck in the kernel past KILL: a later call reaps it
+            if pid == call.pid:
+                call.returncode = os.waitstatus_to_exitcode(status)
+        _unreaped.discard(pid)
 
 
 def leftovers(call: Call) -> list[ProcStat]:
-    """The descendants of this process that ``call`` left: its CLI's session's members and
-    the processes that carry its mark (the CLI itself aside). Sound only while the CLI is
-    not reaped."""
+    """This process's descendants in the CLI's session or carrying the call's mark, the CLI
+    aside; sound while the CLI is not reaped."""
     children: dict[int, list[ProcStat]] = {}
     for entry in processes():
         children.setdefault(entry.ppid, []).append(entry)
@@ -124,11 +119,11 @@ def end_groups(pids: Sequence[int]) -> None:
     """TERM each pid's process group (the process alone when it leads none), KILL what is
     left after :data:`GRACE_S`. Returns once none of them runs; a zombie is left for its
     parent to reap (:func:`finish` takes the CLI's exit status)."""
-    targets = [(pid, _leads_group(pid)) for pid in pids]
+    targets = {-pid if _leads_group(pid) else pid for pid in pids}  # as kill(2) takes them
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid, group in targets:
+        for target in targets:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                (os.killpg if group else os.kill)(pid, sig)
+                os.kill(target, sig)
         deadline = time.monotonic() + GRACE_S
         while _running(targets):
             if time.monotonic() >= deadline:
@@ -145,17 +140,11 @@ def _leads_group(pid: int) -> bool:
         return False
 
 
-def _running(targets: list[tuple[int, bool]]) -> bool:
-    """Whether any target (a whole group, or a lone process) still has a live member: one
-    that is not a zombie waiting to be reaped."""
-    if not targets:
-        return False
-    groups = {pid for pid, group in targets if group}
-    alone = {pid for pid, group in targets if not group}
-    return any(
-        entry.state != "Z" and (entry.pgrp in groups or entry.pid in alone)
-        for entry in processes()
-    )
+def _running(targets: set[int]) -> bool:
+    """Whether a target (a group, as minus its id, or a lone pid) has a member that is not a
+    zombie waiting to be reaped."""
+    return bool(targets) and any(entry.state != "Z" and {-entry.pgrp, entry.pid} & targets
+                                 for entry in processes())
 
 
 @dataclass(frozen=True)

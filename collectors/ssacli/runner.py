@@ -1,19 +1,15 @@
-"""Every vendor CLI call of a process goes through one :class:`VendorRunner`.
-
-It never lets two calls run at once, turns ``Error:`` outputs into
-:class:`~.errors.VendorCommandError`, and asks again, after a back-off and within the lock
-wait, while another instance of the CLI that does not take the host lock (an administrator's
-own ``ssacli``) holds the vendor's single-instance lock.
+"""Every vendor CLI call of a process goes through one :class:`VendorRunner`, one at a time.
 
 Every call runs in a job (:meth:`VendorRunner.session`: a collection, ``status``, ``check``,
-a change; a call made outside one is a job of its own): the host lock (:mod:`.lock`) and one
-console, the CLI's ``=> `` session, opened for the job and closed at its end, so the CLI is
-held no longer than the job. A CLI whose console ends before its first prompt has none: this
-runner runs its commands one-shot from then on, and the debug log says so. A command is run
-once: one that timed out would hang again, and one whose console died under it may have done
-its work; only the vendor's lock conflict, which did nothing, is asked again. A console that
-failed, or said ``No controllers detected`` (started before the ``sg`` driver was loaded), is
-closed, and the next command starts a new one.
+a change; a call outside one is a job of its own): the host lock (:mod:`.lock`) and one
+console, the CLI's ``=> `` session, opened for the job and closed at its end, so that the CLI
+is held no longer than the job. A CLI whose console ends before its first prompt has none:
+its commands run one-shot from then on (the debug log says so). A command is sent once (one
+that timed out would hang again; one whose console died may have done its work), but for
+the vendor's lock conflict with a CLI that does not take the host lock (an administrator's
+own ``ssacli``), which did nothing: that one is asked again after a back-off, within the lock
+wait. A console that failed, or said ``No controllers detected`` (started before the ``sg``
+driver was loaded), is closed; the next command starts a new one.
 """
 
 from __future__ import annotations
@@ -28,8 +24,6 @@ from collections.abc import Iterator
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import (
     CliFailed,
-    ConsoleDied,
-    ConsoleLost,
     ConsoleUnavailable,
     ParseError,
     SsacliError,
@@ -56,14 +50,13 @@ class VendorRunner:
         self._has_console = True  # until its console ends before its first prompt
         self._version: str | None = None  # "" once asked and not found
 
-    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
         """The output of one vendor command; SsacliError when there is none (a timeout, a
-        crash, an ``Error:``, the lock). ``once``: the command is sent at most once (a
-        modify)."""
+        crash, an ``Error:``, the lock)."""
         deadline = time.monotonic() + self.lock.wait_s
         with self.session():
             for backoff in (*LOCK_CONFLICT_BACKOFF_S, None):
-                output = self._run_held(command, confirm=confirm, once=once)
+                output = self._run_held(command, confirm=confirm)
                 error = find_error(output)
                 if error is None:
                     return output
@@ -91,16 +84,16 @@ class VendorRunner:
                     self.lock.release()
 
     def version(self) -> str | None:
-        """The CLI's version, from the console's banner or else its ``version`` command, kept
-        once it is an answer that lasts; None when the CLI cannot tell."""
+        """The CLI's version, from the console's banner or its ``version`` command; None when
+        the CLI cannot tell."""
         if self._version is None:
             with self.session():
                 self._version = self._ask_version()
         return self._version or None
 
     def _ask_version(self) -> str | None:
-        """The version, "" when the CLI does not tell; None for an answer that may not last
-        (a timeout, a crash, an ``Error:``), to ask again next time."""
+        """The version, "" when the CLI does not tell; None, to ask again next time, for an
+        answer that may not last (a timeout, a crash, an ``Error:``)."""
         try:
             console = self._open_console()
             text = (console.banner if console else "") or self._run_held(["version"])
@@ -113,8 +106,7 @@ class VendorRunner:
         except ParseError:
             return ""
 
-    def _run_held(self, command: list[str], *, confirm: bool = False, once: bool = False
-                  ) -> str:
+    def _run_held(self, command: list[str], *, confirm: bool = False) -> str:
         self.running = text = shlex.join(command)
         try:
             console = self._open_console()
@@ -123,10 +115,8 @@ class VendorRunner:
             self.lock.note(text, console.pid)
             try:
                 return console.run(text, confirm=confirm)
-            except SsacliError as error:
+            except SsacliError:
                 self._console = None  # it ended itself: the next command starts a new one
-                if once and isinstance(error, ConsoleDied):  # what it did, the re-read says
-                    raise ConsoleLost(f"{error}: not sent again") from error
                 raise
         finally:
             self.running = None

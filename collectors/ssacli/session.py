@@ -1,16 +1,13 @@
-"""The vendor CLI's console, so that a job pays the CLI's start-up once.
+"""The vendor CLI's console (started with no arguments: a banner, then a ``=> `` prompt), in
+which a job pays the CLI's start-up once. Each answer runs to the next prompt; a ``(y/n)``
+question is answered ``y`` only when the caller asked for it.
 
-The CLI started with no arguments prints a banner and a ``=> `` prompt; each command's
-output runs to the next prompt. A ``(y/n)`` question is answered ``y`` only when the caller
-asked for it. The console is spawned by :func:`.processes.start` (no fork of this process,
-which has threads) as a session leader that opens a pseudo-terminal by name as its standard
-streams, which makes it its controlling terminal, as over ssh; pexpect reads and writes the
-terminal's master (``fdspawn``).
-
-A console that ends before its first prompt raises ConsoleUnavailable; one that ends during a
-command ConsoleDied; one that does not answer in time CliTimeout; one that prints more than
-``MAX_OUTPUT_BYTES`` for a command CliOutputTooLarge. Each of them is ended first, with what
-it left behind (:func:`.processes.finish`).
+The console is spawned (:func:`.processes.start`: no fork of this process, which has threads)
+as a session leader that opens a pseudo-terminal by name as its standard streams, which makes
+it its controlling terminal, as over ssh; pexpect reads and writes the master (``fdspawn``).
+One that ends before its first prompt raises ConsoleUnavailable, during a command
+ConsoleDied; one past its timeout CliTimeout, past ``MAX_OUTPUT_BYTES`` CliOutputTooLarge,
+each ended first with what it left behind (:func:`.processes.finish`).
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ class Console(Protocol):
 
 class ConsoleSession:
     def __init__(self, program: tuple[str, ...], *, timeout_s: float) -> None:
-        """Start the console with the CLI's ``program`` and read its banner; ``timeout_s``
-        bounds that and each command."""
+        """Started, its banner read; ``timeout_s`` bounds that and each command."""
         self.program = program
         self.timeout_s = timeout_s
         self._pending = ""  # printed after a prompt, before the next command was sent
