@@ -338,3 +338,36 @@ def test_a_fully_detached_grandchild_is_ended_with_the_call_and_nothing_else(tmp
         for child in own:
             child.kill()
             child.wait()
+
+
+# A CLI that says which descriptors it has (the one listing them aside), then answers.
+DESCRIPTORS = """\
+import os, sys
+fds = [int(n) for n in os.listdir("/proc/self/fd")]
+print("descriptors", sorted(fd for fd in fds if os.path.exists(f"/proc/self/fd/{fd}")))
+if not sys.argv[1:]:
+    print("=> ", end="", flush=True)
+    sys.stdin.readline()
+"""
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_the_cli_inherits_only_its_standard_streams(tmp_path, console):
+    """What this process inherited from its parent (here a pipe made inheritable, as a shell
+    leaves them) is not passed on to the vendor CLI, as subprocess's close_fds kept it."""
+    program = tmp_path / "ssacli"
+    program.write_text(DESCRIPTORS)
+    cli = VendorCli((sys.executable, str(program)), "ssacli")
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, True)
+    try:
+        if console:
+            session = cli.console(timeout_s=30)
+            printed = session.banner
+            session.close()
+        else:
+            printed = cli.run(["version"], timeout_s=30).output
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert printed.strip() == "descriptors [0, 1, 2]"

@@ -52,11 +52,24 @@ def start(argv: Sequence[str], streams: list[tuple]) -> Call:
     mark = f"{os.getpid()}-{uuid.uuid4().hex}"
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1", MARK: mark}
     try:  # the signals Python ignores back to their defaults, as subprocess does
-        pid = os.posix_spawnp(argv[0], list(argv), env, file_actions=streams, setsid=True,
-                              setsigmask=(), setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+        pid = os.posix_spawnp(argv[0], list(argv), env, file_actions=[*streams, *_inherited()],
+                              setsid=True, setsigmask=(),
+                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
     except OSError as error:
         raise SsacliError(f"could not run {argv[0]}: {error}") from None
     return Call(pid, mark)
+
+
+def _inherited() -> list[tuple[int, int]]:
+    """Close actions for the descriptors past the standard streams that the CLI would
+    inherit, as subprocess's ``close_fds``: what this process inherited (Python opens every
+    descriptor close-on-exec)."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own, closed since
+            if int(name) > 2 and os.get_inheritable(int(name)):
+                found.append((os.POSIX_SPAWN_CLOSE, int(name)))
+    return found
 
 
 def exited(call: Call) -> bool:
