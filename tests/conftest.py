@@ -15,7 +15,8 @@ process's.
 The guard (:func:`_leaves_nothing_behind`) looks only where the test could have written: the
 checkout, and the records appended to this host's audit file that carry the test's user. It
 never blames a test for what another process on the host did there meanwhile (an
-administrator's change, the agent's own records, another checkout's run of the tests)."""
+administrator's change, the agent's own records, another checkout's run of the tests, a
+package build's ``dist/``: in the checkout it judges only what git would show, issue #49)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from smartarray_agent.simulator.state import STATE_DIR_ENV
 from smartarray_agent.write import audit
 
 from . import matrix
-from .isolation import records_by
+from .isolation import checkout_entries, left_behind, records_by
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 _HOME_KEY = pytest.StashKey[str]()
@@ -91,11 +92,6 @@ def _paths_of_its_own(
     monkeypatch.setattr(agent_config, "DEFAULT_PATH", host / "etc" / "config.toml")
 
 
-def _checkout_entries() -> set[str]:
-    return {entry.name for entry in os.scandir(CHECKOUT)} | {
-        f"tests/{entry.name}" for entry in os.scandir(CHECKOUT / "tests")}
-
-
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -105,12 +101,12 @@ def _size(path: Path) -> int:
 
 @pytest.fixture(autouse=True)
 def _leaves_nothing_behind(_paths_of_its_own: None) -> Iterator[None]:
-    checkout = _checkout_entries()
+    checkout = checkout_entries(CHECKOUT)
     host_audit = Path(AUDIT_FILE)  # what a command the test runs as root appends to
     offset = _size(host_audit)
     user = os.environ["SUDO_USER"]
     yield
-    left = sorted(_checkout_entries() - checkout - {"tests/__pycache__"})
+    left = left_behind(CHECKOUT, checkout)
     assert not left, f"the test left files outside its temporary folders: {left}"
     written = records_by(host_audit, user, offset)
     assert not written, f"the test wrote records to this host's {host_audit}: {written}"
