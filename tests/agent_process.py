@@ -181,11 +181,13 @@ class AgentInProcess(Served):
     and serves rather than the process (issue #49): no interpreter to start, and its rounds
     asked for (:meth:`collect`) rather than waited for on a clock. Its log records are kept
     in ``lines``; its signal handlers are the process's while it runs, put back by :meth:`stop`
-    (a test of the signals themselves runs :class:`AgentProcess`)."""
+    (a test of the signals themselves runs :class:`AgentProcess`). As there, the simulator's
+    state is kept in ``directory`` (``env``)."""
 
     def __init__(self, directory: Path, config: str) -> None:
         self.config_path = directory / "agent.toml"
         self.config_path.write_text(config, encoding="utf-8")
+        self.env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(directory / "sim-state")}
         self.lines = []
         self._handler = _Kept(self.lines)
         self.agent: Agent | None = None
@@ -195,6 +197,8 @@ class AgentInProcess(Served):
         self._level = root.level
         root.addHandler(self._handler)
         root.setLevel(logging.DEBUG)
+        self._environ = os.environ.copy()
+        os.environ.update(self.env)
         try:
             self.agent = Agent(self.config_path, Overrides(listen_address="127.0.0.1:0"),
                                Notifier(None))
@@ -234,6 +238,8 @@ class AgentInProcess(Served):
             root = logging.getLogger()
             root.removeHandler(self._handler)
             root.setLevel(self._level)
+            os.environ.clear()
+            os.environ.update(self._environ)
 
 
 class _Kept(logging.Handler):
