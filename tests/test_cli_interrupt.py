@@ -132,12 +132,10 @@ def test_ctrl_c_in_a_terminal_stops_status_with_130(tmp_path, inherited):
     state, env, common = _simulated_host(tmp_path, {"hang": ["ctrl all show config detail"]})
     terminal = _in_a_terminal(["status", "-t", "30", *common], env, inherited)
     _wait_for_the_cli(state, terminal)
-    started = time.monotonic()
     _ctrl_c(terminal)
     code, output = _ended(terminal)
-    assert code == 130, output
+    assert code == 130, output  # the CLI hangs for good: not the 30 s timeout's end either
     assert "did not finish" not in output and "Traceback" not in output
-    assert time.monotonic() - started < 15  # not the 30 s timeout
     assert not _instance_lock_held(state), "the vendor CLI outlived the command"
 
 
