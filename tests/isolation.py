@@ -11,11 +11,8 @@ from pathspec import GitIgnoreSpec
 
 
 def checkout_entries(checkout: Path) -> set[str]:
-    """The entries of the checkout and of its tests/ folder, relative to it, a folder's with a
-    trailing ``/`` (as .gitignore names them)."""
-    return {f"{prefix}{entry.name}{'/' if entry.is_dir() else ''}"
-            for prefix, folder in (("", checkout), ("tests/", checkout / "tests"))
-            for entry in os.scandir(folder)}
+    """The entries of the checkout and of its tests/ folder, relative to it."""
+    return {*os.listdir(checkout), *(f"tests/{name}" for name in os.listdir(checkout / "tests"))}
 
 
 def left_behind(checkout: Path, before: set[str]) -> list[str]:
@@ -23,9 +20,12 @@ def left_behind(checkout: Path, before: set[str]) -> list[str]:
     (.gitignore: a package build's dist/, an install's build/ and *.egg-info, caches) is what
     tools of the host write there, maybe while the tests run, and is not the run's to answer
     for (issue #49 item 4)."""
+    new = checkout_entries(checkout) - before
+    if not new:  # as after most tests: .gitignore need not be read
+        return []
     ignored = GitIgnoreSpec.from_lines((checkout / ".gitignore").read_text().splitlines())
-    return sorted(entry for entry in checkout_entries(checkout) - before
-                  if not ignored.match_file(entry))
+    named = (f"{entry}/" if (checkout / entry).is_dir() else entry for entry in new)  # dist/
+    return sorted(entry for entry in named if not ignored.match_file(entry))
 
 
 def records_by(path: Path, user: str, offset: int) -> list[str]:
