@@ -22,6 +22,8 @@ from smartarray_agent.simulator.dialect import LOCK_CONFLICT
 from smartarray_agent.simulator.state import read_invocations
 from tests.agent_process import simulated
 
+from .agent_cli import agent
+
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 
 
@@ -68,10 +70,10 @@ def test_a_signal_during_status_stops_the_vendor_cli_and_exits_128_plus_its_numb
     assert command.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert not _instance_lock_held(state), "the vendor CLI outlived the command"
-    after = _status(state, tmp_path, {})
-    out, err = after.communicate(timeout=60)
-    assert after.returncode == 0, err
-    assert "P440ar" in out
+    after = agent("status", "--simulate", "gen9-battery", "--lock-file", tmp_path / "cli.lock",
+                  env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(state)})
+    assert after.returncode == 0, after.stderr  # the next command gets the CLI at once
+    assert "P440ar" in after.stdout
 
 
 def test_a_vendor_error_wrapped_over_two_lines_is_reported_whole():
