@@ -80,11 +80,12 @@ def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
         assert headers["Content-Type"].startswith("text/html")
         assert agent.request("/-/healthy")[:3:2] == (200, b"OK\n")
         assert agent.request("/nothing-here")[0] == 404
-        assert processes_running(str(scenario)), "the console session runs between collections"
+        assert _console_open(tmp_path / "sim-state"), "the console runs between collections"
 
         code, _ = agent.stop()
         assert code == 0, agent.logs
         assert processes_running(str(scenario)) == []
+        assert not _console_open(tmp_path / "sim-state"), "the stop ended the console"
         assert "SIGTERM: stopping" in agent.logs
     finally:
         agent.kill()
@@ -182,6 +183,12 @@ def test_an_address_in_use_is_one_error_line_and_exit_7(tmp_path):
         )
     assert result.returncode == 7
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+
+
+def _console_open(state) -> bool:
+    """A console session of the simulator has started and not ended (its invocation log, in
+    a process of its own or in the agent's)."""
+    return any(i.mode == "console" and i.end_monotonic is None for i in read_invocations(state))
 
 
 def _hanging(scenario) -> bool:
