@@ -179,18 +179,25 @@ def test_every_failed_login_takes_the_same_time_whatever_the_user(secured):
     assert get(secured, basic("cheap", "s3cret"))[0] == 200
 
 
-def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured):
+def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured, monkeypatch):
+    """A refused attempt (429) and a remembered login cost no bcrypt check, whatever the
+    attackers do; the checks they get are few. (How long an answer takes is the benchmark's:
+    a comparison of times here failed on a loaded machine, issue #49.)"""
+    checked: list[bytes] = []  # the password of each bcrypt check the server ran
+    checkpw = bcrypt.checkpw
+    monkeypatch.setattr(bcrypt, "checkpw",
+                        lambda password, hashed: checked.append(password) or checkpw(password,
+                                                                                   hashed))
     burst = AttemptLimiter().burst
     assert [get(secured, basic("cheap", "wrong"), "127.0.3.1")[0] for _ in range(burst)] \
         == [401] * burst
-    status, took, headers = get(secured, basic("cheap", "wrong"), "127.0.3.1")
-    assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
+    assert len(checked) == burst
+    status, _, headers = get(secured, basic("cheap", "wrong"), "127.0.3.1")
+    assert status == 429 and int(headers["Retry-After"]) >= 1
+    assert len(checked) == burst  # refused before any check
     good = basic("costly", "s3cret")
     assert get(secured, good)[0] == 200  # verified once, then remembered
-    quiet = []
-    for _ in range(10):
-        quiet.append(get(secured, good)[1])
-        time.sleep(0.1)
+    assert checked.count(b"s3cret") == 1
 
     def attacker(source: str, statuses: list[int], stop: threading.Event) -> None:
         while not stop.is_set():
@@ -208,30 +215,25 @@ def test_failed_logins_are_limited_per_client_and_good_scrapes_stay_fast(secured
     for thread in attackers:
         thread.start()
     try:
-        scrapes = []
-        for _ in range(30):
-            status, took, _ = get(secured, good)
-            assert status == 200
-            scrapes.append(took)
-            time.sleep(0.1)
+        # the scraper's answers while the attackers have spent their budget
+        while not any(429 in seen for seen in statuses.values()):
+            assert get(secured, good)[0] == 200
+        scrapes = [get(secured, good)[0] for _ in range(10)]
     finally:
         stop.set()
         for thread in attackers:
             thread.join(30)
-    # a remembered password never waits for bcrypt, whatever the others do (1.3-2.9 s a
-    # scrape before); the margin is for the attackers' own Python work in this process
-    baseline = statistics.median(quiet)
-    assert statistics.median(scrapes) < max(3 * baseline, baseline + 0.05), (quiet, scrapes)
-    assert max(scrapes) < 0.5, scrapes
+    assert scrapes == [200] * 10
+    assert checked.count(b"s3cret") == 1  # a remembered password never waits for bcrypt
     # each client gets a few checks, then one per 5 s at most; all of them together get a
     # shared budget, then 429
     assert all(set(seen) <= {401, 429} for seen in statuses.values())
-    assert any(429 in seen for seen in statuses.values())
     assert all(seen.count(401) <= AttemptLimiter().burst + 2 for seen in statuses.values())
     assert sum(seen.count(401) for seen in statuses.values()) >= 8
     # the attackers, never logged in, have spent the budget they share: a new one is refused
-    status, took, headers = get(secured, basic("cheap", "wrong"), "127.0.3.2")
-    assert status == 429 and took < FAILURE_FLOOR_S and int(headers["Retry-After"]) >= 1
+    before = len(checked)
+    status, _, headers = get(secured, basic("cheap", "wrong"), "127.0.3.2")
+    assert status == 429 and int(headers["Retry-After"]) >= 1 and len(checked) == before
 
 
 def test_the_attempt_limiter_refills_and_gives_back_on_success():
