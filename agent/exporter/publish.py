@@ -135,7 +135,7 @@ class PublishedExposition:
             return None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
-            if (not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner
+            if (distrust(info, kind="file", owners=(self.owner,), forbidden=0) is not None
                     or self._clock() - info.st_mtime > self.max_age_s):
                 return None
             key = (info.st_ino, info.st_mtime_ns)
