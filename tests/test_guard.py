@@ -9,10 +9,10 @@ import pytest
 
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
-from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulated import SimulatedCli
+from smartarray_agent.simulator import resolve_scenario
 from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.write.guard import FIRST_BACKOFF_S, Guard
 
@@ -67,7 +67,7 @@ def test_without_the_setting_the_daemon_only_reports(tmp_path):
 def test_a_guard_that_cannot_act_backs_off_and_logs_once(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
     caplog.set_level("DEBUG", logger="smartarray_agent.write.guard")
-    runner = VendorRunner(VendorCli(tuple(vendor_argv("unsafe-nbwc")), "simulator"),
+    runner = VendorRunner(SimulatedCli(resolve_scenario("unsafe-nbwc")),  # in this process
                           HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=False)
     clock = [1000.0]
     guard = Guard(Path("/dev/full"), 80.0, Charge(None),
