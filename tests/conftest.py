@@ -50,18 +50,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           ".ci/run does), not their sample")
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: two workers per CPU. The tests mostly wait on processes they start (the
-    simulator, the agent, a console) and on timeouts, not on the CPU: on 2 CPUs (issue #42,
-    b2cf990, 1,842 tests) 2 workers took 225 s, 4 took 170 s and 6 took 212 s, and the tests'
-    summed time at 4 was 571 s. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides where it is
-    set (None: xdist's own hook reads it)."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None
-    return 2 * len(os.sched_getaffinity(0))
-
-
 def pytest_configure(config: pytest.Config) -> None:
     matrix.run_every_case(config.getoption("full_matrix"))
     home = tempfile.mkdtemp(prefix="smartarray-hypothesis-")
