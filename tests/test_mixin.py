@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .shared import made_once
+from .run_once import build_once
 from .test_packaging_promql import PROMTOOL, needs_promtool
 
 pytest.importorskip("_jsonnet", reason="jsonnet is not installed (pip install '.[test]')")
@@ -70,13 +70,13 @@ def test_the_runbook_links_open_from_anywhere():
 
 
 @pytest.fixture(scope="session")
-def changed(tmp_path_factory, worker_id) -> Path:
+def changed(tmp_path_factory) -> Path:
     """The mixin rendered with every setting changed, once in a run for the tests that read
-    it (jsonnet takes seconds of CPU)."""
-    return made_once(tmp_path_factory, worker_id, "mixin-changed", _render_changed)
+    it, whichever xdist worker asks first (jsonnet takes seconds of CPU)."""
+    return build_once(tmp_path_factory, "mixin-changed", _render_changed)
 
 
-def _render_changed(folder: Path) -> None:
+def _render_changed(folder: Path) -> Path:
     generate(folder / "out", config="""{
       agentJob: 'hpe-raid',
       probeJob: 'hpe-ilo',
@@ -91,6 +91,7 @@ def _render_changed(folder: Path) -> None:
       staleSeconds: 1800,
       batteryThresholdPercent: 60,
     }""")
+    return folder
 
 
 def test_a_setting_changed_once_reaches_every_rule_and_panel(changed):
