@@ -5,21 +5,21 @@ whose faults only a process shows runs the program, as ``--cli`` does."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import ConsoleDied, ConsoleUnavailable
 from smartarray_agent.collectors.ssacli.run import CliResult
 from smartarray_agent.collectors.ssacli.session import Console
-from smartarray_agent.simulator import inprocess
+from smartarray_agent.simulator import inprocess, vendor_argv
 
 
-@dataclass(frozen=True)
 class SimulatedCli(VendorCli):
     """The simulator on ``scenario``'s host; its program where a process is needed."""
 
-    scenario: Path
+    def __init__(self, scenario: Path) -> None:
+        super().__init__(tuple(vendor_argv(scenario)), "simulator")
+        self.scenario = scenario
 
     def run(self, command: list[str], *, timeout_s: float,
             started: Callable[[int], None] | None = None) -> CliResult:

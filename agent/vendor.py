@@ -37,10 +37,8 @@ def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
     or, for the ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
         from smartarray_agent.simulated import SimulatedCli
-        from smartarray_agent.simulator import vendor_argv
 
-        scenario = _scenario(config.simulate)
-        return SimulatedCli(tuple(vendor_argv(scenario)), "simulator", scenario)
+        return SimulatedCli(_scenario(config.simulate))
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:

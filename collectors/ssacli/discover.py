@@ -36,7 +36,7 @@ class CliNotFound(SsacliError):
         self.summary = summary or message
 
 
-@dataclass(frozen=True)
+@dataclass
 class VendorCli:
     """What runs the vendor commands: the CLI's program as processes, one-shot runs and
     consoles (agent/simulated.py's subclass answers in this process)."""
