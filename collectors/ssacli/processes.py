@@ -40,7 +40,7 @@ class Call:
     returncode: int | None = None  # once reaped: its exit code, or minus the signal's
 
 
-_unreaped: set[int] = set()  # CLIs that outlived KILL (in the kernel), reaped once they end
+_unreaped: set[int] = set()  # ended by finish, to reap: some outlive KILL in the kernel
 
 
 def start(argv: Sequence[str], streams: list[tuple]) -> Call:
@@ -85,16 +85,14 @@ def finish(call: Call) -> None:
         end_groups([call.pid])
     left = leftovers(call)  # its group's members too: a group lies within its session
     end_groups([entry.pid for entry in left if entry.state != "Z"])
-    for entry in left:  # adopted by this process as their parents ended: reaped here
-        if entry.ppid == os.getpid():
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(entry.pid, os.WNOHANG)
-    _unreaped.add(call.pid)
+    # Reaped here: the CLI, what this process adopted as their parents ended, and what was
+    # stuck in the kernel past KILL at an earlier call (one still stuck is left for later).
+    _unreaped.update([call.pid, *(entry.pid for entry in left if entry.ppid == os.getpid())])
     for pid in list(_unreaped):
         with contextlib.suppress(ChildProcessError):
             reaped, status = os.waitpid(pid, os.WNOHANG)
             if not reaped:
-                continue  # stuck in the kernel past KILL: a later call reaps it
+                continue
             if pid == call.pid:
                 call.returncode = os.waitstatus_to_exitcode(status)
         _unreaped.discard(pid)
