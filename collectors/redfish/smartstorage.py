@@ -1,11 +1,9 @@
 """iLO 4's and iLO 5's HPE OEM storage model -> status model controllers. Pure: no I/O.
 
-Properties and values from HPE's iLO 5 Redfish reference (resource definitions of
-``HpeSmartStorageArrayController.v2_2_0``, ``HpeSmartStorageLogicalDrive.v2_3_0`` and
-``HpeSmartStorageDiskDrive.v2_1_0``) and iLO 4's (``HpSmartStorage...``: the same names, fewer
-properties, links also in the HAL form); docs/redfish.md lists which field comes from which
-property. A property that is absent, of the wrong type or out of range leaves its field
-``None``; no field is filled from a property that means something else.
+Properties and values from HPE's iLO 5 Redfish reference (``HpeSmartStorageArrayController``
+v2_2_0, ``...LogicalDrive`` v2_3_0, ``...DiskDrive`` v2_1_0) and iLO 4's (the same names,
+fewer properties, links also in the HAL form); docs/redfish.md lists which field comes from
+which property, and no field is filled from a property that means something else.
 """
 
 from __future__ import annotations
@@ -16,10 +14,11 @@ from collections.abc import Mapping
 
 from pydantic import AliasPath, Field
 
+from smartarray_agent.collectors.families import OTHER
 from smartarray_agent.collectors.redfish.merge import PRESENT, battery_status
 from smartarray_agent.collectors.redfish.resources import (
     FIRMWARE,
-    OTHER,
+    HEALTH,
     Amount,
     ArrayController,
     Battery,
@@ -104,7 +103,7 @@ class SmartLogicalDrive(Payload):
     id: Text = Field(None, alias="Id")
     capacity_mib: Count = Field(None, alias="CapacityMiB")
     raid: Text = Field(None, alias="Raid")
-    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    health: Text = Field(None, validation_alias=HEALTH)
     reasons: Texts = Field(default_factory=list, alias="LogicalDriveStatusReasons")
     acceleration: Word = Field(None, alias="AccelerationMethod")
 
@@ -118,7 +117,7 @@ class SmartDiskDrive(Payload):
     interface: Text = Field(None, alias="InterfaceType")
     media: Word = Field(None, alias="MediaType")
     capacity_mib: Count = Field(None, alias="CapacityMiB")
-    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    health: Text = Field(None, validation_alias=HEALTH)
     reasons: Texts = Field(default_factory=list, alias="DiskDriveStatusReasons")
     model: Text = Field(None, alias="Model")
     serial: Text = Field(None, alias="SerialNumber")
