@@ -37,10 +37,8 @@ def run(
     status`; with none, the interactive console."""
     from smartarray_agent.simulator import cli as simulator_cli
 
-    argv = ["--scenario", scenario]
-    if state_dir is not None:
-        argv += ["--state-dir", str(state_dir)]
-    raise SystemExit(simulator_cli.main([*argv, *(words or [])]))
+    state = [] if state_dir is None else ["--state-dir", str(state_dir)]
+    raise SystemExit(simulator_cli.main(["--scenario", scenario, *state, *(words or [])]))
 
 
 def reset(scenario: Annotated[str | None, typer.Argument(
@@ -53,23 +51,18 @@ def reset(scenario: Annotated[str | None, typer.Argument(
     from smartarray_agent import simulator
     from smartarray_agent.simulator import state
 
-    if scenario is None:
-        directories = state.state_dirs()
-    else:
-        try:
-            directories = [state.default_state_dir(simulator.resolve_scenario(scenario).stem)]
-        except simulator.ScenarioError as error:
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
     done = False
-    for directory in directories:
-        try:
+    try:
+        directories = state.state_dirs() if scenario is None else [
+            state.default_state_dir(simulator.resolve_scenario(scenario).stem)]
+        for directory in directories:
             if state.reset(directory):
                 print(f"reset {directory}")
                 done = True
-        except state.SimulatorBusy as error:
-            raise fail(str(error), exitcodes.VENDOR_ERROR) from None
-        except simulator.ScenarioError as error:  # a directory someone else could change
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
+    except state.SimulatorBusy as error:
+        raise fail(str(error), exitcodes.VENDOR_ERROR) from None
+    except simulator.ScenarioError as error:  # also a directory someone else could change
+        raise fail(str(error), exitcodes.BAD_INPUT) from None
     if not done:
         print("nothing to reset")
 
