@@ -34,7 +34,7 @@ USERNAME = "Administrator"
 
 class SimulatedIlo:
     """The Redfish service of the host whose state ``store`` keeps, in ``form``
-    (simulator/redfish.py's ``FORMS``), with the login ``username``, ``password``."""
+    (simulator/redfish.py's ``FORMS``), with the login :data:`USERNAME`, ``password``."""
 
     def __init__(self, store: StateStore, form: str, password: str,
                  delay: tuple[float, float] = (0.0, 0.0)) -> None:

@@ -1,9 +1,7 @@
 """iLO 6 and later: the DMTF ``Storage`` model -> status model controllers. Pure: no I/O.
 
-Properties from the DMTF Redfish schemas ``Storage``, ``StorageController`` (with its
-``CacheSummary``), ``Drive`` and ``Volume`` (redfish.dmtf.org/schemas/v1/). That model has no
-cache ratio, no no-battery write cache switch, no drive write cache switch of the controller
-and no backup power on the controller: those fields stay ``None`` (:data:`LACKS`).
+Properties from the DMTF Redfish schemas (redfish.dmtf.org/schemas/v1/) ``Storage``,
+``StorageController``, ``Drive`` and ``Volume``; what that model lacks is ``None`` (:data:`LACKS`).
 """
 
 from __future__ import annotations
@@ -24,16 +22,14 @@ from smartarray_agent.collectors.redfish.resources import (
     Percent,
     Text,
     Word,
-    cache_present,
-    cache_status,
+    cache,
     fetched,
     linked,
-    mib_bytes,
     odata_id,
     raid_words,
     word,
 )
-from smartarray_agent.common.model import Cache, Controller, LogicalDrive, PhysicalDrive
+from smartarray_agent.common.model import Controller, LogicalDrive, PhysicalDrive
 
 _SLOT = re.compile(r"^\s*slot\s*[=:]?\s*(\w+)\s*$", re.I)
 _PORT_BOX_BAY = re.compile(r"\b(Port|Box|Bay)=(\w+)")  # of Slot=1:Port=1I:Box=1:Bay=2
@@ -141,11 +137,7 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
         serial=sc.serial,
         firmware=sc.firmware,
         status=sc.health,
-        cache=Cache(
-            present=cache_present(sc.cache_state, sc.cache_size_mib),
-            status=cache_status(sc.cache_state, sc.cache_health),
-            size_bytes=mib_bytes(sc.cache_size_mib),
-        ),
+        cache=cache(sc.cache_state, sc.cache_health, sc.cache_size_mib),
         logical_drives=volumes,
         physical_drives=drives,
         notices=[*notices, LACKS],

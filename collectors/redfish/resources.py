@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.common.model import Cache
 
 _SLOT = re.compile(r"^\s*slot\s+(?!unknown\s*$)(\w+)\s*$", re.I)  # "Slot UNKNOWN" is none
 # where a word of a CamelCase value starts: a capital after a small letter or digit, or the
@@ -232,20 +233,16 @@ def linked(documents: Documents, where: str | None, name: str,
         return []
 
 
-def cache_present(state: str | None, size_mib: int | None) -> bool | None:
-    """Whether the controller has a cache module: its status' ``State`` (normalised) says
-    (``absent`` is none, any other state one); without one, a size above 0 is a cache."""
-    if state is not None:
-        return state != "absent"
-    return True if size_mib is not None and size_mib > 0 else None
-
-
-def cache_status(state: str | None, health: str | None) -> str | None:
-    """A cache module's status from its ``Status`` (normalised): its health, unless that is
-    OK or not given while the state is neither Enabled nor Absent: then the state
-    (``disabled``, ``starting``). A disabled cache is no ok cache, whatever its health."""
-    return state if health in (None, "ok") and state not in (None, "enabled", "absent") \
-        else health
+def cache(state: str | None, health: str | None, size_mib: int | None, **more: Any) -> Cache:
+    """A controller's cache from its module's ``Status`` (normalised) and size, with ``more``
+    of its fields. Present unless the ``State`` is ``absent``; without a state, a size above
+    0 is a cache. Its status is the health, unless that is OK or not given while the state is
+    neither Enabled nor Absent: then the state (``disabled``, ``starting``). A disabled cache
+    is no ok cache, whatever its health."""
+    sized = True if size_mib is not None and size_mib > 0 else None
+    by_state = health in (None, "ok") and state not in (None, "enabled", "absent")
+    return Cache(present=sized if state is None else state != "absent",
+                 status=state if by_state else health, size_bytes=mib_bytes(size_mib), **more)
 
 
 def raid_words(level: str | None) -> str | None:
