@@ -179,6 +179,7 @@ def test_a_stale_or_missing_publication_is_none(tmp_path):
     assert (published.body() or b"").startswith(b"a 1\n")
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give the publish directory away")
 def test_serve_under_journald_logs_without_repeating_the_program_name(tmp_path, shared_dir):
     # The journal already names the program (issue #30, finding 5): "<6>serving ...".
     config = tmp_path / "serve.toml"
@@ -201,6 +202,7 @@ def test_serve_under_journald_logs_without_repeating_the_program_name(tmp_path, 
     assert "SIGTERM: stopping" in rest
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another user")
 def test_serve_never_follows_a_link_or_reads_a_file_another_user_put_there(tmp_path):
     # issue #31, finding 6: a publish directory someone else could write must not make serve
     # answer with what a link points at, or with a file of theirs.

@@ -26,7 +26,6 @@ a notice that says why; the write path then counts the iLO as unread for that co
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
@@ -106,7 +105,9 @@ def merge_charge(
     """A copy of ``snapshot`` with ``backup_power.charge_percent`` set on the controllers the
     reading's battery backs, and their status where the iLO's word is worse, when the reading
     is fresh. ``snapshot`` is not changed."""
-    merged = copy.deepcopy(snapshot)
+    # Only what changes is copied: a big host's drives are shared, not copied at every render.
+    merged = snapshot.model_copy(update={"controllers": list(snapshot.controllers),
+                                         "notices": list(snapshot.notices)})
     if not charge_counts(reading, now, max_age_s):
         age = now - reading.taken_at
         merged.notices.append(f"{NOTICE}charge not used: the reading is {age:.0f} s old "
@@ -118,7 +119,8 @@ def merge_charge(
         return merged
     battery = found.battery
     for position in found.controllers:
-        ctrl = merged.controllers[position]
+        ctrl = merged.controllers[position] = snapshot.controllers[position].model_copy(
+            update={"backup_power": snapshot.controllers[position].backup_power.model_copy()})
         charging = any(rf.backup_power == CHARGING and _same(ctrl, rf)
                        for rf in reading.controllers)
         status = battery_status(battery.health, charging)
