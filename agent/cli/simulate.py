@@ -68,26 +68,7 @@ def reset(scenario: Annotated[str | None, typer.Argument(
 
 
 Form = Literal["smartstorage", "dmtf"]
-# what simulate ilo writes beside its certificate, for status --ilo, write-cache and serve
-_CONFIG = """# written by `smartarray-agent simulate ilo` at its start
-[redfish]
-address = "{address}"
-credentials_file = "{credentials}"
-ca_file = "{cert}"
 
-[probe]
-targets = ["127.0.0.1:*"]
-
-[probe.modules.default]
-credentials_file = "{credentials}"
-ca_file = "{cert}"
-
-[web]
-publish_dir = "{published}"
-
-[audit]
-file = "{audit}"
-"""
 
 
 def ilo(
@@ -138,10 +119,17 @@ def ilo(
 
     def started(addresses: list[str]) -> None:
         (folder / "targets.json").write_text(json.dumps([{"targets": addresses}], indent=1))
+        # for status --ilo, write-cache and serve; a JSON string is a TOML one
+        login = {"credentials_file": str(credentials), "ca_file": str(cert)}
+        tables = {"redfish": {"address": addresses[0], **login},
+                  "probe": {"targets": ["127.0.0.1:*"]}, "probe.modules.default": login,
+                  "web": {"publish_dir": str(folder / "published")},
+                  "audit": {"file": str(folder / "audit.jsonl")}}
+        text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {json.dumps(value)}\n"
+                                                  for key, value in table.items())
+                         for name, table in tables.items())
         config = folder / "config.toml"
-        config.write_text(_CONFIG.format(address=addresses[0], credentials=credentials,
-                                         cert=cert, published=folder / "published",
-                                         audit=folder / "audit.jsonl"))
+        config.write_text(f"# written by `smartarray-agent simulate ilo` at its start\n{text}")
         more = f" and {len(addresses) - 1} more (targets.json)" if len(addresses) > 1 else ""
         print(f"simulated {FORMS[form]} of {path.stem} on https://{addresses[0]}{more}\n"
               f"certificate (ca_file): {cert}\nconfiguration: {config}\n"
