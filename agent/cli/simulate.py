@@ -121,10 +121,10 @@ def ilo(
         (folder / "targets.json").write_text(json.dumps([{"targets": addresses}], indent=1))
         # for status --ilo, write-cache and serve; a JSON string is a TOML one
         login = {"credentials_file": str(credentials), "ca_file": str(cert)}
-        tables = {"redfish": {"address": addresses[0], **login},
-                  "probe": {"targets": ["127.0.0.1:*"]}, "probe.modules.default": login,
-                  "web": {"publish_dir": str(folder / "published")},
-                  "audit": {"file": str(folder / "audit.jsonl")}}
+        tables: dict[str, dict] = {
+            "redfish": {"address": addresses[0], **login}, "probe": {"targets": ["127.0.0.1:*"]},
+            "probe.modules.default": login, "web": {"publish_dir": str(folder / "published")},
+            "audit": {"file": str(folder / "audit.jsonl")}}
         text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {json.dumps(value)}\n"
                                                   for key, value in table.items())
                          for name, table in tables.items())

@@ -34,6 +34,7 @@ from smartarray_agent.common.model import Controller, LogicalDrive, PhysicalDriv
 _SLOT = re.compile(r"^\s*slot\s*[=:]?\s*(\w+)\s*$", re.I)
 _PORT_BOX_BAY = re.compile(r"\b(Port|Box|Bay)=(\w+)")  # of Slot=1:Port=1I:Box=1:Bay=2
 _CACHE = "CacheSummary"  # a StorageController's
+_LABEL = ("PartLocation", "ServiceLabel")  # of a Location: "Slot=1", "Slot=1:Port=1I:Box=1:Bay=2"
 LACKS = ("redfish: the iLO's DMTF Storage model gives no cache ratio, no no-battery write "
          "cache switch, no drive write cache switch and no backup power status or charge of "
          "the controller: they are unknown (null)")
@@ -53,8 +54,7 @@ class StorageController(Payload):
     """A DMTF ``StorageController``: a member of the ``Controllers`` collection, or an
     entry of the inline ``StorageControllers[]``."""
 
-    label: Text = Field(None, validation_alias=AliasPath("Location", "PartLocation",
-                                                         "ServiceLabel"))
+    label: Text = Field(None, validation_alias=AliasPath("Location", *_LABEL))
     model: Text = Field(None, alias="Model")
     name: Text = Field(None, alias="Name")
     serial: Text = Field(None, alias="SerialNumber")
@@ -68,8 +68,7 @@ class StorageController(Payload):
 class Drive(Payload):
     """A DMTF ``Drive``, its fields named as the model's :class:`PhysicalDrive`'s."""
 
-    label: Text = Field(None, validation_alias=AliasPath("PhysicalLocation", "PartLocation",
-                                                         "ServiceLabel"))
+    label: Text = Field(None, validation_alias=AliasPath("PhysicalLocation", *_LABEL))
     id: Text = Field(None, alias="Id")
     state: Word = Field(None, validation_alias=STATE)
     interface: Text = Field(None, alias="Protocol")
@@ -178,7 +177,6 @@ def drive_links(storage: dict) -> list[str]:
 
 
 def controllers_link(storage: dict) -> str | None:
-    """The path of a Storage resource's ``Controllers`` collection."""
     return odata_id(storage.get("Controllers"))
 
 
@@ -189,5 +187,4 @@ def carried_controllers(storage: dict) -> list[dict]:
 
 
 def collection_links(storage: dict) -> list[str]:
-    """The collections (``Controllers``, ``Volumes``) a Storage resource links to."""
     return [p for name in ("Controllers", "Volumes") if (p := odata_id(storage.get(name)))]
