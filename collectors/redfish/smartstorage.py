@@ -156,14 +156,10 @@ def controller(path: str, doc: dict, documents: Documents,
 
 
 def backup_power(status: str | None, battery: Battery | None) -> BackupPower:
-    """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller.
-
-    ``NotPresent``: no backup power (count 0). ``PresentAndCharging``: ``recharging``.
-    Otherwise the status is the battery's ``Status.Health``, ``Critical`` in the CLI's word
-    for a battery to replace, ``failed``; with no battery mapped, backup power said present
-    is one source of a kind and charge unknown, ``PresentAndCharged`` ("present and fully
-    charged") ``ok`` and ``Present`` ("charging information is unknown") of a status
-    unknown."""
+    """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller, as
+    docs/redfish.md's ``backup_power`` table maps them: ``NotPresent`` none,
+    ``PresentAndCharging`` ``recharging``, else the battery's health (``Critical`` is
+    ``failed``); with no battery, one source, ``PresentAndCharged`` ``ok``."""
     if status == "not_present":
         return BackupPower(count=0)
     charging = status == "present_and_charging"
