@@ -1,18 +1,11 @@
-"""A simulated host's iLO: a Redfish service over HTTPS on 127.0.0.1 serving what
-simulator/redfish.py makes of the host's state (``smartarray-agent simulate ilo``). The state
-is the one the simulated CLI changes (simulator/state.py), read at each request and rendered
-again when its file or the scenario's changed or a battery-timeline step came due. Logins as
-an iLO does them (HPE's iLO 5 Redfish reference, "Authentication and Sessions"): a session
-(``POST`` of ``UserName`` and ``Password`` to the Sessions collection: 201, ``X-Auth-Token``
-and the session's ``Location``, ended by a ``DELETE`` there) or HTTP basic auth; without
-either only ``/redfish/v1/`` answers, every other resource 401 ``NoValidSession``.
-
-Many iLOs, one process: :func:`start` listens on ``count`` consecutive ports of 127.0.0.1 from
-``port`` (one event loop and aiohttp runner, a site per port), each port one simulated iLO of
-the host with sessions of its own. A fleet (``/probe`` at 2,000 iLOs) is addressed one target
-per port, ``127.0.0.1:PORT``: ``[probe] targets = ["127.0.0.1:*"]`` admits them all, and the
-one certificate, which names 127.0.0.1, verifies every port through one ``ca_file``. Each
-listener holds a descriptor (``ulimit -n`` above 2,000 plus the connections open at once).
+"""A simulated host's iLO (``smartarray-agent simulate ilo``, docs/redfish.md): a Redfish
+service over HTTPS on 127.0.0.1 serving what simulator/redfish.py makes of the state the
+simulated CLI changes (simulator/state.py), rendered again when its file or the scenario's
+changed or a battery-timeline step came due. Logins as an iLO does them (HPE's iLO 5 Redfish
+reference, "Authentication and Sessions"): a session or HTTP basic auth; without either only
+``/redfish/v1/`` answers. Many iLOs, one process: :func:`start` listens on ``count``
+consecutive ports of 127.0.0.1 (one aiohttp runner, a site per port), each port one
+simulated iLO with sessions of its own, all with the one certificate.
 """
 
 from __future__ import annotations
@@ -41,7 +34,7 @@ USERNAME = "Administrator"
 
 class SimulatedIlo:
     """The Redfish service of the host whose state ``store`` keeps, in ``form``
-    (simulator/redfish.py's ``FORMS``), with the login ``username``, ``password``."""
+    (simulator/redfish.py's ``FORMS``), with the login :data:`USERNAME`, ``password``."""
 
     def __init__(self, store: StateStore, form: str, password: str,
                  delay: tuple[float, float] = (0.0, 0.0)) -> None:

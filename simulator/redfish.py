@@ -41,7 +41,7 @@ def documents(scenario: Scenario, form: str) -> dict[str, dict]:
         SYSTEM: {"@odata.id": SYSTEM, "Id": "1", "Storage": {"@odata.id": STORAGE}},
     }
     top, add = (ARRAY_CONTROLLERS, _smartstorage) if form == "smartstorage" else (STORAGE, _dmtf)
-    docs[top] = _collection(top, [add(docs, i, c) for i, c in enumerate(scenario.controllers)])
+    _add(docs, dict(add(docs, i, c) for i, c in enumerate(scenario.controllers)), top)
     return docs
 
 
@@ -59,10 +59,25 @@ def _battery(ctrl: Controller, index: int) -> dict:
             **({"RemainingChargeTimeSeconds": 0} if charge == 100 else {})}
 
 
-def _smartstorage(docs: dict[str, dict], index: int, ctrl: Controller) -> str:
+def _smartstorage(docs: dict[str, dict], index: int, ctrl: Controller) -> tuple[str, dict]:
     path, cache, power = f"{ARRAY_CONTROLLERS}{index}/", ctrl.cache, ctrl.backup_power
-    docs[path] = {
-        "@odata.id": path,
+    _add(docs, {f"{path}LogicalDrives/{ld.id}/": {
+        "@odata.type": "#HpeSmartStorageLogicalDrive.v2_3_0.HpeSmartStorageLogicalDrive",
+        "Id": ld.id, "LogicalDriveNumber": int(ld.id), "CapacityMiB": _mib(_bytes(ld.size, 1024)),
+        "Raid": "10" if ld.raid == "1+0" else ld.raid, "Status": _status(ld.status),
+        "LogicalDriveStatusReasons": ["Ok"] if ld.status == "OK" else [],
+        "AccelerationMethod": "ControllerCache" if ld.caching else "None",
+    } for ld in ctrl.logical_drives}, f"{path}LogicalDrives/")
+    _add(docs, {f"{path}DiskDrives/{i}/": {
+        "@odata.type": "#HpeSmartStorageDiskDrive.v2_1_0.HpeSmartStorageDiskDrive",
+        "Id": str(i), "Location": pd.id, "LocationFormat": "ControllerPort:Box:Bay",
+        "InterfaceType": pd.interface, "MediaType": "SSD" if pd.ssd else "HDD",
+        "CapacityMiB": _mib(_bytes(pd.size, 1000)), "Status": _status(pd.status),
+        "DiskDriveStatusReasons": ["None"] if pd.status == "OK" else [],
+        "FirmwareVersion": {"Current": {"VersionString": pd.firmware}},
+        **_given(Model=pd.model, SerialNumber=pd.serial),
+    } for i, pd in enumerate(ctrl.physical_drives)}, f"{path}DiskDrives/")
+    return path, {
         "@odata.type": "#HpeSmartStorageArrayController.v2_2_0.HpeSmartStorageArrayController",
         "Id": str(index), "Location": f"Slot {ctrl.slot}", "LocationFormat": "PCISlot",
         "Model": ctrl.model, "SerialNumber": ctrl.serial + " ",  # the iLO pads serials
@@ -80,70 +95,44 @@ def _smartstorage(docs: dict[str, dict], index: int, ctrl: Controller) -> str:
                  if power.source is None and power.status is None
                  else _BACKUP.get(power.status or "", "Present")),
     }
-    lds = {f"{path}LogicalDrives/{ld.id}/": {
-        "@odata.type": "#HpeSmartStorageLogicalDrive.v2_3_0.HpeSmartStorageLogicalDrive",
-        "Id": ld.id, "LogicalDriveNumber": int(ld.id), "CapacityMiB": _mib(_bytes(ld.size, 1024)),
-        "Raid": "10" if ld.raid == "1+0" else ld.raid, "Status": _status(ld.status),
-        "LogicalDriveStatusReasons": ["Ok"] if ld.status == "OK" else [],
-        "AccelerationMethod": "ControllerCache" if ld.caching else "None",
-    } for ld in ctrl.logical_drives}
-    pds = {f"{path}DiskDrives/{i}/": {
-        "@odata.type": "#HpeSmartStorageDiskDrive.v2_1_0.HpeSmartStorageDiskDrive",
-        "Id": str(i), "Location": pd.id, "LocationFormat": "ControllerPort:Box:Bay",
-        "InterfaceType": pd.interface, "MediaType": "SSD" if pd.ssd else "HDD",
-        "CapacityMiB": _mib(_bytes(pd.size, 1000)), "Status": _status(pd.status),
-        "DiskDriveStatusReasons": ["None"] if pd.status == "OK" else [],
-        "FirmwareVersion": {"Current": {"VersionString": pd.firmware}},
-        **_given(Model=pd.model, SerialNumber=pd.serial),
-    } for i, pd in enumerate(ctrl.physical_drives)}
-    _add(docs, f"{path}LogicalDrives/", lds)
-    _add(docs, f"{path}DiskDrives/", pds)
-    return path
 
 
-def _dmtf(docs: dict[str, dict], index: int, ctrl: Controller) -> str:
+def _dmtf(docs: dict[str, dict], index: int, ctrl: Controller) -> tuple[str, dict]:
     path = f"{STORAGE}DE{index:02X}A000/"
-    controller = {
+    _add(docs, {f"{path}Controllers/0/": {
         "@odata.type": "#StorageController.v1_7_0.StorageController", "Id": "0",
         "Model": ctrl.model, "Name": ctrl.model, "SerialNumber": ctrl.serial,
         "FirmwareVersion": ctrl.firmware, "Status": _status(ctrl.status),
         "Location": {"PartLocation": {"LocationType": "Slot", "ServiceLabel": f"Slot={ctrl.slot}"}},
         "CacheSummary": {"Status": _cache_status(ctrl),
                          **_given(TotalCacheSizeMiB=_mib(ctrl.cache.size_bytes))},
-    }
-    volumes = {f"{path}Volumes/{ld.id}/": {
+    }}, f"{path}Controllers/")
+    _add(docs, {f"{path}Volumes/{ld.id}/": {
         "@odata.type": "#Volume.v1_9_0.Volume", "Id": ld.id,
         "CapacityBytes": _bytes(ld.size, 1024), "Status": _status(ld.status),
         "RAIDType": _RAID_TYPES.get(ld.raid, f"RAID{ld.raid}"),
-    } for ld in ctrl.logical_drives}
-    drives = {f"{path}Drives/{i}/": {
+    } for ld in ctrl.logical_drives}, f"{path}Volumes/")
+    drives = _add(docs, {f"{path}Drives/{i}/": {
         "@odata.type": "#Drive.v1_17_0.Drive", "Id": str(i),
         "PhysicalLocation": {"PartLocation": {"LocationType": "Bay", "ServiceLabel":
                              "Slot={}:Port={}:Box={}:Bay={}".format(ctrl.slot, *pd.id.split(":"))}},
         "Protocol": pd.interface, "MediaType": "SSD" if pd.ssd else "HDD",
         "CapacityBytes": _bytes(pd.size, 1000), "Status": _status(pd.status),
         "Revision": pd.firmware, **_given(Model=pd.model, SerialNumber=pd.serial),
-    } for i, pd in enumerate(ctrl.physical_drives)}
-    docs[path] = {"@odata.id": path, "@odata.type": "#Storage.v1_15_0.Storage",
-                  "Id": path.split("/")[-2], "Name": ctrl.model,
-                  "Controllers": {"@odata.id": f"{path}Controllers/"},
+    } for i, pd in enumerate(ctrl.physical_drives)})
+    return path, {"@odata.type": "#Storage.v1_15_0.Storage", "Id": path.split("/")[-2],
+                  "Name": ctrl.model, "Controllers": {"@odata.id": f"{path}Controllers/"},
                   "Volumes": {"@odata.id": f"{path}Volumes/"},
                   "Drives": [{"@odata.id": p} for p in drives]}
-    _add(docs, f"{path}Controllers/", {f"{path}Controllers/0/": controller})
-    _add(docs, f"{path}Volumes/", volumes)
-    docs.update({p: {"@odata.id": p, **doc} for p, doc in drives.items()})
-    return path
 
 
-def _add(docs: dict[str, dict], where: str, members: dict[str, dict]) -> None:
-    """A collection at ``where`` and its members, each with its ``@odata.id``."""
-    docs[where] = _collection(where, list(members))
+def _add(docs: dict[str, dict], members: dict[str, dict], where: str | None = None) -> list[str]:
+    """``members``, each with its ``@odata.id``, and the collection of them at ``where``."""
     docs.update({p: {"@odata.id": p, **doc} for p, doc in members.items()})
-
-
-def _collection(path: str, members: list[str]) -> dict:
-    return {"@odata.id": path, "Members": [{"@odata.id": m} for m in members],
-            "Members@odata.count": len(members)}
+    if where is not None:
+        docs[where] = {"@odata.id": where, "Members": [{"@odata.id": m} for m in members],
+                       "Members@odata.count": len(members)}
+    return list(members)
 
 
 def _health(status: str | None) -> str | None:

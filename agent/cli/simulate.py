@@ -37,10 +37,8 @@ def run(
     status`; with none, the interactive console."""
     from smartarray_agent.simulator import cli as simulator_cli
 
-    argv = ["--scenario", scenario]
-    if state_dir is not None:
-        argv += ["--state-dir", str(state_dir)]
-    raise SystemExit(simulator_cli.main([*argv, *(words or [])]))
+    state = [] if state_dir is None else ["--state-dir", str(state_dir)]
+    raise SystemExit(simulator_cli.main(["--scenario", scenario, *state, *(words or [])]))
 
 
 def reset(scenario: Annotated[str | None, typer.Argument(
@@ -53,48 +51,24 @@ def reset(scenario: Annotated[str | None, typer.Argument(
     from smartarray_agent import simulator
     from smartarray_agent.simulator import state
 
-    if scenario is None:
-        directories = state.state_dirs()
-    else:
-        try:
-            directories = [state.default_state_dir(simulator.resolve_scenario(scenario).stem)]
-        except simulator.ScenarioError as error:
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
     done = False
-    for directory in directories:
-        try:
+    try:
+        directories = state.state_dirs() if scenario is None else [
+            state.default_state_dir(simulator.resolve_scenario(scenario).stem)]
+        for directory in directories:
             if state.reset(directory):
                 print(f"reset {directory}")
                 done = True
-        except state.SimulatorBusy as error:
-            raise fail(str(error), exitcodes.VENDOR_ERROR) from None
-        except simulator.ScenarioError as error:  # a directory someone else could change
-            raise fail(str(error), exitcodes.BAD_INPUT) from None
+    except state.SimulatorBusy as error:
+        raise fail(str(error), exitcodes.VENDOR_ERROR) from None
+    except simulator.ScenarioError as error:  # also a directory someone else could change
+        raise fail(str(error), exitcodes.BAD_INPUT) from None
     if not done:
         print("nothing to reset")
 
 
 Form = Literal["smartstorage", "dmtf"]
-# what simulate ilo writes beside its certificate, for status --ilo, write-cache and serve
-_CONFIG = """# written by `smartarray-agent simulate ilo` at its start
-[redfish]
-address = "{address}"
-credentials_file = "{credentials}"
-ca_file = "{cert}"
 
-[probe]
-targets = ["127.0.0.1:*"]
-
-[probe.modules.default]
-credentials_file = "{credentials}"
-ca_file = "{cert}"
-
-[web]
-publish_dir = "{published}"
-
-[audit]
-file = "{audit}"
-"""
 
 
 def ilo(
@@ -145,10 +119,17 @@ def ilo(
 
     def started(addresses: list[str]) -> None:
         (folder / "targets.json").write_text(json.dumps([{"targets": addresses}], indent=1))
+        # for status --ilo, write-cache and serve; a JSON string is a TOML one
+        login = {"credentials_file": str(credentials), "ca_file": str(cert)}
+        tables: dict[str, dict] = {
+            "redfish": {"address": addresses[0], **login}, "probe": {"targets": ["127.0.0.1:*"]},
+            "probe.modules.default": login, "web": {"publish_dir": str(folder / "published")},
+            "audit": {"file": str(folder / "audit.jsonl")}}
+        text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {json.dumps(value)}\n"
+                                                  for key, value in table.items())
+                         for name, table in tables.items())
         config = folder / "config.toml"
-        config.write_text(_CONFIG.format(address=addresses[0], credentials=credentials,
-                                         cert=cert, published=folder / "published",
-                                         audit=folder / "audit.jsonl"))
+        config.write_text(f"# written by `smartarray-agent simulate ilo` at its start\n{text}")
         more = f" and {len(addresses) - 1} more (targets.json)" if len(addresses) > 1 else ""
         print(f"simulated {FORMS[form]} of {path.stem} on https://{addresses[0]}{more}\n"
               f"certificate (ca_file): {cert}\nconfiguration: {config}\n"

@@ -1,13 +1,10 @@
-"""A Redfish reading -> Prometheus metric families. Pure: no I/O. The exposition
-(agent/exporter/render.py) adds the collector's ``smartarray_collector_*`` series.
+"""A Redfish reading -> Prometheus metric families, by the conventions of
+collectors/families.py (docs/metrics.md shows each). Pure: no I/O.
 
-The conventions of collectors/families.py; the battery's status states are ``ok``,
-``warning`` and ``critical``. Battery series carry ``battery`` (the iLO's ``Index``),
-``model`` and ``controller``: the label the CLI's series give the one controller the
-battery backs (merge.py, rule 1), else empty. A value the iLO does not report (iLO 4 has no
-charge) has no series. The charge follows the one freshness rule of every charge the agent
-serves (merge.py's ``charge_counts``): it is dropped once the reading is older than
-``[redfish] max_age_s``. docs/metrics.md shows a sample of every family.
+Battery series carry ``battery`` (the iLO's ``Index``), ``model`` and ``controller``: the
+label the CLI's series give the one controller the battery backs (merge.py, rule 1), else
+empty. A value the iLO does not report (iLO 4 has no charge) has no series; the charge is
+dropped once the reading is older than ``[redfish] max_age_s`` (merge.py's ``charge_counts``).
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ def battery_families(reading: Reading, now: float, max_age_s: float) -> list[Met
     out = Families(HELP)
     for position, battery in enumerate(reading.batteries):
         index = str(battery.index) if battery.index is not None else f"index:{position}"
-        labels = {"battery": index, "model": battery.model or "",
-                  "controller": controller}
+        labels = {"battery": index, "model": battery.model or "", "controller": controller}
         out.gauge("smartarray_battery_info", {
             **labels, "serial": battery.serial or "", "product": battery.product_name or "",
             "firmware": battery.firmware or "",

@@ -1,13 +1,9 @@
-"""Redfish JSON -> models. Pure: no I/O.
+"""Redfish JSON -> models, and the links between the documents. Pure: no I/O.
 
-Where the batteries and controllers are, property by property (iLO 5's
-``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]``, iLO 4's ``Systems/1`` ``Oem.Hp.Battery[]``,
-both's ``Systems/1/SmartStorage/ArrayControllers``): docs/redfish.md, "What it reads".
-
-Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by a
-pydantic alias or path). A value of the wrong type or out of range is ``None``, never a guess
-(the lenient types, :data:`Text`, :data:`Word`, :data:`Percent`, ...); words are normalised
-like the CLI's status words (``NotPresent`` -> ``not_present``, ``OK`` -> ``ok``).
+Each model reads the iLO's JSON itself (:class:`Payload`: a field names its property by an
+alias or path; docs/redfish.md, "What it reads", says where each is). A value of the wrong
+type or out of range is ``None``, never a guess (the lenient types, :data:`Text`,
+:data:`Percent`, ...); words are normalised like the CLI's status words (:func:`word`).
 """
 
 from __future__ import annotations
@@ -33,17 +29,15 @@ from pydantic import (
 )
 
 from smartarray_agent.collectors.redfish.errors import RedfishError
+from smartarray_agent.common.model import Cache
 
-_SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
+_SLOT = re.compile(r"^\s*slot\s+(?!unknown\s*$)(\w+)\s*$", re.I)  # "Slot UNKNOWN" is none
 # where a word of a CamelCase value starts: a capital after a small letter or digit, or the
 # last capital of a run before a small letter (IOBypass, SSDSmartPath: IO Bypass, SSD Smart)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-OTHER = "other"  # the contract's word for a value the iLO's definitions do not list
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+FIRMWARE = AliasPath("FirmwareVersion", "Current", "VersionString")  # HPE's firmware version
+Documents = Mapping[str, dict]  # fetched Redfish resources by path, as their links name them
 
 
 def _or_none(value: Any, read: ValidatorFunctionWrapHandler) -> Any:
@@ -53,11 +47,12 @@ def _or_none(value: Any, read: ValidatorFunctionWrapHandler) -> Any:
         return None
 
 
-Documents = Mapping[str, dict]  # fetched Redfish resources by path, as their links name them
-
-
-def as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
+def word(value: Any) -> str | None:
+    """``'NotPresent'`` -> ``'not_present'``, ``'IOBypass'`` -> ``'io_bypass'``, ``'OK'`` ->
+    ``'ok'``; anything but a string -> None."""
+    if not isinstance(value, str):
+        return None
+    return _NON_WORD.sub("_", _CAMEL.sub("_", value.strip()).lower()).strip("_") or None
 
 
 # The types of a property read from the iLO: strict (no "50" for 50, no true for 1), and a
@@ -68,7 +63,7 @@ _Real = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # an int is a
 _Whole = Annotated[int, Field(strict=True)]
 Text = Annotated[Annotated[str, StringConstraints(  # padding trimmed, "" is None
     strict=True, strip_whitespace=True, min_length=1)] | None, _LENIENT]
-Word = Annotated[str | None, BeforeValidator(lambda value: word(value))]
+Word = Annotated[str | None, BeforeValidator(word)]
 Integer = Annotated[_Whole | None, _LENIENT]
 Flag = Annotated[Annotated[bool, Field(strict=True)] | None, _LENIENT]
 Percent = Annotated[Annotated[_Real, Field(ge=0, le=100)] | None, _LENIENT]
@@ -80,18 +75,20 @@ Count = Annotated[Annotated[_Whole, Field(ge=0)] | None, _LENIENT]
 # a list of words as sent, padding trimmed, anything but a non-empty string left out
 Texts = Annotated[list[str], BeforeValidator(lambda value: [t.strip() for t in (
     value if isinstance(value, list) else []) if isinstance(t, str) and t.strip()])]
+_PERCENT = TypeAdapter(Percent)
+# a percentage as sent (JSON) where it is not a number 0-100 (null too); None where it is
+Unreadable = Annotated[str | None, BeforeValidator(
+    lambda value: None if _PERCENT.validate_python(value) is not None else json.dumps(value))]
+HEALTH = AliasPath("Status", "Health")
+STATE = AliasPath("Status", "State")
 
 
-FIRMWARE = AliasPath("FirmwareVersion", "Current", "VersionString")  # HPE's firmware version
-
-
-class Payload(_Model):
+class Payload(BaseModel):
     """A model read from an iLO's JSON by its property names (aliases), ignoring the
     properties it does not name; made by field name too (tests, merged readings). Every
     field has a lenient type, so no answer, however odd, fails validation."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, validate_by_name=True,
-                              validate_by_alias=True)
+    model_config = ConfigDict(frozen=True, validate_by_name=True, validate_by_alias=True)
 
 
 class Battery(Payload):
@@ -105,37 +102,27 @@ class Battery(Payload):
     spare_part: Text = Field(None, validation_alias=AliasChoices("SparePartNumber", "Spare"))
     firmware: Text = Field(None, alias="FirmwareVersion")
     charge_percent: Percent = Field(None, alias="ChargeLevelPercent")  # iLO 5 only
-    # ChargeLevelPercent as sent, when the iLO sent one that is not a number 0-100 (null too)
-    charge_unreadable: Text = None
+    charge_unreadable: Unreadable = Field(None, validation_alias="ChargeLevelPercent")
     # BatteryWearLevelPercent: 100 = worn out
     wear_percent: Percent = Field(None, alias="BatteryWearLevelPercent")
     capacity_watts: Amount = Field(
         None, validation_alias=AliasChoices("MaximumCapWatts", "MaxCapWatts"))
     remaining_charge_time_s: Amount = Field(None, alias="RemainingChargeTimeSeconds")
     # ok, warning, critical (iLO 4: Condition), and as sent
-    health: Word = Field(
-        None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
-    health_text: Text = Field(
-        None, validation_alias=AliasChoices(AliasPath("Status", "Health"), "Condition"))
-    # enabled, absent, ... (iLO 4: from Present)
-    state: Word = Field(None, validation_alias=AliasPath("Status", "State"))
+    health: Word = Field(None, validation_alias=AliasChoices(HEALTH, "Condition"))
+    health_text: Text = Field(None, validation_alias=AliasChoices(HEALTH, "Condition"))
+    state: Word = Field(None, validation_alias=STATE)  # enabled, absent, ...
     error_code: Text = Field(None, alias="ErrorCode")
     failure_predicted: Flag = Field(None, alias="FailurePredicted")
 
     @model_validator(mode="before")
     @classmethod
-    def _derived(cls, data: Any) -> Any:
-        """``charge_unreadable`` from ``ChargeLevelPercent``; iLO 4's ``Present`` (``Yes``,
-        ``No``) as the state (``enabled``, ``absent``)."""
-        if not isinstance(data, dict):
+    def _present(cls, data: Any) -> Any:
+        """iLO 4's ``Present`` (``Yes``, ``No``) as the state (``enabled``, ``absent``)."""
+        if not isinstance(data, dict) or "Present" not in data or "Status" in data:
             return data
-        derived = dict(data)
-        if "ChargeLevelPercent" in data and _PERCENT.validate_python(
-                data["ChargeLevelPercent"]) is None:
-            derived["charge_unreadable"] = json.dumps(data["ChargeLevelPercent"])
-        if "Present" in data and "Status" not in data:
-            derived["state"] = {"yes": "enabled", "no": "absent"}.get(word(data["Present"]) or "")
-        return derived
+        return {**data, "state": {"yes": "enabled", "no": "absent"}.get(
+            word(data["Present"]) or "")}
 
 
 class ArrayController(Payload):
@@ -148,10 +135,10 @@ class ArrayController(Payload):
     model: Text = Field(None, alias="Model")
     # present, not_present, present_and_charg{ed,ing}
     backup_power: Word = Field(None, alias="BackupPowerSourceStatus")
-    cache_module_health: Word = Field(
-        None, validation_alias=AliasPath("CacheModuleStatus", "Health"))
+    cache_module_health: Word = Field(None, validation_alias=AliasPath("CacheModuleStatus",
+                                                                       "Health"))
     cache_size_mib: Integer = Field(None, alias="CacheMemorySizeMiB")
-    health: Word = Field(None, validation_alias=AliasPath("Status", "Health"))
+    health: Word = Field(None, validation_alias=HEALTH)
 
     @model_validator(mode="before")
     @classmethod
@@ -159,17 +146,14 @@ class ArrayController(Payload):
         """The slot of ``Location`` (``Slot 0`` -> ``0``)."""
         if not isinstance(data, dict) or "Location" not in data:
             return data
-        location = data["Location"]
-        match = _SLOT.match(location) if isinstance(location, str) else None
-        slot = match.group(1).lower() if match else None
-        return {**data, "slot": None if slot == "unknown" else slot}
+        found = _SLOT.match(data["Location"]) if isinstance(data["Location"], str) else None
+        return {**data, "slot": found.group(1).lower() if found else None}
 
 
-_PERCENT = TypeAdapter(Percent)
-
-
-class Reading(_Model):
+class Reading(BaseModel):
     """One Redfish collection. ``taken_at`` is Unix time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     taken_at: float
     batteries: list[Battery] = Field(default_factory=list)
@@ -177,64 +161,27 @@ class Reading(_Model):
     notices: list[str] = Field(default_factory=list)
 
 
-def word(value: Any) -> str | None:
-    """``'NotPresent'`` -> ``'not_present'``, ``'IOBypass'`` -> ``'io_bypass'``, ``'OK'`` ->
-    ``'ok'``; anything but a string -> None."""
-    if not isinstance(value, str):
-        return None
-    text = _NON_WORD.sub("_", _CAMEL.sub("_", value.strip()).lower()).strip("_")
-    return text or None
+def array_controller(resource: str, data: dict) -> ArrayController:
+    return ArrayController.model_validate({**data, "resource": resource})
 
 
-def chassis_batteries(chassis: dict) -> list[Battery] | None:
-    """iLO 5's batteries in a Chassis resource; None when it has no battery list."""
-    return _batteries(chassis, "SmartStorageBattery")
-
-
-def system_batteries(system: dict) -> list[Battery] | None:
-    """iLO 4's batteries in a ComputerSystem resource; None when it has no battery list."""
-    return _batteries(system, "Battery")
-
-
-def _batteries(resource: dict, key: str) -> list[Battery] | None:
-    entries = _oem(resource).get(key)
+def chassis_batteries(chassis: dict, key: str = "SmartStorageBattery") -> list[Battery] | None:
+    """iLO 5's batteries in a Chassis resource (the ``key`` list of its ``Oem.Hpe``, else
+    ``Oem.Hp``); None when it has no battery list."""
+    oem = as_dict(chassis.get("Oem"))
+    entries = (as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp"))).get(key)
     if not isinstance(entries, list):
         return None
     return [Battery.model_validate(entry) for entry in entries if isinstance(entry, dict)]
 
 
-def fetched(documents: Documents, paths: list[str],
-            notices: list[str]) -> list[tuple[str, dict]]:
-    """The documents at ``paths`` as the crawl fetched them; each path it did not read is
-    noted."""
-    notices += [f"redfish: {path} was not read" for path in paths if path not in documents]
-    return [(path, documents[path]) for path in paths if path in documents]
+def system_batteries(system: dict) -> list[Battery] | None:
+    """iLO 4's batteries in a ComputerSystem resource; None when it has no battery list."""
+    return chassis_batteries(system, "Battery")
 
 
-def members(collection: dict, where: str) -> list[str]:
-    """The paths of every member of a Redfish collection: ``Members[].@odata.id``, or, in
-    iLO 4's HAL form, ``links.Member[].href``."""
-    items = collection.get("Members")
-    key = "@odata.id"
-    if not isinstance(items, list):
-        items, key = as_dict(collection.get("links")).get("Member"), "href"
-    if not isinstance(items, list):
-        raise RedfishError(f"{where}: not a Redfish collection (no Members list)")
-    paths = [as_dict(item).get(key) for item in items]
-    return [path for path in paths if isinstance(path, str) and path.startswith("/")]
-
-
-def linked(documents: Documents, where: str | None, name: str,
-           notices: list[str]) -> list[tuple[str, dict]]:
-    """The members of the ``name`` collection at ``where``, as the crawl fetched them; none
-    where there is no link or the collection was not read, and a notice says which."""
-    collection = documents.get(where) if where is not None else None
-    if collection is None or not (isinstance(collection.get("Members"), list) or isinstance(
-            as_dict(collection.get("links")).get("Member"), list)):
-        notices.append(f"redfish: {where} was not read: no {name} known" if where else
-                       f"redfish: the iLO gives no link to its {name}: no {name} known")
-        return []
-    return fetched(documents, members(collection, str(where)), notices)
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def odata_id(value: object) -> str | None:
@@ -253,29 +200,49 @@ def link(document: dict, name: str) -> str | None:
     return None
 
 
-def array_controller(resource: str, data: dict) -> ArrayController:
-    return ArrayController.model_validate({**data, "resource": resource})
+def members(collection: dict, where: str) -> list[str]:
+    """The paths of every member of a Redfish collection: ``Members[].@odata.id``, or, in
+    iLO 4's HAL form, ``links.Member[].href``."""
+    items, key = collection.get("Members"), "@odata.id"
+    if not isinstance(items, list):
+        items, key = as_dict(collection.get("links")).get("Member"), "href"
+    if not isinstance(items, list):
+        raise RedfishError(f"{where}: not a Redfish collection (no Members list)")
+    paths = [as_dict(item).get(key) for item in items]
+    return [path for path in paths if isinstance(path, str) and path.startswith("/")]
 
 
-def cache_present(state: str | None, size_mib: int | None) -> bool | None:
-    """Whether the controller has a cache module: its status' ``State`` (normalised) says
-    (``absent`` is none, any other state one); without one, a size above 0 is a cache."""
-    if state is not None:
-        return state != "absent"
-    return True if size_mib is not None and size_mib > 0 else None
+def fetched(documents: Documents, paths: list[str],
+            notices: list[str]) -> list[tuple[str, dict]]:
+    """The documents at ``paths`` as the crawl fetched them; each path it did not read is
+    noted."""
+    notices += [f"redfish: {path} was not read" for path in paths if path not in documents]
+    return [(path, documents[path]) for path in paths if path in documents]
 
 
-def cache_status(state: str | None, health: str | None) -> str | None:
-    """A cache module's status from its ``Status`` (normalised): its health, unless that is
-    OK or not given while the state is neither Enabled nor Absent: then the state
-    (``disabled``, ``starting``). A disabled cache is no ok cache, whatever its health."""
-    return state if health in (None, "ok") and state not in (None, "enabled", "absent") \
-        else health
+def linked(documents: Documents, where: str | None, name: str,
+           notices: list[str]) -> list[tuple[str, dict]]:
+    """The members of the ``name`` collection at ``where``, as the crawl fetched them; none
+    where there is no link or the collection was not read, and a notice says which."""
+    collection = documents.get(where) if where else None
+    try:
+        return fetched(documents, members(collection or {}, str(where)), notices)
+    except RedfishError:
+        notices.append(f"redfish: {where} was not read: no {name} known" if where else
+                       f"redfish: the iLO gives no link to its {name}: no {name} known")
+        return []
 
 
-def _oem(resource: dict) -> dict:
-    oem = as_dict(resource.get("Oem"))
-    return as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp"))
+def cache(state: str | None, health: str | None, size_mib: int | None, **more: Any) -> Cache:
+    """A controller's cache from its module's ``Status`` (normalised) and size, with ``more``
+    of its fields. Present unless the ``State`` is ``absent``; without a state, a size above
+    0 is a cache. Its status is the health, unless that is OK or not given while the state is
+    neither Enabled nor Absent: then the state (``disabled``, ``starting``). A disabled cache
+    is no ok cache, whatever its health."""
+    sized = True if size_mib is not None and size_mib > 0 else None
+    by_state = health in (None, "ok") and state not in (None, "enabled", "absent")
+    return Cache(present=sized if state is None else state != "absent",
+                 status=state if by_state else health, size_bytes=mib_bytes(size_mib), **more)
 
 
 def raid_words(level: str | None) -> str | None:

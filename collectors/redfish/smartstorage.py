@@ -1,11 +1,9 @@
 """iLO 4's and iLO 5's HPE OEM storage model -> status model controllers. Pure: no I/O.
 
-Properties and values from HPE's iLO 5 Redfish reference (resource definitions of
-``HpeSmartStorageArrayController.v2_2_0``, ``HpeSmartStorageLogicalDrive.v2_3_0`` and
-``HpeSmartStorageDiskDrive.v2_1_0``) and iLO 4's (``HpSmartStorage...``: the same names, fewer
-properties, links also in the HAL form); docs/redfish.md lists which field comes from which
-property. A property that is absent, of the wrong type or out of range leaves its field
-``None``; no field is filled from a property that means something else.
+Properties and values from HPE's iLO 5 Redfish reference (``HpeSmartStorageArrayController``
+v2_2_0, ``...LogicalDrive`` v2_3_0, ``...DiskDrive`` v2_1_0) and iLO 4's (the same names,
+fewer properties, links also in the HAL form); docs/redfish.md lists which field comes from
+which property, and no field is filled from a property that means something else.
 """
 
 from __future__ import annotations
@@ -16,10 +14,11 @@ from collections.abc import Mapping
 
 from pydantic import AliasPath, Field
 
+from smartarray_agent.collectors.families import OTHER
 from smartarray_agent.collectors.redfish.merge import PRESENT, battery_status
 from smartarray_agent.collectors.redfish.resources import (
     FIRMWARE,
-    OTHER,
+    HEALTH,
     Amount,
     ArrayController,
     Battery,
@@ -34,8 +33,7 @@ from smartarray_agent.collectors.redfish.resources import (
     Text,
     Texts,
     Word,
-    cache_present,
-    cache_status,
+    cache,
     link,
     linked,
     mib_bytes,
@@ -46,7 +44,6 @@ from smartarray_agent.common.model import (
     LOGICAL_DRIVE_STATES,
     PHYSICAL_DRIVE_STATES,
     BackupPower,
-    Cache,
     Controller,
     LogicalDrive,
     PhysicalDrive,
@@ -104,7 +101,7 @@ class SmartLogicalDrive(Payload):
     id: Text = Field(None, alias="Id")
     capacity_mib: Count = Field(None, alias="CapacityMiB")
     raid: Text = Field(None, alias="Raid")
-    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    health: Text = Field(None, validation_alias=HEALTH)
     reasons: Texts = Field(default_factory=list, alias="LogicalDriveStatusReasons")
     acceleration: Word = Field(None, alias="AccelerationMethod")
 
@@ -118,7 +115,7 @@ class SmartDiskDrive(Payload):
     interface: Text = Field(None, alias="InterfaceType")
     media: Word = Field(None, alias="MediaType")
     capacity_mib: Count = Field(None, alias="CapacityMiB")
-    health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    health: Text = Field(None, validation_alias=HEALTH)
     reasons: Texts = Field(default_factory=list, alias="DiskDriveStatusReasons")
     model: Text = Field(None, alias="Model")
     serial: Text = Field(None, alias="SerialNumber")
@@ -144,15 +141,10 @@ def controller(path: str, doc: dict, documents: Documents,
         firmware=rf.firmware,
         status=rf.health,
         mode=rf.mode if rf.mode in _MODES else None,
-        cache=Cache(
-            present=cache_present(rf.cache_module_state, rf.cache_size_mib),
-            status=cache_status(rf.cache_module_state, rf.cache_module_health),
-            size_bytes=mib_bytes(rf.cache_size_mib),
-            read_percent=read,
-            write_percent=None if read is None else 100 - read,
-            no_battery_write_cache=rf.no_battery_write_cache,
-            drive_write_cache=_ON_OFF.get(rf.drive_write_cache or ""),
-        ),
+        cache=cache(rf.cache_module_state, rf.cache_module_health, rf.cache_size_mib,
+                    read_percent=read, write_percent=None if read is None else 100 - read,
+                    no_battery_write_cache=rf.no_battery_write_cache,
+                    drive_write_cache=_ON_OFF.get(rf.drive_write_cache or "")),
         backup_power=backup_power(rf.backup_power, battery),
         logical_drives=[_logical_drive(p, d) for p, d in linked(
             documents, link(doc, "LogicalDrives"), "LogicalDrives", notices)],
@@ -164,14 +156,10 @@ def controller(path: str, doc: dict, documents: Documents,
 
 
 def backup_power(status: str | None, battery: Battery | None) -> BackupPower:
-    """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller.
-
-    ``NotPresent``: no backup power (count 0). ``PresentAndCharging``: ``recharging``.
-    Otherwise the status is the battery's ``Status.Health``, ``Critical`` in the CLI's word
-    for a battery to replace, ``failed``; with no battery mapped, backup power said present
-    is one source of a kind and charge unknown, ``PresentAndCharged`` ("present and fully
-    charged") ``ok`` and ``Present`` ("charging information is unknown") of a status
-    unknown."""
+    """``BackupPowerSourceStatus`` (normalised) and the battery that backs the controller, as
+    docs/redfish.md's ``backup_power`` table maps them: ``NotPresent`` none,
+    ``PresentAndCharging`` ``recharging``, else the battery's health (``Critical`` is
+    ``failed``); with no battery, one source, ``PresentAndCharged`` ``ok``."""
     if status == "not_present":
         return BackupPower(count=0)
     charging = status == "present_and_charging"

@@ -1,13 +1,10 @@
-"""The status model from the iLO alone, with no vendor CLI: fetched Redfish documents (each
-resource's JSON object by the path its link names; collectors/redfish/crawl.py fetches them)
+"""The status model from the iLO alone, with no vendor CLI: the documents crawl.py fetched
 in, a :class:`~smartarray_agent.common.model.Snapshot` out, for ``status --ilo``, ``check
 --ilo`` and ``/probe`` alike. Pure: no I/O.
 
-iLO 4 and 5 (HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it
-lists a controller (smartstorage.py); else iLO 6 and later (the DMTF model,
-``Systems/1/Storage``, dmtf.py). The battery is ``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]``
-(iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to controllers by rule 1 of merge.py, or
-else shown as backing none. A fact the iLO does not give is ``None``; the notices say why.
+HPE's OEM model (smartstorage.py) where it lists a controller, else the DMTF model (dmtf.py);
+the batteries mapped to controllers by rule 1 of merge.py, or else shown as backing none. A
+fact the iLO does not give is ``None``; the notices say why.
 """
 
 from __future__ import annotations
