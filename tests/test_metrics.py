@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError, CollectorResult, collect_once
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from smartarray_agent.collectors.base import CollectorResult
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings

@@ -20,6 +20,8 @@ def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
     ``[redfish]`` settings (credentials, TLS, timeouts). Raises CommandError: bad input
     without a ``[redfish]`` table or for an address that is not ``host[:port]``, exit 1 when
     the iLO cannot be read."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from smartarray_agent.collectors.redfish.crawl import read_ilo
@@ -38,7 +40,7 @@ def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
                         for problem in error.errors())
         raise CommandError(f"--ilo {address}: {why}", exitcodes.BAD_INPUT) from None
     try:
-        return read_ilo(ilo)
+        return asyncio.run(read_ilo(ilo))
     except RedfishError as error:
         raise CommandError(f"the iLO could not be read: {error}",
                            exitcodes.VENDOR_ERROR) from None

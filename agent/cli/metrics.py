@@ -91,7 +91,7 @@ def _render_capture(context: CommandContext, input_file: str) -> tuple[bytes, Fa
     """The ssacli collector's page for saved CLI output (``-``: standard input), read as
     ``status --input`` reads it: no iLO charge, no sysfs, since it may be another host's."""
     from smartarray_agent.collectors.base import CollectionError, CollectorResult
-    from smartarray_agent.collectors.charge import Charge
+    from smartarray_agent.collectors.redfish.charge import Charge
     from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 
     try:

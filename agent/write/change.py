@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockTimeout

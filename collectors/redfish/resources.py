@@ -167,12 +167,11 @@ _PERCENT = TypeAdapter(Percent)
 
 
 class Reading(_Model):
-    """One Redfish collection. ``taken_at`` is Unix time."""
+    """One read of the battery and the array controllers. ``taken_at`` is Unix time."""
 
     taken_at: float
     batteries: list[Battery] = Field(default_factory=list)
     controllers: list[ArrayController] = Field(default_factory=list)
-    notices: list[str] = Field(default_factory=list)
 
 
 def word(value: Any) -> str | None:

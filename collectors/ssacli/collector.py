@@ -7,7 +7,7 @@ processes (collectors/ssacli/versions.py).
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
 CLI up once it is there. Its metric families (collectors/ssacli/metrics.py, with sample
-lines) carry the iLO's charge while it is fresh (collectors/charge.py).
+lines) carry the iLO's charge while it is fresh (collectors/redfish/charge.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.base import CollectionError, Collector
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import LockError
