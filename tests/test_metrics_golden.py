@@ -42,7 +42,8 @@ def exposition(scenario: str, state_dir: Path) -> bytes:
         snapshot = read_snapshot(runner)
     finally:
         runner.close()
-    result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot)
+    result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot,
+                             last_success_monotonic=COLLECTED_AT)
     text = render(ssacli_entries(result), now=COLLECTED_AT + 1, settings=MetricSettings(180))
     # The build's version and Python are this machine's, not the scenario's.
     return b"".join(line for line in text.splitlines(keepends=True)

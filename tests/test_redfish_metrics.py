@@ -19,7 +19,8 @@ SETTINGS = RedfishSettings.model_construct(address="https://ilo.example",
 def exposition(reading, *, success: bool, duration_s: float,
                last_success_at: float | None) -> str:
     result = CollectorResult(name="redfish", success=success, duration_s=duration_s,
-                             last_success_at=last_success_at, data=reading)
+                             last_success_at=last_success_at, data=reading,
+                             last_success_monotonic=last_success_at)
     collector = RedfishCollector(SETTINGS, Charge(SETTINGS))
     return render([(collector, result)], now=1_700_000_100.0,
                   settings=MetricSettings(stale_after_s=None)).decode()

@@ -117,6 +117,6 @@ def _render(entries: "list[Entry]") -> tuple[bytes, Failures]:
     from smartarray_agent.exporter.render import MetricSettings, render
 
     # One collection: every value is served, whatever its age.
-    body = render(entries, now=time.time(), settings=MetricSettings(stale_after_s=None))
+    body = render(entries, now=time.monotonic(), settings=MetricSettings(stale_after_s=None))
     return body, [(r.name, r.error) for _, r in entries if not r.success]
 

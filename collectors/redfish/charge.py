@@ -2,7 +2,8 @@
 
 The CLI prints no charge percentage; the iLO does (Redfish). A :class:`Charge` holds the last
 iLO reading and is the only place that lays it over a snapshot (``overlay``, through
-merge.py's rules): a reading counts while it is at most ``max_age_s`` old. The daemon's
+merge.py's rules): a reading counts while it is at most ``max_age_s`` old, an age measured on
+the monotonic clock (a step of the wall clock neither keeps nor drops it). The daemon's
 Redfish collector feeds it (``update``) on the collector's own schedule; the one-off commands
 read the iLO when they need it (``read``), and the write path reads it again after a
 confirmation prompt. A ``read`` that fails forgets the earlier reading: what a one-off
@@ -28,8 +29,10 @@ if TYPE_CHECKING:  # the iLO client and its models load with the first reading
 
 
 class Charge:
+    """``clock``: the monotonic clock readings are taken and judged on."""
+
     def __init__(self, settings: RedfishSettings | None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self._clock = clock
         self._lock = threading.Lock()
@@ -90,13 +93,15 @@ class Charge:
 
     @property
     def read_at(self) -> float | None:
-        """When the reading that counts now was taken (Unix time); None without one."""
+        """When the reading that counts now was taken, as Unix time, to be shown (its age on
+        the monotonic clock, back from the wall clock's now); None without one."""
         with self._lock:
-            return None if self._reading is None else self._reading.taken_at
+            reading = self._reading
+        return None if reading is None else time.time() - (self._clock() - reading.taken_at)
 
     def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
         """``snapshot`` with the charge on the controllers the reading maps to, while the
-        reading is fresh at ``now`` (default: the clock's now); a notice says why
+        reading is fresh at ``now`` (monotonic; default: the clock's now); a notice says why
         no charge was laid. ``snapshot`` is not changed."""
         if self.settings is None or not snapshot.controllers:
             return snapshot
@@ -114,7 +119,7 @@ class Charge:
         return merge_charge(snapshot, reading, when, self.settings.max_age_s)
 
     def expires_at(self) -> float | None:
-        """When the current reading stops counting (None: no reading, nothing to expire)."""
+        """When (monotonic) the current reading stops counting; None: nothing to expire."""
         with self._lock:
             reading = self._reading
         if reading is None or self.settings is None:

@@ -43,7 +43,7 @@ class RedfishCollector(Collector[Reading]):
         return battery_families(data, now, self.settings.max_age_s)
 
     def changes_at(self, data: Reading) -> float | None:
-        """When the reading's charge expires."""
+        """When (monotonic) the reading's charge expires."""
         return data.taken_at + self.settings.max_age_s
 
     def summary(self, data: Reading) -> str:

@@ -59,14 +59,14 @@ async def read_ilo(settings: RedfishSettings, deadline: float | None = None,
 
 
 async def read_reading(settings: RedfishSettings) -> Reading:
-    """The iLO's batteries and array controllers, taken now (Unix time): the charge's
+    """The iLO's batteries and array controllers, taken now (monotonic): the charge's
     reading. Raises :class:`RedfishError` (one line, never a password)."""
     with answers_read(f"{settings.host}:{settings.port}"):
         async with RedfishClient(settings) as client:
             documents = await fetch_documents(client, [], drives=False)
         collection = documents.get(ARRAY_CONTROLLERS)
         listed = [] if collection is None else members(collection, ARRAY_CONTROLLERS)
-        return Reading(taken_at=time.time(), batteries=batteries(documents),
+        return Reading(taken_at=time.monotonic(), batteries=batteries(documents),
                        controllers=[array_controller(path, documents[path])
                                     for path in listed if path in documents])
 

@@ -167,7 +167,8 @@ _PERCENT = TypeAdapter(Percent)
 
 
 class Reading(_Model):
-    """One read of the battery and the array controllers. ``taken_at`` is Unix time."""
+    """One read of the battery and the array controllers. ``taken_at``: when, on the
+    monotonic clock (CLOCK_MONOTONIC: the ages of every process of a boot compare)."""
 
     taken_at: float
     batteries: list[Battery] = Field(default_factory=list)
