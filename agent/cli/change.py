@@ -136,9 +136,9 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                context: CommandContext) -> None:
     """Make ``change`` on the targeted controllers, print what happened, and exit with the
     first failing controller's code."""
-    from smartarray_agent.collectors.ssacli.lock import LockError
+    from smartarray_agent.collectors.ssacli.errors import SsacliError
     from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import SENT_ERRORS, ChangeRequest, ChangeRunner, Target
+    from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Target
     from smartarray_agent.write.kinds import BadRequest
 
     settings, every, dry_run = context.config, targeting.every, targeting.dry_run
@@ -161,7 +161,7 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                                                     without_charge))]
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
-    except (*SENT_ERRORS, LockError) as error:
+    except SsacliError as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
         runner.close()

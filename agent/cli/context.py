@@ -136,7 +136,7 @@ class CommandContext:
             return _read_capture(input_file)
         from smartarray_agent.collectors.base import CollectionError
         from smartarray_agent.collectors.ssacli.collector import read_snapshot
-        from smartarray_agent.collectors.ssacli.lock import LockError
+        from smartarray_agent.collectors.ssacli.errors import SsacliError
 
         runner = self.runner()
         try:
@@ -145,7 +145,7 @@ class CommandContext:
             with runner.session():
                 snapshot = read_snapshot(runner)
                 self._reconcile(snapshot)
-        except (CollectionError, LockError) as error:
+        except (CollectionError, SsacliError) as error:
             raise CommandError(str(error), exitcodes.VENDOR_ERROR) from None
         finally:
             runner.close()

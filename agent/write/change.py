@@ -28,12 +28,9 @@ from typing import TypeVar
 
 from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
-from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockTimeout
+from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import Verdict, judge
 from smartarray_agent.write import signals
@@ -46,8 +43,7 @@ from smartarray_agent.write.reconcile import (
 )
 
 READ_COMMAND = commands.show_config()
-SENT_ERRORS = (VendorCommandError, CliTimeout, CliFailed, SessionError, OSError)
-READ_ERRORS = (ParseError, BadRequest, *SENT_ERRORS)
+READ_ERRORS = (SsacliError, BadRequest)
 _T = TypeVar("_T")
 Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, the planned outcome
 
@@ -227,7 +223,7 @@ class ChangeRunner:
             return step()
         except BadRequest as error:
             verdict, message = "bad_request", str(error)
-        except (*SENT_ERRORS, LockTimeout) as error:
+        except SsacliError as error:
             verdict = "failed"
             message = (f"{request.target.describe()}: could not read the controller: {error}: "
                        "nothing sent")
@@ -311,7 +307,7 @@ class ChangeRunner:
         slot = change.controller.get("slot")
         try:
             snapshot = self._snapshot(commands.show_config(slot) if slot else READ_COMMAND)
-        except (*READ_ERRORS, LockTimeout) as error:
+        except READ_ERRORS as error:
             raise ControllerUnreadable(str(error)) from None
         return controller_of(change, snapshot)
 
@@ -322,7 +318,7 @@ class ChangeRunner:
         sent_error: Exception | None = None
         try:
             self.runner.run(command, once=True)
-        except SENT_ERRORS as error:
+        except SsacliError as error:
             sent_error = error
         try:
             after = select(self._snapshot(commands.show_config(ctrl.slot or "")), request.target)

@@ -19,12 +19,9 @@ from prometheus_client.core import Metric
 from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import metrics
-from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
-from smartarray_agent.collectors.ssacli.lock import LockError
+from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.collectors.ssacli.session import SessionError
 from smartarray_agent.common.model import Snapshot
 
 CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
@@ -42,10 +39,8 @@ def read_snapshot(runner: VendorRunner) -> Snapshot:
         if any(not c.raw for c in snapshot.controllers):
             _fill_from(snapshot, _read(runner, DETAIL))
         snapshot.cli_version = snapshot.cli_version or runner.version()
-    except (VendorCommandError, CliTimeout, CliFailed, LockError, SessionError) as error:
+    except SsacliError as error:
         raise CollectionError(str(error)) from error
-    except OSError as error:
-        raise CollectionError(f"could not run {runner.cli.argv[0]}: {error}") from error
     return snapshot
 
 

@@ -7,6 +7,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from smartarray_agent.collectors.ssacli.errors import SsacliError
+
 NAMES = ("ssacli", "hpssacli", "hpacucli")
 # Where the vendor packages install them, besides PATH.
 VENDOR_DIRS = (
@@ -23,7 +25,7 @@ INSTALL_HINT = (
 )
 
 
-class CliNotFound(RuntimeError):
+class CliNotFound(SsacliError):
     """No vendor CLI to run: the message says where it looked, or what is wrong with the one
     that was named; ``summary`` says it in one short clause (for a service's status line)."""
 

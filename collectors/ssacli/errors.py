@@ -1,11 +1,18 @@
-"""Errors of the parser and the vocabulary of the vendor CLI's own ``Error:`` outputs."""
+"""The one base of every error of the vendor CLI's source (:class:`SsacliError`), the
+parser's, and the vocabulary of the vendor CLI's own ``Error:`` outputs."""
 
 from __future__ import annotations
 
 import re
 
 
-class ParseError(ValueError):
+class SsacliError(RuntimeError):
+    """The vendor CLI gave no answer to use: not found, not run, timed out, crashed, said
+    ``Error:``, printed what is not its output, or the host lock could not be taken. The
+    one class a caller catches; the kinds below say what went wrong where it matters."""
+
+
+class ParseError(SsacliError, ValueError):
     """The text is not Smart Array CLI output at all (empty, binary junk, another program's
     output). The only exception :func:`~smartarray_agent.collectors.ssacli.parser.parse`
     raises; text that *is* CLI output never raises, whatever lines it holds."""
@@ -39,7 +46,7 @@ NO_CONTROLLERS_HINT = (
 )
 
 
-class VendorCommandError(RuntimeError):
+class VendorCommandError(SsacliError):
     """The vendor CLI answered a command with ``Error: ...``. ``kind`` is as
     :func:`classify_error` says; the message is the CLI's own first line, with the next when
     the sentence goes on there (plus a hint where one helps)."""

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.collectors.ssacli.processes import end_groups, process
 from smartarray_agent.common.trust import distrust
 
@@ -60,7 +61,7 @@ class Holder(BaseModel):
         return f"pid {self.pid} ({self.doing}, for {held:.0f} s)"
 
 
-class LockError(RuntimeError):
+class LockError(SsacliError):
     """The host lock could not be taken."""
 
 

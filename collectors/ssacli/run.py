@@ -15,17 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups, holders
 from smartarray_agent.common.confine import confine_root
 
 
-class CliTimeout(RuntimeError):
+class CliTimeout(SsacliError):
     def __init__(self, argv: list[str], timeout_s: float) -> None:
         self.argv = argv
         super().__init__(f"{' '.join(argv)} did not finish in {timeout_s:g} s and was killed")
 
 
-class CliFailed(RuntimeError):
+class CliFailed(SsacliError):
     """The CLI exited non-zero without an ``Error:`` line: it crashed, its output is not
     to be trusted."""
 
@@ -71,14 +72,17 @@ def run_once(cli: VendorCli, command: list[str], timeout_s: float = 60.0,
     when the CLI exits, or at the timeout, whatever its children do (:func:`_let_go`)."""
     argv = [*cli.argv, *command]
     confine_root()  # the CLI inherits the filter
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=vendor_env(),
-        start_new_session=True,  # its own process group, so a timeout ends all of it
-    )
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=vendor_env(),
+            start_new_session=True,  # its own process group, so a timeout ends all of it
+        )
+    except OSError as error:
+        raise SsacliError(f"could not run {argv[0]}: {error}") from None
     exited = False
     try:
         if started is not None:

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import ParseError, VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.parser import find_error, parse
 from smartarray_agent.collectors.ssacli.run import (
@@ -101,8 +101,9 @@ class VendorRunner:
 
     # -- public ------------------------------------------------------------------
     def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
-        """The output of one vendor command. Raises VendorCommandError on ``Error:``,
-        CliTimeout, CliFailed (a crash), LockError, or OSError when the CLI cannot run.
+        """The output of one vendor command. Raises SsacliError: VendorCommandError on
+        ``Error:``, CliTimeout, CliFailed (a crash), LockError, or the base when the CLI
+        cannot run.
         ``once``: the command is sent at most once (a modify): a console that ends during
         it raises ConsoleLost, and it is not sent again in a new console or one-shot."""
         text = shlex.join(command)
@@ -190,7 +191,7 @@ class VendorRunner:
         banner = session.banner if session is not None and session.alive else ""
         try:
             text = banner or self._run_held(["version"], confirm=False)
-        except (CliTimeout, CliFailed, SessionError, OSError):
+        except SsacliError:
             return "", False
         if find_error(text) is not None:
             return "", False

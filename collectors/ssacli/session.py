@@ -19,6 +19,7 @@ import pexpect
 
 from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.collectors.ssacli.processes import end_groups, terminal_holders
 from smartarray_agent.collectors.ssacli.run import vendor_env
 from smartarray_agent.common.confine import confine_root
@@ -33,7 +34,7 @@ READ_CHUNK = 65536
 SEARCH_WINDOW = 4096
 
 
-class SessionError(RuntimeError):
+class SessionError(SsacliError):
     """The console did not behave: it died, hung, or never showed its prompt."""
 
 
