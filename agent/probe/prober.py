@@ -1,19 +1,17 @@
 """``/probe?target=HOST[:PORT]&module=NAME``: another host's controllers, read from its iLO
-over Redfish (collectors/redfish/crawl.py, snapshot.py), rendered by the local agent's own
-renderer (collectors/ssacli/metrics.py) so the names and labels are the same, with
-``smartarray_probe_success``, ``smartarray_probe_duration_seconds`` and
-``smartarray_probe_snapshot_age_seconds``. docs/fleet.md tells the rules: the allow-list
-(settings.py) before any connection; a probe answered from its target's last read (a failed
-one too: a wrong password is not retried at each scrape), which starts a new read in the
-background once ``min_interval_s`` has passed since the last login; a target's first probe
-waiting ``timeout_s`` (or the scrape timeout less half a second) for its read.
+(collectors/redfish/crawl.py) and rendered by the local agent's own renderer
+(collectors/ssacli/metrics.py), so the names and labels are the same, with the probe's own
+three series. docs/fleet.md tells the rules: the allow-list (settings.py) before any
+connection; a probe answered from its target's last read (a failed one too: a wrong password
+is not retried at each scrape), which starts a new read in the background once
+``min_interval_s`` has passed since the last login; a target's first probe waiting for its
+read until ``timeout_s`` (or the scrape timeout less half a second).
 
-Everything runs on the endpoint's event loop: a read is a coroutine (aiohttp's client, with
-collectors/redfish/client.py's deadlines), not a thread. At most ``max_sessions`` reads
-hold an iLO session at once; the others wait for one as coroutines, MAX_WAITING of them at
-most, beyond which no read is started and the probe gets the last answer, or fails when
-there is none. One read per target and module at a time, ending ``refresh_timeout_s`` after
-it starts.
+Everything runs on the endpoint's event loop: a read is a coroutine, not a thread. At most
+``max_sessions`` reads hold an iLO session at once; the others wait for one, MAX_WAITING
+reads at most, beyond which no read is started and the probe gets the last answer, or fails
+when there is none. One read per target and module at a time, ended ``refresh_timeout_s``
+after it starts.
 """
 
 from __future__ import annotations
@@ -35,10 +33,9 @@ from smartarray_agent.collectors.families import Families
 from smartarray_agent.collectors.redfish.client import tls_context
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.errors import RedfishError
-from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
 from smartarray_agent.common.model import Snapshot
-from smartarray_agent.probe.settings import ProbeConfig, ProbeModule, Target, TargetPattern
+from smartarray_agent.probe.settings import ProbeConfig, Target, TargetPattern
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +81,6 @@ class _Target:
     login_started: float | None = None
 
 
-class _Refused(ValueError):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-
-
 class Prober:
     """Answers ``/probe`` requests for ``config`` on one event loop; ``threshold_percent``
     is the interlock's, for ``smartarray_unprotected_write_cache``. ``clock``: monotonic,
@@ -124,11 +115,10 @@ class Prober:
         """The answer to a probe with ``query`` (and Prometheus's scrape timeout header): a
         refusal, the last read's answer, or the first read's when it ends in time (it goes
         on otherwise, for the next probe)."""
-        try:
-            key, module = self._parse(query)
-        except _Refused as refused:
-            log.debug("/probe refused (%d): %s", refused.status, refused)
-            return ProbeAnswer(refused.status, f"{refused}\n".encode())
+        parsed = self._parse(query)
+        if isinstance(parsed, ProbeAnswer):
+            return parsed
+        key, module = parsed
         timeout_s = self._timeout(scrape_timeout)
         now = self._clock()
         target = self._targets.get(key)
@@ -174,26 +164,27 @@ class Prober:
             found += families(snapshot, self.threshold_percent)
         return ProbeAnswer(200, generate_latest(_Fixed(found)))
 
-    def _parse(self, query: str) -> tuple[Key, str]:
+    def _parse(self, query: str) -> tuple[Key, str] | ProbeAnswer:
+        """The target and module, or the refusal: 400 (malformed), 403 (not allowed)."""
         try:
             params = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query),
                               max_num_fields=8)
         except ValueError:
-            raise _Refused(400, "malformed query: use ?target=HOST[:PORT]&module=NAME") from None
+            return _refused(400, "malformed query: use ?target=HOST[:PORT]&module=NAME")
         targets = params.get("target", [])
         modules = params.get("module", [DEFAULT_MODULE])
         if len(targets) != 1 or len(modules) != 1:
-            raise _Refused(400, "give one target=HOST[:PORT] and at most one module=NAME")
+            return _refused(400, "give one target=HOST[:PORT] and at most one module=NAME")
         module = modules[0]
         if module not in self.config.modules:
-            raise _Refused(400, f"unknown module {module[:64]!r}: "
-                                f"[probe.modules.NAME] names {', '.join(self.config.modules)}")
+            return _refused(400, f"unknown module {module[:64]!r}: "
+                                 f"[probe.modules.NAME] names {', '.join(self.config.modules)}")
         try:
             target = Target.parse(targets[0])
         except ValueError as error:
-            raise _Refused(400, f"target: {error}") from None
+            return _refused(400, f"target: {error}")
         if not any(pattern.admits(target) for pattern in self._patterns):
-            raise _Refused(403, f"target {target} is not in [probe] targets")
+            return _refused(403, f"target {target} is not in [probe] targets")
         return (str(target), module), module
 
     def _timeout(self, scrape_timeout: str | None) -> float:
@@ -214,7 +205,7 @@ class Prober:
             if self._full_logged_at is not None and now - self._full_logged_at < FULL_LOG_S:
                 self._full_unlogged += 1
                 return
-            log.warning("no read of %s started: %d reads are waiting for an iLO session "
+            log.warning("no read of %s queued: %d reads are waiting for an iLO session "
                         "([probe] max_sessions = %d; %d more refused since the last such "
                         "warning)", key[0], self._waiting, self.config.max_sessions,
                         self._full_unlogged)
@@ -248,12 +239,12 @@ class Prober:
 
     async def _snapshot(self, host: str, module: str) -> Snapshot | None:
         """The iLO's snapshot; None, logged, when it cannot be read."""
-        timeout_s = self.config.refresh_timeout_s
+        deadline = time.monotonic() + self.config.refresh_timeout_s  # the loop's clock
         try:
-            settings = _settings(self.config.modules[module], host, timeout_s)
+            settings = self.config.modules[module].at(host)
             if module not in self._tls:
                 self._tls[module] = tls_context(settings)
-            return await read_ilo(settings, time.monotonic() + timeout_s, self._tls[module])
+            return await read_ilo(settings, deadline, self._tls[module])
         except RedfishError as error:
             log.warning("probe of %s (module %s) failed: %s", host, module, error)
         except ValidationError as error:  # the module's files changed since the config check
@@ -274,9 +265,6 @@ class _Fixed:
         return self.found
 
 
-def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
-    """The module's login for ``target``, no timeout longer than the read has left: the
-    logout, tried after the deadline too, is held to it as well."""
-    return module.model_copy(update={
-        key: max(0.001, min(getattr(module, key), remaining_s))
-        for key in ("connect_timeout_s", "read_timeout_s")}).at(target)
+def _refused(status: int, reason: str) -> ProbeAnswer:
+    log.debug("/probe refused (%d): %s", status, reason)
+    return ProbeAnswer(status, f"{reason}\n".encode())

@@ -200,7 +200,7 @@ class ProbeConfig(Settings):
     timeout_s: Annotated[float, Field(gt=0, le=120)] = 9.0
     # one read of an iLO, login to logout, in the background (a dozen requests of 1-3 s)
     refresh_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
-    max_sessions: Annotated[int, Field(ge=1, le=64)] = 4  # iLO sessions open at once
+    max_sessions: Annotated[int, Field(ge=1, le=1024)] = 4  # iLO sessions open at once
     # a target is logged in to at most once in this time (a day at most); probes within it
     # get the last answer
     min_interval_s: Annotated[float, Field(ge=0, le=86400)] = 60.0

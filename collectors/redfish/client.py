@@ -11,6 +11,7 @@ message: messages name the host, the request and the credentials file, nothing e
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -30,7 +31,6 @@ from smartarray_agent.collectors.redfish.settings import RedfishSettings
 log = logging.getLogger(__name__)
 
 SESSIONS = "/redfish/v1/SessionService/Sessions/"
-_NO_SESSION_SERVICE = frozenset({404, 405, 501})
 # Bounds on what an iLO may make the agent hold: a real answer is 1-20 kB and a whole read
 # (a host with 8 controllers and 100 drives) under 1 MiB, while JSON parses to up to 32 times
 # its size (a 16 MiB answer of `{}` objects took 450 MiB): one answer at most 1 MiB, all the
@@ -38,7 +38,9 @@ _NO_SESSION_SERVICE = frozenset({404, 405, 501})
 # units' MemoryMax= is reckoned from these (docs/privileges.md).
 MAX_ANSWER_BYTES = 2**20
 MAX_READ_BYTES = 2 * 2**20
-LOGOUT_GRACE_S = 2.0  # a logout after the read's deadline still gets this long
+LOGOUT_GRACE_S = 2.0  # the logout's time, after the read's deadline too: iLOs have few sessions
+
+Answer = tuple[int, CIMultiDictProxy[str], bytes]  # status, headers, body
 
 
 def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
@@ -58,10 +60,10 @@ def tls_context(settings: RedfishSettings) -> ssl.SSLContext:
 class RedfishClient:
     """``async with RedfishClient(settings) as client: await client.get(path)``: logs in on
     entry (with the login of ``credentials_file``, read now) and out on exit, over one
-    kept-alive connection. The read's deadline (monotonic, the event loop's clock) is
+    kept-alive connection. The read's deadline (monotonic: the event loop's clock) is
     ``read_deadline_s`` from now, or ``deadline`` (``/probe``'s) when that is sooner: no
-    request starts after it and none waits past it, but the logout, which gets
-    ``LOGOUT_GRACE_S`` more. ``tls``: a context to share between reads (``/probe``'s)."""
+    request waits past it but the logout, which has LOGOUT_GRACE_S however late it is.
+    ``tls``: a context to share between reads (``/probe``'s)."""
 
     def __init__(self, settings: RedfishSettings, deadline: float | None = None,
                  tls: ssl.SSLContext | None = None) -> None:
@@ -76,7 +78,6 @@ class RedfishClient:
         self._where = f"{settings.host}:{settings.port}"
         self._base = URL.build(scheme="https", host=settings.host, port=settings.port)
         self._http: aiohttp.ClientSession | None = None
-        self._auth: dict[str, str] = {}  # the session token's or basic auth's header
         self._session: str | None = None  # the session's path, for the logout
         self._read_bytes = 0  # the answers' bodies so far, against MAX_READ_BYTES
 
@@ -88,106 +89,108 @@ class RedfishClient:
         try:
             await self._login()
         except BaseException:
-            await self.close()
+            await self.__aexit__()
             raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    async def get(self, path: str) -> dict:
-        """The JSON object at ``path``; any other answer than 200 with a JSON object raises."""
-        found = await self.get_optional(path)
-        if found is None:
-            raise RedfishError(f"{self._where}: GET {path}: HTTP 404")
-        return found
-
-    async def get_optional(self, path: str) -> dict | None:
-        """Like :meth:`get`, but None when the resource does not exist (404)."""
-        status, _, body = await self._request("GET", path, self._auth)
-        if status in (401, 403):
-            raise RedfishError(
-                f"{self._where}: GET {path} refused (HTTP {status}): check the user "
-                f"name, password and privileges in {self.settings.credentials_file}")
-        if status == 404:
-            return None
-        if status != 200:
-            raise RedfishError(f"{self._where}: GET {path}: HTTP {status}")
-        return _json_object(body, f"{self._where}: GET {path}")
-
-    async def close(self) -> None:
         """Log out (best effort: a failure is logged, not raised) and close the connection."""
+        assert self._http is not None
         try:
-            token = "X-Auth-Token" in self._auth
-            if token and self._session is not None:
-                status, _, _ = await self._request("DELETE", self._session, self._auth)
+            if self._session is not None:
+                status, _, _ = await self._request("DELETE", self._session, logout=True)
                 if status not in (200, 202, 204):
                     log.warning("logout from %s: HTTP %d", self._where, status)
-            elif token:
-                log.warning("no session address from %s to log out; the iLO ends the session "
-                            "when it times out", self._where)
         except RedfishError as error:
             log.warning("logout failed: %s", error)
         finally:
-            self._auth, self._session = {}, None
-            if self._http is not None:
-                await self._http.close()
+            await self._http.close()
+
+    async def get(self, path: str) -> dict | None:
+        """The JSON object at ``path``, None when it does not exist (404); any other answer
+        than 200 with a JSON object raises."""
+        status, _, body = await self._request("GET", path)
+        where = f"{self._where}: GET {path}"
+        if status in (401, 403):
+            raise RedfishError(f"{where} refused (HTTP {status}): check the user name, "
+                               f"password and privileges in {self.settings.credentials_file}")
+        if status == 404:
+            return None
+        if status != 200:
+            raise RedfishError(f"{where}: HTTP {status}")
+        # Hostile JSON is an answer that is not JSON too: an integer past the 4,300-digit
+        # limit (ValueError) or nesting deeper than the parser recurses (RecursionError).
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            raise RedfishError(f"{where}: the answer is not JSON") from None
+        if not isinstance(data, dict):
+            raise RedfishError(f"{where}: the answer is not a JSON object")
+        return data
 
     async def _login(self) -> None:
+        """A session (its token sent with every request from now on), or basic auth where
+        the service has no session service."""
+        assert self._http is not None
         login = {"UserName": self._credentials.username, "Password": self._credentials.password}
-        status, headers, _ = await self._request(
-            "POST", SESSIONS, {"Content-Type": "application/json"}, json.dumps(login).encode())
+        status, headers, _ = await self._request("POST", SESSIONS, json.dumps(login).encode())
         token = headers.get("X-Auth-Token")
         if status in (200, 201) and token:
-            self._auth = {"X-Auth-Token": token}
+            self._http.headers["X-Auth-Token"] = token
             location = headers.get("Location")
             self._session = urlsplit(location).path if location else None
+            if location is None:
+                log.warning("no session address from %s to log out; the iLO ends the session "
+                            "when it times out", self._where)
         elif status in (401, 403):
             raise RedfishError(
                 f"{self._where}: login refused (HTTP {status}): check the user name and "
                 f"password in {self.settings.credentials_file}")
-        elif status in _NO_SESSION_SERVICE or 200 <= status < 300:
+        elif status in (404, 405, 501) or 200 <= status < 300:
             log.info("%s offers no Redfish session (HTTP %d); using basic auth",
                      self._where, status)
             pair = f"{self._credentials.username}:{self._credentials.password}".encode()
-            self._auth = {"Authorization": "Basic " + base64.b64encode(pair).decode("ascii")}
+            self._http.headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
         else:
             raise RedfishError(f"{self._where}: session login failed: HTTP {status}")
 
-    async def _request(self, method: str, path: str, headers: dict[str, str],
-                       body: bytes | None = None) -> tuple[int, CIMultiDictProxy[str], bytes]:
-        """The answer's status, headers and body (at most MAX_ANSWER_BYTES of it, and of
-        the read's answers together MAX_READ_BYTES), or RedfishError."""
+    async def _request(self, method: str, path: str, body: bytes | None = None,
+                       logout: bool = False) -> Answer:
+        """The answer, its body at most MAX_ANSWER_BYTES (and the read's answers together
+        MAX_READ_BYTES), or RedfishError. The logout has LOGOUT_GRACE_S at most."""
         assert self._http is not None
         request = f"{method} {path}"
-        left = self._time_left(request, logout=method == "DELETE")
-        connect = min(self.settings.connect_timeout_s, left)
+        headers = {"Content-Type": "application/json"} if body is not None else None
+        total, limit = self.settings.read_timeout_s, "read_timeout_s"
+        if logout and total > LOGOUT_GRACE_S:
+            total, limit = LOGOUT_GRACE_S, "LOGOUT_GRACE_S"
+        connect = min(self.settings.connect_timeout_s, total)
+        deadline = asyncio.timeout_at(None if logout else self.deadline)
         try:
-            async with self._http.request(
-                    method, self._base.with_path(URL(path).path), headers=headers, data=body,
+            async with deadline, self._http.request(
+                    method, self._base.with_path(URL(path).path), data=body, headers=headers,
                     allow_redirects=False,
-                    timeout=aiohttp.ClientTimeout(total=left, connect=connect)) as answer:
+                    timeout=aiohttp.ClientTimeout(total=total, connect=connect)) as answer:
                 data = bytearray()
                 async for chunk in answer.content.iter_any():
                     data += chunk
                     if len(data) > MAX_ANSWER_BYTES:
                         break  # the connection is dropped with the rest of the answer
-                status, answer_headers = answer.status, answer.headers
         except aiohttp.ConnectionTimeoutError:
-            waited = _waited(connect, self.settings.connect_timeout_s, "connect_timeout_s")
-            raise RedfishError(f"connecting to {self._where} timed out after {waited}") from None
+            raise RedfishError(f"connecting to {self._where} timed out after {connect:g} s "
+                               "(connect_timeout_s)") from None
         except aiohttp.ClientConnectorCertificateError as error:
-            raise RedfishError(
-                f"{self._where}: TLS certificate not trusted "
-                f"({getattr(error.certificate_error, 'verify_message', error)}); set ca_file "
-                "to the CA (or the certificate) of the iLO") from None
+            why = getattr(error.certificate_error, "verify_message", error)
+            raise RedfishError(f"{self._where}: TLS certificate not trusted ({why}); set "
+                               "ca_file to the CA (or the certificate) of the iLO") from None
         except aiohttp.ClientConnectorError as error:  # asyncio's text names no reason
-            reason = os.strerror(error.errno) if error.errno else str(error.os_error)
-            raise RedfishError(f"cannot connect to {self._where}: {reason}") from None
-        except TimeoutError:  # the whole answer did not come in time
-            raise RedfishError(
-                f"{self._where}: no complete answer to {request} within "
-                f"{_waited(left, self.settings.read_timeout_s, 'read_timeout_s')}") from None
+            why = os.strerror(error.errno) if error.errno else str(error.os_error)
+            raise RedfishError(f"cannot connect to {self._where}: {why}") from None
+        except TimeoutError:  # the whole answer did not come in time, or the read's time is up
+            raise RedfishError(f"{self._where}: " + (
+                f"{request}: the read's time is up ({self.settings.read_deadline_s:g} s, "
+                "read_deadline_s, or the probe's)" if deadline.expired() else
+                f"no complete answer to {request} within {total:g} s ({limit})")) from None
         except aiohttp.ClientError as error:
             raise RedfishError(f"{self._where}: {request} failed: "
                                f"{str(error) or type(error).__name__}") from None
@@ -198,37 +201,5 @@ class RedfishClient:
         if self._read_bytes > MAX_READ_BYTES:
             raise RedfishError(
                 f"{self._where}: {request}: the read's answers passed 2 MiB (MAX_READ_BYTES)")
-        log.debug("%s %s: HTTP %d", self._where, request, status)
-        return status, answer_headers, bytes(data)
-
-    def _time_left(self, request: str, logout: bool) -> float:
-        """How long ``request`` may take, from its start to the last byte of its answer:
-        ``read_timeout_s``, or less when the read's deadline is nearer. A logout is still
-        tried after the deadline, for ``LOGOUT_GRACE_S``: the session is the iLO's to keep
-        otherwise, and iLOs have few."""
-        left = self.deadline - time.monotonic()
-        if logout:
-            left = max(left, LOGOUT_GRACE_S)
-        elif left <= 0:
-            raise RedfishError(f"{self._where}: {request}: not sent, the read's time is up "
-                               f"({self.settings.read_deadline_s:g} s, read_deadline_s)")
-        return min(self.settings.read_timeout_s, left)
-
-
-def _waited(seconds: float, setting: float, name: str) -> str:
-    """``5 s (connect_timeout_s)``, or ``0.42 s (the read's time)`` when a deadline cut it."""
-    if seconds >= setting:
-        return f"{setting:g} s ({name})"
-    return f"{seconds:.2g} s (the read's time)"
-
-
-def _json_object(body: bytes, where: str) -> dict:
-    # Hostile JSON is an answer that is not JSON too: an integer past the 4,300-digit limit
-    # (ValueError) or nesting deeper than the parser recurses (RecursionError).
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        raise RedfishError(f"{where}: the answer is not JSON") from None
-    if not isinstance(data, dict):
-        raise RedfishError(f"{where}: the answer is not a JSON object")
-    return data
+        log.debug("%s %s: HTTP %d", self._where, request, answer.status)
+        return answer.status, answer.headers, bytes(data)

@@ -51,8 +51,7 @@ async def read_ilo(settings: RedfishSettings, deadline: float | None = None,
     where = f"{settings.host}:{settings.port}"
     failed: list[str] = []
     with answers_read(where):
-        async with RedfishClient(settings, deadline, tls) as client:
-            documents = await fetch_documents(client, failed)
+        documents = await _documents(settings, failed, True, deadline, tls)
         snapshot = snapshot_from(documents, where)
     snapshot.notices.extend(f"{NOTICE}{reason}" for reason in failed)
     return snapshot
@@ -62,13 +61,19 @@ async def read_reading(settings: RedfishSettings) -> Reading:
     """The iLO's batteries and array controllers, taken now (monotonic): the charge's
     reading. Raises :class:`RedfishError` (one line, never a password)."""
     with answers_read(f"{settings.host}:{settings.port}"):
-        async with RedfishClient(settings) as client:
-            documents = await fetch_documents(client, [], drives=False)
+        documents = await _documents(settings, [], False)
         collection = documents.get(ARRAY_CONTROLLERS)
         listed = [] if collection is None else members(collection, ARRAY_CONTROLLERS)
         return Reading(taken_at=time.monotonic(), batteries=batteries(documents),
                        controllers=[array_controller(path, documents[path])
                                     for path in listed if path in documents])
+
+
+async def _documents(settings: RedfishSettings, failed: list[str], drives: bool,
+                     deadline: float | None = None,
+                     tls: ssl.SSLContext | None = None) -> dict[str, dict]:
+    async with RedfishClient(settings, deadline, tls) as client:
+        return await fetch_documents(client, failed, drives)
 
 
 async def fetch_documents(client: RedfishClient, failed: list[str],
@@ -81,7 +86,7 @@ async def fetch_documents(client: RedfishClient, failed: list[str],
 
     async def get(path: str) -> dict | None:
         if path not in documents:
-            found = await client.get_optional(path)
+            found = await client.get(path)
             if found is None:
                 return None
             documents[path] = found
