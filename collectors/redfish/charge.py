@@ -1,16 +1,10 @@
-"""The iLO's battery charge, laid over CLI snapshots under one freshness rule.
-
-The CLI prints no charge percentage; the iLO does (Redfish). A :class:`Charge` holds the last
-iLO reading and is the only place that lays it over a snapshot (``overlay``, through
-merge.py's rules): a reading counts while it is at most ``max_age_s`` old, an age measured on
-the monotonic clock (a step of the wall clock neither keeps nor drops it). The daemon's
-Redfish collector feeds it (``update``) on the collector's own schedule; the one-off commands
-read the iLO when they need it (``read``), and the write path reads it again after a
-confirmation prompt. A ``read`` that fails forgets the earlier reading: what a one-off
-command judges is what it has just read. The exporter, the guard, ``status``, ``check`` and
-the write path all judge through ``overlay``, and the exposition is made again at
-``expires_at``, so an expired charge is never served. ``unread`` tells the write path that a
-configured iLO gave a controller no charge, which it counts as not read.
+"""The iLO's battery charge (the CLI prints none), laid over CLI snapshots under one freshness
+rule: a :class:`Charge` holds the last iLO reading and is the only place that lays it over a
+snapshot (``overlay``, by merge.py's rules), while it is at most ``max_age_s`` old on the
+monotonic clock. The daemon's Redfish collector feeds it (``update``); the one-off commands
+read the iLO when they need it (``read``: a failure forgets the earlier reading, so what a
+command judges is what it has just read). The exporter, the guard, ``status``, ``check`` and
+the write path all judge through ``overlay``; the exposition is made again at ``expires_at``.
 """
 
 from __future__ import annotations
@@ -29,7 +23,8 @@ if TYPE_CHECKING:  # the iLO client and its models load with the first reading
 
 
 class Charge:
-    """``clock``: the monotonic clock readings are taken and judged on."""
+    """``settings``: the host's own iLO (None: none configured); ``clock``: the monotonic
+    clock the readings are judged on."""
 
     def __init__(self, settings: RedfishSettings | None,
                  clock: Callable[[], float] = time.monotonic) -> None:
