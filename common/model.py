@@ -214,10 +214,23 @@ class VendorError(_Block):
     kind: str  # see collectors.ssacli.errors.classify_error
 
 
+class IloBattery(_Block):
+    """A Smart Storage Battery the iLO reports that Redfish ties to no controller (the
+    iLO-only snapshot, docs/redfish.md): shown, and no controller's backup power."""
+
+    index: int | None = None  # the iLO's Index
+    model: str | None = None
+    serial: str | None = None
+    status: str | None = None  # as backup power's: "ok", "failed" (Critical), "warning", ...
+    status_text: str | None = None
+    charge_percent: float | None = None
+
+
 class Snapshot(_Block):
     """One read of the vendor CLI: every controller, or the CLI's error."""
 
     controllers: list[Controller] = Field(default_factory=list)
+    unassigned_batteries: list[IloBattery] = Field(default_factory=list)  # from the iLO alone
     error: VendorError | None = None
     cli_version: str | None = None
     notices: list[str] = Field(default_factory=list)

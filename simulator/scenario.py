@@ -88,6 +88,9 @@ class BackupPower(_Strict):
     count: int | None = Field(default=None, ge=0)
     status: str | None = None
     failed_locations: list[str] = Field(default_factory=list)
+    # the Smart Storage Battery's charge as the simulated iLO reports it (the CLI prints
+    # none; a capacitor pack reports none); None: 100 while the status is OK, else 0
+    charge_percent: Percent | None = None
 
 
 class Sensor(_Strict):

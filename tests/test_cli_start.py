@@ -47,7 +47,8 @@ def test_no_command_prints_the_help_and_exits_2():
 
 
 @pytest.mark.parametrize(("group", "names"), [("config", ["check"]),
-                                              ("simulate", ["list", "run", "reset"])])
+                                              ("simulate", ["list", "run", "reset", "ilo",
+                                                            "charge"])])
 def test_a_group_without_its_command_prints_its_help_and_exits_2(group, names):
     result = agent(group)
     assert result.returncode == 2
@@ -60,7 +61,7 @@ def test_every_command_has_help_that_starts_with_its_usage():
     assert paths == [
         ["status"], ["check"], ["set-cache-ratio"], ["write-cache"], ["run"], ["metrics"],
         ["serve"], ["config", "check"], ["simulate", "list"], ["simulate", "run"],
-        ["simulate", "reset"]]
+        ["simulate", "reset"], ["simulate", "ilo"], ["simulate", "charge"]]
     for path in paths:
         result = agent(*path, "-h")
         assert result.returncode == 0, result.stderr

@@ -198,9 +198,10 @@ def test_a_physical_drive_health_worse_than_its_reasons_wins(reasons, health, wo
     ("EraseInProgress", "erase_in_progress"), ("SomethingNew", "other"),
 ])
 def test_disk_drive_status_reasons_are_contract_words(reason, word):
+    """With no health stated: a reason with no state of its own is other (with a health
+    stated, the health says: test_redfish_readings.py, issue #51 item 3)."""
     documents = ilo5()
-    documents[DISKS + "0/"].update(DiskDriveStatusReasons=[reason],
-                                   Status={"Health": "OK", "State": "Enabled"})
+    documents[DISKS + "0/"].update(DiskDriveStatusReasons=[reason], Status={"State": "Enabled"})
     drive = read(documents).controllers[0].physical_drives[0]
     assert (drive.status, drive.status_text) == (word, reason)
 
@@ -212,7 +213,7 @@ def test_disk_drive_status_reasons_are_contract_words(reason, word):
 def test_logical_drive_status_reasons_are_contract_words(reason, word):
     documents = ilo5()
     documents[LOGICAL + "1/"].update(LogicalDriveStatusReasons=[reason],
-                                     Status={"Health": "OK", "State": "Enabled"})
+                                     Status={"State": "Enabled"})
     (ld,) = read(documents).controllers[0].logical_drives
     assert ld.status == word
 

@@ -131,7 +131,8 @@ def test_an_ssds_interface_is_the_clis_word(interface, media, said):
     (["WrongDrive"], "wrong_drive_replaced"),
     (["Ok", "Expanding"], "expanding"),
     (["Failed"], "failed"),
-    (["Overheating"], "other"),  # no word of the drive tables: the check reads it as unknown
+    # no word of the drive tables: the health the iLO states (OK here) says (issue #51 item 3)
+    (["Overheating"], "ok"),
 ])
 def test_logical_drive_status_reasons_become_the_clis_words(reasons, word):
     documents = ilo5()

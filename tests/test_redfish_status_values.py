@@ -127,7 +127,10 @@ def test_the_battery_s_health_is_the_backup_power_status(health, status, state, 
     ({"Health": "OK", "State": "Absent"}, False, "ok", "ok", None),
     ({"Health": "Critical", "State": "Disabled"}, True, "critical", "other", "critical"),
     ({"Health": "Warning", "State": "StandbyOffline"}, True, "warning", "other", "warning"),
-    ({"Health": "OK", "State": "Starting"}, True, "ok", "ok", None),
+    # a module OK in a state other than Enabled is not an ok cache: the state says (issue
+    # #51 item 4)
+    ({"Health": "OK", "State": "Starting"}, True, "starting", "other", "starting"),
+    ({"Health": "OK", "State": "Disabled"}, True, "disabled", "other", "disabled"),
     # none, a word HPE does not define, the wrong type: unknown
     ({"State": "Enabled"}, True, None, "absent", None),
     ({"Health": "Degraded", "State": "Enabled"}, True, "degraded", "other", "degraded"),

@@ -75,6 +75,8 @@ simulator = typer.Typer(help="The bundled Smart Array CLI simulator.", no_args_i
 simulator.command("list")(simulate.list_scenarios)
 simulator.command("run")(simulate.run)
 simulator.command("reset")(simulate.reset)
+simulator.command("ilo")(simulate.ilo)
+simulator.command("charge")(simulate.charge)
 app.add_typer(simulator, name="simulate")
 
 

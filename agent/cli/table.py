@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from collections import Counter
 
-from smartarray_agent.common.model import BackupPower, Cache, Controller, Snapshot
+from smartarray_agent.common.model import BackupPower, Cache, Controller, IloBattery, Snapshot
 from smartarray_agent.moving import notes
 
 UNKNOWN = "-"
 
 
 def render(snapshot: Snapshot) -> str:
+    batteries = "".join(map(_unassigned, snapshot.unassigned_batteries))
     if not snapshot.controllers:
-        return "" if snapshot.error else "no controllers in the output\n"
-    return "\n".join(_controller(c) for c in snapshot.controllers)
+        return ("" if snapshot.error else "no controllers in the output\n") + batteries
+    return "\n".join([*map(_controller, snapshot.controllers), *([batteries] if batteries else [])])
+
+
+def _unassigned(battery: IloBattery) -> str:
+    """A battery the iLO lists that Redfish ties to no controller (docs/redfish.md)."""
+    charge = "" if battery.charge_percent is None else f", charge {battery.charge_percent:g}%"
+    return (f"battery {battery.index} ({battery.model or UNKNOWN}) from the iLO: "
+            f"{battery.status or UNKNOWN}{charge}, backs no controller\n")
 
 
 def _controller(ctrl: Controller) -> str:

@@ -14,6 +14,7 @@ from pydantic import AliasPath, Field
 
 from smartarray_agent.collectors.redfish.resources import (
     OTHER,
+    Celsius,
     Count,
     Documents,
     Integer,
@@ -21,31 +22,34 @@ from smartarray_agent.collectors.redfish.resources import (
     Percent,
     Text,
     Word,
-    as_dict,
     cache_present,
+    cache_status,
     fetched,
-    is_collection,
-    members,
+    linked,
     mib_bytes,
+    odata_id,
     raid_words,
     word,
 )
 from smartarray_agent.common.model import Cache, Controller, LogicalDrive, PhysicalDrive
 
 _SLOT = re.compile(r"^\s*slot\s*[=:]?\s*(\w+)\s*$", re.I)
+_PORT_BOX_BAY = re.compile(r"\b(Port|Box|Bay)=(\w+)")  # of Slot=1:Port=1I:Box=1:Bay=2
+_CACHE = "CacheSummary"  # a StorageController's
 LACKS = ("redfish: the iLO's DMTF Storage model gives no cache ratio, no no-battery write "
          "cache switch, no drive write cache switch and no backup power status or charge of "
          "the controller: they are unknown (null)")
 
 
-def controllers(storage_path: str, storage: dict, documents: Documents) -> list[Controller]:
+def controllers(storage: dict, documents: Documents) -> list[Controller]:
     """The controllers of one ``Storage`` resource, each with the storage's drives and
     volumes (a Storage resource is one controller's view on HPE's iLO)."""
     notices: list[str] = []
     found = _storage_controllers(storage, documents, notices)
-    drives = [_drive(p, d) for p, d in fetched(documents, drive_links(storage), notices)]
-    volumes = [_volume(p, d) for p, d in _collection(storage.get("Volumes"), documents,
-                                                     "Volumes", notices)]
+    drives = [drive for p, d in fetched(documents, drive_links(storage), notices)
+              if (drive := _drive(p, d)) is not None]
+    volumes = [_volume(p, d) for p, d in linked(documents, odata_id(storage.get("Volumes")),
+                                                "Volumes", notices)]
     return [_controller(doc, drives, volumes, notices) for doc in found]
 
 
@@ -60,7 +64,7 @@ def _storage_controllers(storage: dict, documents: Documents,
     if where is None:
         return carried
     missing: list[str] = []
-    found = _collection(storage["Controllers"], documents, "Controllers", missing)
+    found = linked(documents, where, "Controllers", missing)
     if not missing or not carried:
         notices.extend(missing)
         return [doc for _, doc in found]
@@ -86,12 +90,9 @@ class StorageController(Payload):
     serial: Text = Field(None, alias="SerialNumber")
     firmware: Text = Field(None, alias="FirmwareVersion")
     health: Word = Field(None, validation_alias=AliasPath("Status", "Health"))
-    cache_size_mib: Integer = Field(None, validation_alias=AliasPath("CacheSummary",
-                                                                     "TotalCacheSizeMiB"))
-    cache_state: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
-                                                               "State"))
-    cache_health: Word = Field(None, validation_alias=AliasPath("CacheSummary", "Status",
-                                                                "Health"))
+    cache_size_mib: Integer = Field(None, validation_alias=AliasPath(_CACHE, "TotalCacheSizeMiB"))
+    cache_state: Word = Field(None, validation_alias=AliasPath(_CACHE, "Status", "State"))
+    cache_health: Word = Field(None, validation_alias=AliasPath(_CACHE, "Status", "Health"))
 
 
 class Drive(Payload):
@@ -103,10 +104,15 @@ class Drive(Payload):
     protocol: Text = Field(None, alias="Protocol")
     capacity_bytes: Count = Field(None, alias="CapacityBytes")
     health: Text = Field(None, validation_alias=AliasPath("Status", "Health"))
+    state: Word = Field(None, validation_alias=AliasPath("Status", "State"))
     model: Text = Field(None, alias="Model")
     serial: Text = Field(None, alias="SerialNumber")
     revision: Text = Field(None, alias="Revision")
     life_left_percent: Percent = Field(None, alias="PredictedMediaLifeLeftPercent")
+    # iLO 7's, of a direct-attached NVMe drive
+    temperature_c: Celsius = Field(None, validation_alias=AliasPath(
+        "Oem", "Hpe", "CurrentTemperatureCelsius"))
+    power_on_hours: Count = Field(None, validation_alias=AliasPath("Oem", "Hpe", "PowerOnHours"))
 
 
 class Volume(Payload):
@@ -131,7 +137,7 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
         status=sc.health,
         cache=Cache(
             present=cache_present(sc.cache_state, sc.cache_size_mib),
-            status=sc.cache_health,
+            status=cache_status(sc.cache_state, sc.cache_health),
             size_bytes=mib_bytes(sc.cache_size_mib),
         ),
         logical_drives=volumes,
@@ -140,10 +146,17 @@ def _controller(doc: dict, drives: list[PhysicalDrive], volumes: list[LogicalDri
     )
 
 
-def _drive(path: str, doc: dict) -> PhysicalDrive:
+def _drive(path: str, doc: dict) -> PhysicalDrive | None:
+    """The drive; None for an absent one (an empty bay, which iLO 6 lists among Drives)."""
     drive = Drive.model_validate(doc)
+    if drive.state == "absent":
+        return None
+    where = dict(_PORT_BOX_BAY.findall(drive.label or ""))
     return PhysicalDrive(
         drive_id=drive.label or drive.id or path,
+        port=where.get("Port"),
+        box=where.get("Box"),
+        bay=where.get("Bay"),
         interface=drive.protocol,
         size_bytes=drive.capacity_bytes,
         status=word(drive.health),
@@ -152,6 +165,8 @@ def _drive(path: str, doc: dict) -> PhysicalDrive:
         serial=drive.serial,
         firmware=drive.revision,
         usage_remaining_percent=drive.life_left_percent,
+        temperature_c=drive.temperature_c,
+        power_on_hours=drive.power_on_hours,
     )
 
 
@@ -183,36 +198,21 @@ def _raid_type(raid_type: str | None) -> str | None:
     does not define is ``other``."""
     if raid_type is None:
         return None
-    if raid_type not in RAID_TYPES:
-        return OTHER
-    return raid_words(RAID_TYPES[raid_type])
-
-
-def _collection(link: object, documents: Documents, name: str,
-                notices: list[str]) -> list[tuple[str, dict]]:
-    where = as_dict(link).get("@odata.id")
-    collection = documents.get(where) if isinstance(where, str) else None
-    if collection is None or not is_collection(collection):
-        notices.append(f"redfish: the iLO's {name} collection was not read: no {name} known")
-        return []
-    return fetched(documents, members(collection, str(where)), notices)
+    return raid_words(RAID_TYPES[raid_type]) if raid_type in RAID_TYPES else OTHER
 
 
 def drive_links(storage: dict) -> list[str]:
     """The paths of a Storage resource's ``Drives`` (an array of ``{"@odata.id": ...}``)."""
     items = storage.get("Drives")
-    paths = [as_dict(item).get("@odata.id") for item in items] if isinstance(items, list) else []
-    return [p for p in paths if isinstance(p, str)]
+    return [p for item in (items if isinstance(items, list) else []) if (p := odata_id(item))]
 
 
 def controllers_link(storage: dict) -> str | None:
     """The path of a Storage resource's ``Controllers`` collection."""
-    where = as_dict(storage.get("Controllers")).get("@odata.id")
-    return where if isinstance(where, str) else None
+    return odata_id(storage.get("Controllers"))
 
 
 def collection_links(storage: dict) -> list[str]:
     """The collections (``Controllers``, ``Volumes``) a Storage resource links to."""
-    found = [as_dict(storage.get(name)).get("@odata.id") for name in ("Controllers", "Volumes")]
-    return [p for p in found if isinstance(p, str)]
+    return [p for name in ("Controllers", "Volumes") if (p := odata_id(storage.get(name)))]
 

@@ -35,7 +35,9 @@ from pydantic import (
 from smartarray_agent.collectors.redfish.errors import RedfishError
 
 _SLOT = re.compile(r"^\s*slot\s+(\w+)\s*$", re.I)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# where a word of a CamelCase value starts: a capital after a small letter or digit, or the
+# last capital of a run before a small letter (IOBypass, SSDSmartPath: IO Bypass, SSD Smart)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 OTHER = "other"  # the contract's word for a value the iLO's definitions do not list
 
@@ -176,7 +178,8 @@ class Reading(_Model):
 
 
 def word(value: Any) -> str | None:
-    """``'NotPresent'`` -> ``'not_present'``, ``'OK'`` -> ``'ok'``; anything else -> None."""
+    """``'NotPresent'`` -> ``'not_present'``, ``'IOBypass'`` -> ``'io_bypass'``, ``'OK'`` ->
+    ``'ok'``; anything but a string -> None."""
     if not isinstance(value, str):
         return None
     text = _NON_WORD.sub("_", _CAMEL.sub("_", value.strip()).lower()).strip("_")
@@ -221,11 +224,23 @@ def members(collection: dict, where: str) -> list[str]:
     return [path for path in paths if isinstance(path, str) and path.startswith("/")]
 
 
-def is_collection(document: dict | None) -> bool:
-    """Whether ``document`` lists members in either form :func:`members` reads."""
-    return document is not None and (
-        isinstance(document.get("Members"), list)
-        or isinstance(as_dict(document.get("links")).get("Member"), list))
+def linked(documents: Documents, where: str | None, name: str,
+           notices: list[str]) -> list[tuple[str, dict]]:
+    """The members of the ``name`` collection at ``where``, as the crawl fetched them; none
+    where there is no link or the collection was not read, and a notice says which."""
+    collection = documents.get(where) if where is not None else None
+    if collection is None or not (isinstance(collection.get("Members"), list) or isinstance(
+            as_dict(collection.get("links")).get("Member"), list)):
+        notices.append(f"redfish: {where} was not read: no {name} known" if where else
+                       f"redfish: the iLO gives no link to its {name}: no {name} known")
+        return []
+    return fetched(documents, members(collection, str(where)), notices)
+
+
+def odata_id(value: object) -> str | None:
+    """The path a ``{"@odata.id": ...}`` link names; None for anything else."""
+    path = as_dict(value).get("@odata.id")
+    return path if isinstance(path, str) else None
 
 
 def link(document: dict, name: str) -> str | None:
@@ -242,13 +257,20 @@ def array_controller(resource: str, data: dict) -> ArrayController:
     return ArrayController.model_validate({**data, "resource": resource})
 
 
-def cache_present(state: object, size_mib: int | None) -> bool | None:
-    """Whether the controller has a cache module: its status' ``State`` says (``Absent`` is
-    none, any other state one); without a state, a cache size above 0 is a cache there."""
-    name = word(state)
-    if name is not None:
-        return name != "absent"
+def cache_present(state: str | None, size_mib: int | None) -> bool | None:
+    """Whether the controller has a cache module: its status' ``State`` (normalised) says
+    (``absent`` is none, any other state one); without one, a size above 0 is a cache."""
+    if state is not None:
+        return state != "absent"
     return True if size_mib is not None and size_mib > 0 else None
+
+
+def cache_status(state: str | None, health: str | None) -> str | None:
+    """A cache module's status from its ``Status`` (normalised): its health, unless that is
+    OK or not given while the state is neither Enabled nor Absent: then the state
+    (``disabled``, ``starting``). A disabled cache is no ok cache, whatever its health."""
+    return state if health in (None, "ok") and state not in (None, "enabled", "absent") \
+        else health
 
 
 def _oem(resource: dict) -> dict:
@@ -256,15 +278,11 @@ def _oem(resource: dict) -> dict:
     return as_dict(oem.get("Hpe")) or as_dict(oem.get("Hp"))
 
 
-# A RAID level -> the CLI's words for it ("RAID " and its Fault Tolerance), so a probe's
-# raid label is the local agent's; a level not listed is "RAID " and the level as sent
-# (1ADM, 10ADM, 1E: no CLI text of theirs was at hand)
-_RAID_LEVELS = {"10": "1+0"}
-
-
 def raid_words(level: str | None) -> str | None:
-    """``10`` -> ``RAID 1+0``, ``5`` -> ``RAID 5``: the CLI's words."""
-    return None if level is None else f"RAID {_RAID_LEVELS.get(level, level)}"
+    """``10`` -> ``RAID 1+0``, ``5`` -> ``RAID 5``: the CLI's words ("RAID " and its Fault
+    Tolerance), so a probe's raid label is the local agent's; any other level as sent (1ADM,
+    10ADM, 1E: no CLI text of theirs was at hand)."""
+    return None if level is None else f"RAID {'1+0' if level == '10' else level}"
 
 
 def mib_bytes(mib: int | None) -> int | None:

@@ -35,10 +35,9 @@ from smartarray_agent.collectors.redfish.resources import (
     Texts,
     Word,
     cache_present,
-    fetched,
-    is_collection,
+    cache_status,
     link,
-    members,
+    linked,
     mib_bytes,
     raid_words,
     word,
@@ -54,37 +53,27 @@ from smartarray_agent.common.model import (
     drive_class,
 )
 
-# CurrentOperatingMode -> the model's mode words
-_MODES = {"raid": "raid", "hba": "hba", "mixed": "mixed"}
+_MODES = ("raid", "hba", "mixed")  # CurrentOperatingMode's values, the model's words
 _ON_OFF = {"enabled": True, "disabled": False}
-# HPE's LogicalDriveStatusReasons (HpeSmartStorageLogicalDrive.v2_3_0), each in the word of
-# the drive tables (common/model.py, LOGICAL_DRIVE_STATES) for the same state, or "other"
-# where no listed word means it; a value HPE does not define is "other" too.
-# ("Recovering" is HPE's Interim Recovery Mode: a drive lost, not a rebuild)
+# HPE's LogicalDriveStatusReasons (HpeSmartStorageLogicalDrive.v2_3_0) that have a state of
+# their own, each in the word of the drive tables (common/model.py, LOGICAL_DRIVE_STATES) for
+# it; every other value (docs/redfish.md lists HPE's) has none: "other", which the stated
+# health overrules. ("Recovering" is HPE's Interim Recovery Mode: a drive lost, no rebuild)
 LOGICAL_REASONS = {
-    "Unknown": "other", "Ok": "ok", "Failed": "failed", "Unconfigured": "other",
-    "Recovering": "interim_recovery_mode", "ReadyForRebuild": "ready_for_rebuild",
-    "Rebuilding": "rebuilding", "WrongDrive": "wrong_drive_replaced",
-    "BadConnect": "bad_drive_connection", "Overheating": "other", "Shutdown": "failed",
-    "Expanding": "expanding", "NotAvailable": "other",
-    "QueuedForExpansion": "queued_for_expansion", "MultipathAccessDegraded": "other",
+    "Ok": "ok", "Failed": "failed", "Recovering": "interim_recovery_mode",
+    "ReadyForRebuild": "ready_for_rebuild", "Rebuilding": "rebuilding",
+    "WrongDrive": "wrong_drive_replaced", "BadConnect": "bad_drive_connection",
+    "Shutdown": "failed", "Expanding": "expanding", "QueuedForExpansion": "queued_for_expansion",
     "Erasing": "erasing", "PredictiveSpareRebuildReady": "ready_for_rebuild",
-    "RapidParityInitInProgress": "other", "RapidParityInitPending": "other",
-    "NoAccessEncryptedNoControllerKey": "other",
     "UnencryptedToEncryptedInProgress": "transforming", "NewKeyRekeyInProgress": "transforming",
-    "NoAccessEncryptedControllerEncryptionNotEnabled": "other",
-    "UnencryptedToEncryptedNotStarted": "other", "NewLogDrvKeyRekeyRequestReceived": "other",
 }
 # HPE's DiskDriveStatusReasons (HpeSmartStorageDiskDrive.v2_1_0) likewise
 # (PHYSICAL_DRIVE_STATES); "None" is no reason at all: Status.Health says
 DISK_REASONS: dict[str, str | None] = {
-    "None": None, "Unknown": "other", "CommunicationFailure": "failed", "Zoned": "other",
-    "EraseInProgress": "erase_in_progress", "QueuedForErase": "erasing",
-    "EraseCompleted": "erase_complete", "EraseFailed": "other", "EraseAborted": "other",
-    "Failed": "failed", "NonAuthenticDrive": "other", "CarrierCommunicationFailure": "other",
-    "PredictiveFail": "predictive_failure", "NotSupported": "other", "SizeNotValid": "other",
-    "FailedDueToPredictiveSpareActivation": "failed", "Rebuilding": "rebuilding",
-    "TransientDataDrive": "other", "Unrecoverable": "failed",
+    "None": None, "CommunicationFailure": "failed", "EraseInProgress": "erase_in_progress",
+    "QueuedForErase": "erasing", "EraseCompleted": "erase_complete", "Failed": "failed",
+    "PredictiveFail": "predictive_failure", "FailedDueToPredictiveSpareActivation": "failed",
+    "Rebuilding": "rebuilding", "Unrecoverable": "failed",
 }
 # the drive classes (common/model.py) the check counts as healthy: a Status.Health of
 # Warning or Critical wins over a reason of these
@@ -154,10 +143,10 @@ def controller(path: str, doc: dict, documents: Documents,
         serial=rf.serial,
         firmware=rf.firmware,
         status=rf.health,
-        mode=_MODES.get(rf.mode or ""),
+        mode=rf.mode if rf.mode in _MODES else None,
         cache=Cache(
             present=cache_present(rf.cache_module_state, rf.cache_size_mib),
-            status=rf.cache_module_health,
+            status=cache_status(rf.cache_module_state, rf.cache_module_health),
             size_bytes=mib_bytes(rf.cache_size_mib),
             read_percent=read,
             write_percent=None if read is None else 100 - read,
@@ -165,15 +154,12 @@ def controller(path: str, doc: dict, documents: Documents,
             drive_write_cache=_ON_OFF.get(rf.drive_write_cache or ""),
         ),
         backup_power=backup_power(rf.backup_power, battery),
-        logical_drives=[_logical_drive(p, d) for p, d in _linked(
-            documents, doc, "LogicalDrives", notices)],
-        physical_drives=[_physical_drive(p, d) for p, d in _linked(
-            documents, doc, "PhysicalDrives", notices)],
+        logical_drives=[_logical_drive(p, d) for p, d in linked(
+            documents, link(doc, "LogicalDrives"), "LogicalDrives", notices)],
+        physical_drives=[_physical_drive(p, d) for p, d in linked(
+            documents, link(doc, "PhysicalDrives"), "PhysicalDrives", notices)],
         notices=notices,
-        raw=_raw(doc, ("Location", "Model", "SerialNumber", "Status", "CurrentOperatingMode",
-                       "CacheModuleStatus", "CacheMemorySizeMiB", "ReadCachePercent",
-                       "WriteCacheWithoutBackupPowerEnabled", "DriveWriteCache",
-                       "BackupPowerSourceStatus")),
+        raw=_raw(doc, SmartArray),
     )
 
 
@@ -202,36 +188,23 @@ def backup_power(status: str | None, battery: Battery | None) -> BackupPower:
     )
 
 
-def _linked(documents: Documents, doc: dict, name: str,
-            notices: list[str]) -> list[tuple[str, dict]]:
-    """The members of the collection the controller's ``Links.<name>`` (iLO 4:
-    ``links.<name>``) points to, as fetched."""
-    where = link(doc, name)
-    if where is None:
-        notices.append(f"redfish: the iLO gives no Links.{name}: no {name} known")
-        return []
-    collection = documents.get(where)
-    if collection is None or not is_collection(collection):
-        notices.append(f"redfish: {where} was not read: no {name} known")
-        return []
-    return fetched(documents, members(collection, where), notices)
-
-
 def _status(said: list[str], health: str | None, table: Mapping[str, str | None],
             states: dict[str, str]) -> tuple[str | None, str | None]:
-    """The state word and the text it came from: the first status reason that is a problem
-    (in the contract's word, ``table``), else ``ok`` for an ``Ok`` reason, else the
-    resource's ``Status.Health``. The worse of the two wins: a ``Status.Health`` other than
-    ``OK`` replaces a reason whose state the check counts as healthy (``states``)."""
-    words = [table.get(r, OTHER) for r in said]
-    problems = [w for w in words if w not in (None, "ok")]
-    health_word = word(health)
-    if not problems and "ok" not in words:
-        return health_word, health
-    status = problems[0] if problems else "ok"
-    if health_word not in (None, "ok") and drive_class(states, status) in _HEALTHY:
-        return health_word, f"{', '.join(said)}; Status.Health {health}"
-    return status, ", ".join(said)
+    """The state word and the text it came from: the first status reason ``table`` gives a
+    state (in the contract's word), unless ``Status.Health`` says worse of a state the check
+    counts as healthy (``states``); else the health the iLO states; else ``ok`` for an ``Ok``
+    reason. A reason with no state of its own (``other``) adds its text, never a state: with
+    no health stated, it leaves the status ``other``."""
+    words = [table.get(reason, OTHER) for reason in said]
+    named = [w for w in words if w not in (None, "ok", OTHER)]
+    text = ", ".join(r for r, w in zip(said, words, strict=True) if w is not None) or None
+    stated = word(health)
+    if named and (stated in (None, "ok") or drive_class(states, named[0]) not in _HEALTHY):
+        return named[0], text
+    if stated is None:
+        return OTHER if OTHER in words else "ok" if "ok" in words else None, text
+    return stated, (text or health) if stated == "ok" or text is None else \
+        f"{text}; Status.Health {health}"
 
 
 def _logical_drive(path: str, doc: dict) -> LogicalDrive:
@@ -244,8 +217,7 @@ def _logical_drive(path: str, doc: dict) -> LogicalDrive:
         status=status,
         status_text=status_text,
         caching=_ACCELERATION.get(ld.acceleration or ""),
-        raw=_raw(doc, ("LogicalDriveNumber", "CapacityMiB", "Raid", "Status",
-                       "LogicalDriveStatusReasons", "AccelerationMethod")),
+        raw=_raw(doc, SmartLogicalDrive),
     )
 
 
@@ -272,16 +244,14 @@ def _physical_drive(path: str, doc: dict) -> PhysicalDrive:
         temperature_c=pd.temperature_c,
         usage_remaining_percent=None if pd.worn_percent is None else 100 - pd.worn_percent,
         power_on_hours=pd.power_on_hours,
-        raw=_raw(doc, ("Location", "LocationFormat", "InterfaceType", "MediaType",
-                       "CapacityMiB", "Status", "DiskDriveStatusReasons", "Model",
-                       "SerialNumber", "CurrentTemperatureCelsius",
-                       "SSDEnduranceUtilizationPercentage", "EraseCompletionPercentage",
-                       "PowerOnHours")),
+        raw=_raw(doc, SmartDiskDrive),
     )
 
 
-def _raw(doc: dict, keys: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The properties read, as ``(name, value)`` pairs for ``raw``: a string as it is, any
-    other value as JSON."""
+def _raw(doc: dict, model: type[Payload]) -> list[tuple[str, str]]:
+    """The properties ``model`` reads that ``doc`` has, as ``(name, value)`` pairs for
+    ``raw``: a string as it is, any other value as JSON."""
+    keys = dict.fromkeys(alias.path[0] if isinstance(alias, AliasPath) else alias
+                         for alias in (f.validation_alias for f in model.model_fields.values()))
     return [(key, doc[key] if isinstance(doc[key], str) else json.dumps(doc[key], sort_keys=True))
-            for key in keys if key in doc]
+            for key in keys if isinstance(key, str) and key in doc]

@@ -1,21 +1,19 @@
-"""The status model from the iLO alone, with no vendor CLI: fetched Redfish documents in, a
-:class:`~smartarray_agent.common.model.Snapshot` out. Pure: no I/O (collectors/redfish/crawl.py
-fetches the documents), so anything that has the documents (``status --ilo``, ``check
---ilo``, a later ``/probe``) builds the same snapshot from them.
+"""The status model from the iLO alone, with no vendor CLI: fetched Redfish documents (each
+resource's JSON object by the path its link names; collectors/redfish/crawl.py fetches them)
+in, a :class:`~smartarray_agent.common.model.Snapshot` out, for ``status --ilo``, ``check
+--ilo`` and ``/probe`` alike. Pure: no I/O.
 
-``documents`` maps each resource's path, as its link names it, to its JSON object. iLO 4
-and 5 (HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it lists a
-controller (collectors/redfish/smartstorage.py); else iLO 6 and later (the DMTF model,
-``Systems/1/Storage``, collectors/redfish/dmtf.py). The battery is ``Chassis/1``
-``Oem.Hpe.SmartStorageBattery[]`` (iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to
-controllers by rule 1 of collectors/redfish/merge.py. A fact the iLO does not give is
-``None``; the snapshot's notices say what is missing and why.
+iLO 4 and 5 (HPE's OEM model, ``Systems/1/SmartStorage/ArrayControllers``) is read where it
+lists a controller (smartstorage.py); else iLO 6 and later (the DMTF model,
+``Systems/1/Storage``, dmtf.py). The battery is ``Chassis/1`` ``Oem.Hpe.SmartStorageBattery[]``
+(iLO 4: ``Systems/1`` ``Oem.Hp.Battery[]``), mapped to controllers by rule 1 of merge.py, or
+else shown as backing none. A fact the iLO does not give is ``None``; the notices say why.
 """
 
 from __future__ import annotations
 
 from smartarray_agent.collectors.redfish import dmtf, smartstorage
-from smartarray_agent.collectors.redfish.merge import backed_controllers
+from smartarray_agent.collectors.redfish.merge import backed_controllers, battery_status
 from smartarray_agent.collectors.redfish.resources import (
     Battery,
     Documents,
@@ -26,7 +24,7 @@ from smartarray_agent.collectors.redfish.resources import (
     members,
     system_batteries,
 )
-from smartarray_agent.common.model import Controller, Snapshot
+from smartarray_agent.common.model import Controller, IloBattery, Snapshot
 
 CHASSIS = "/redfish/v1/Chassis/1/"
 SYSTEM = "/redfish/v1/Systems/1/"
@@ -36,20 +34,27 @@ NOTICE = "redfish: "
 
 
 def snapshot_from(documents: Documents, ilo: str) -> Snapshot:
-    """The snapshot of every controller ``documents`` describe; ``ilo`` names the iLO in
-    the notices (``host:port``)."""
+    """The snapshot of every controller ``documents`` describe, and of every battery the iLO
+    lists that backs none of them; ``ilo`` names the iLO in the notices (``host:port``)."""
     notices = [f"{NOTICE}read from the iLO at {ilo} alone, no vendor CLI: a fact the iLO "
                "does not give is null"]
-    if uses_smartstorage(documents):
-        return Snapshot(controllers=_smartstorage(documents, notices), notices=notices)
+    found = batteries(documents)
+    notices += [f"{NOTICE}battery {b.index} reports a charge that is not a number 0-100: "
+                f"{b.charge_unreadable}: the charge is unknown"
+                for b in found if b.charge_unreadable is not None]
     storage = documents.get(STORAGE)
-    if storage is not None:
-        found = [ctrl for path in members(storage, STORAGE) if path in documents
-                 for ctrl in dmtf.controllers(path, documents[path], documents)]
-        return Snapshot(controllers=found, notices=notices)
-    notices.append(f"{NOTICE}the iLO lists no SmartStorage array controller and has no "
-                   "Storage resource")
-    return Snapshot(notices=notices)
+    if uses_smartstorage(documents):
+        controllers = _smartstorage(documents, found, notices)
+    elif storage is not None:
+        controllers = [ctrl for path in members(storage, STORAGE) if path in documents
+                       for ctrl in dmtf.controllers(documents[path], documents)]
+    else:
+        controllers = []
+        notices.append(f"{NOTICE}the iLO lists no SmartStorage array controller and has no "
+                       "Storage resource")
+    backed = any(c.backup_power.source == "batteries" for c in controllers)  # the one mapped
+    return Snapshot(controllers=controllers, notices=notices, unassigned_batteries=[] if backed
+                    else [_unassigned(battery) for battery in found])
 
 
 def uses_smartstorage(documents: Documents) -> bool:
@@ -59,7 +64,8 @@ def uses_smartstorage(documents: Documents) -> bool:
 
 
 def batteries(documents: Documents) -> list[Battery]:
-    """The batteries the iLO lists: ``Chassis/1`` (iLO 5), else ``Systems/1`` (iLO 4)."""
+    """The batteries the iLO lists: ``Chassis/1`` (iLO 5 and later), else ``Systems/1``
+    (iLO 4)."""
     for path, read in ((CHASSIS, chassis_batteries), (SYSTEM, system_batteries)):
         found = read(documents.get(path) or {})
         if found is not None:
@@ -67,9 +73,9 @@ def batteries(documents: Documents) -> list[Battery]:
     return []
 
 
-def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
+def _smartstorage(documents: Documents, found: list[Battery],
+                  notices: list[str]) -> list[Controller]:
     read = fetched(documents, members(documents[ARRAY_CONTROLLERS], ARRAY_CONTROLLERS), notices)
-    found = batteries(documents)
     reading = Reading(taken_at=0, batteries=found,
                       controllers=[array_controller(path, doc) for path, doc in read])
     backed = {rf.resource for rf in backed_controllers(reading)}
@@ -78,8 +84,12 @@ def _smartstorage(documents: Documents, notices: list[str]) -> list[Controller]:
                        f"{len(found)} batteries" + (
                            " and Redfish does not say which controller each one backs"
                            if found else ""))
-    notices += [f"{NOTICE}battery {b.index} reports a charge that is not a number 0-100: "
-                f"{b.charge_unreadable}: the charge is unknown"
-                for b in found if b.charge_unreadable is not None]
     return [smartstorage.controller(path, doc, documents, found[0] if path in backed else None)
             for path, doc in read]
+
+
+def _unassigned(battery: Battery) -> IloBattery:
+    """A battery Redfish ties to no controller, in backup power's words."""
+    return IloBattery(index=battery.index, model=battery.model, serial=battery.serial,
+                      status=battery_status(battery.health, charging=False),
+                      status_text=battery.health_text, charge_percent=battery.charge_percent)

@@ -65,6 +65,12 @@ ansible_facts:
             backup_power, logical_drives, physical_drives, ...); C(Controller) in the schema.
           type: list
           elements: dict
+        unassigned_batteries:
+          description: Batteries the iLO lists that Redfish ties to no controller (index,
+            model, serial, status, charge_percent); C(IloBattery) in the schema. Read from
+            the iLO alone (C(status --ilo)); never a controller's backup power.
+          type: list
+          elements: dict
         error:
           description: The vendor CLI's error, when it answered with one; else null.
           type: dict
