@@ -30,7 +30,7 @@ from prometheus_client.core import Metric
 from pydantic import ValidationError
 
 from smartarray_agent.collectors.families import Families
-from smartarray_agent.collectors.redfish.client import tls_context
+from smartarray_agent.collectors.redfish.client import LOGOUT_GRACE_S, tls_context
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.ssacli.metrics import families
@@ -103,13 +103,22 @@ class Prober:
         self._full_unlogged = 0
 
     def close(self) -> None:
-        """Start no read from now on and cancel those started (each still logs out): a
-        reload swapped this prober out, or the endpoint stops. From any thread."""
+        """Start no read from now on, cancel those started and wait for them to log out (a
+        reload swapped this prober out, or the endpoint stops). From another thread than
+        the loop's."""
         self._closed = True
-        for target in list(self._targets.values()):
-            if (task := target.reading) is not None:
-                with contextlib.suppress(RuntimeError):  # its loop has closed: nothing runs
-                    task.get_loop().call_soon_threadsafe(task.cancel)
+        reads = [target.reading for target in list(self._targets.values())
+                 if target.reading is not None]
+        if not reads:
+            return
+
+        async def cancelled() -> None:
+            for read in reads:
+                read.cancel()
+            await asyncio.wait(reads, timeout=LOGOUT_GRACE_S + 1)
+
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nothing runs
+            asyncio.run_coroutine_threadsafe(cancelled(), reads[0].get_loop()).result()
 
     async def respond(self, query: str, scrape_timeout: str | None = None) -> ProbeAnswer:
         """The answer to a probe with ``query`` (and Prometheus's scrape timeout header): a

@@ -38,7 +38,7 @@ SESSIONS = "/redfish/v1/SessionService/Sessions/"
 # units' MemoryMax= is reckoned from these (docs/privileges.md).
 MAX_ANSWER_BYTES = 2**20
 MAX_READ_BYTES = 2 * 2**20
-LOGOUT_GRACE_S = 2.0  # the logout's time, after the read's deadline too: iLOs have few sessions
+LOGOUT_GRACE_S = 2.0  # a logout after the read's deadline still gets this long
 
 Answer = tuple[int, CIMultiDictProxy[str], bytes]  # status, headers, body
 
@@ -88,14 +88,17 @@ class RedfishClient:
             headers={"Accept": "application/json", "Accept-Encoding": "identity"})
         try:
             await self._login()
-        except BaseException:
-            await self.__aexit__()
+        except BaseException as error:
+            await self.__aexit__(type(error), error, None)
             raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        """Log out (best effort: a failure is logged, not raised) and close the connection."""
+        """Log out (best effort: a failure is logged, not raised) and close the connection;
+        a read cancelled (``/probe``'s, at a reload) is past its deadline."""
         assert self._http is not None
+        if isinstance(exc_info[1] if exc_info else None, asyncio.CancelledError):
+            self.deadline = time.monotonic()
         try:
             if self._session is not None:
                 status, _, _ = await self._request("DELETE", self._session, logout=True)
@@ -162,8 +165,9 @@ class RedfishClient:
         request = f"{method} {path}"
         headers = {"Content-Type": "application/json"} if body is not None else None
         total, limit = self.settings.read_timeout_s, "read_timeout_s"
-        if logout and total > LOGOUT_GRACE_S:
-            total, limit = LOGOUT_GRACE_S, "LOGOUT_GRACE_S"
+        grace = max(self.deadline - time.monotonic(), LOGOUT_GRACE_S)
+        if logout and total > grace:  # what the read has left, or LOGOUT_GRACE_S past it
+            total, limit = grace, "the read's time and LOGOUT_GRACE_S"
         connect = min(self.settings.connect_timeout_s, total)
         deadline = asyncio.timeout_at(None if logout else self.deadline)
         try:
