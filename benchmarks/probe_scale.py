@@ -52,7 +52,7 @@ def fleet_of(count: int, delay: tuple[float, float],
         [sys.executable, "-m", "smartarray_agent", "simulate", "ilo", "gen10", "--port", "0",
          "--count", str(count), "--delay", str(delay[0]), str(delay[1]), "--dir",
          str(folder / "ilo")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
-        env=env)
+        stderr=(folder / "fleet.log").open("w"), env=env)
     assert process.stdout is not None
     process.stdout.readline()
     process.stdout.readline()  # the certificate's line: targets.json is written now
@@ -214,12 +214,14 @@ def main() -> None:
         sampler.join()
         rss.append((elapsed, rss_mib(process.pid)))
         fleet_rss = rss_mib(fleet.pid)
-    report(args, results, most_connections[0], rss, cpu, elapsed, log_lines, fleet_rss)
+        fleet_errors = (Path(temp) / "fleet.log").read_text().count("Error handling request")
+    report(args, results, most_connections[0], rss, cpu, elapsed, log_lines,
+           f"its RSS at the end {fleet_rss:.0f} MiB, {fleet_errors} requests it failed to handle")
 
 
 def report(args: argparse.Namespace, results: list[Scrape], connections: int,
            rss: list[tuple[float, float]], cpu: float, elapsed: float, log_lines: list[str],
-           fleet_rss: float) -> None:
+           fleet: str) -> None:
     took = [result.took_s for result in results]
     late = sum(not result.answered for result in results)
     dropped = Counter(result.error for result in results if result.error is not None)
@@ -245,17 +247,20 @@ def report(args: argparse.Namespace, results: list[Scrape], connections: int,
     print("  smartarray_probe_success 1, minute by minute: " + ", ".join(
         f"{100 * sum(found) / len(found):.1f} %" for _, found in sorted(by_minute.items())))
     print(f"iLO connections open at once at the fleet, most (sampled each second): "
-          f"{connections} (max_sessions = {args.max_sessions}); the fleet's RSS at the end "
-          f"{fleet_rss:.0f} MiB")
+          f"{connections} (max_sessions = {args.max_sessions}); the fleet: {fleet}")
     minutes = [rss[0]] + [next(sample for sample in rss if sample[0] >= minute * 60)
                           for minute in range(1, int(rss[-1][0] // 60) + 1)] + [rss[-1]]
     print("serve RSS, MiB: " + ", ".join(f"{mib:.1f} at {at:.0f} s" for at, mib in minutes))
     print(f"serve CPU: {cpu:.1f} s in {elapsed:.0f} s ({100 * cpu / elapsed:.1f} % of one CPU)")
     print(f"serve log: {len(log_lines)} lines"
           + (f"; the last: {log_lines[-1].strip()}" if log_lines else ""))
-    kinds = Counter(re.sub(r"\d+", "N", line.split(" ", 3)[-1].strip())[:120]
-                    for line in log_lines if re.match(r"\d{4}-\d\d-\d\d ", line))
-    for kind, count in kinds.most_common(8):
+    stopping = next((n for n, line in enumerate(log_lines) if "SIGTERM: stopping" in line),
+                    len(log_lines))
+    kinds = Counter(re.sub(r"\d+", "N", line.split(" ", 3)[-1].strip())[:100]
+                    for line in log_lines[:stopping] if re.match(r"\d{4}-\d\d-\d\d ", line))
+    print(f"  before SIGTERM, by kind (numbers as N; {len(log_lines) - stopping} lines after, "
+          "the reads under way cancelled and logged out):")
+    for kind, count in kinds.most_common(6):
         print(f"  {count} x {kind}")
 
 
