@@ -1,19 +1,10 @@
 """The ``[probe]`` table (:class:`ProbeConfig`, which agent/config.py reads as its section),
-``/probe``'s targets and the table's target patterns, and which targets a pattern admits.
-
-A target is ``host:port``: an IP address (IPv6 in brackets) or a host name. A pattern is
-one of two kinds, and admits targets of its own kind alone:
-
-- an address or a CIDR range (``10.1.2.3``, ``10.99.0.0/24``, ``[fd00::/64]``): the
-  addresses in it, compared as addresses (ipaddress), never as text;
-- a host name with fnmatch wildcards (``ilo-*.example.net``): the names it matches.
-
-A wildcard on an address (``10.99.0.*``) is refused, with a hint to give the range as CIDR:
-as text it would also match a name that starts like an address (``10.99.0.5.evil.test``),
-which anyone may make resolve to a host of theirs. So is a number the resolver would take
-for an address though it is not one written out (``10.1.2``, ``167837954``, ``0x0a.1.2.3``,
-``010.1.2.3``), in a pattern and in a target: it is neither an address to compare nor a name.
-The port of either kind is an fnmatch pattern of digits (443 when not given).
+``/probe``'s targets and the table's target patterns, and which targets a pattern admits
+(docs/fleet.md, "Safe"): an address or a CIDR range admits the addresses in it, compared as
+addresses, never as text; a host name pattern with fnmatch wildcards, the names it matches.
+A wildcard on an address (``10.99.0.*``), and a number the resolver would take for an
+address though it is not one written out (``10.1.2``, ``0x0a.1.2.3``), are refused: as text
+they would match a name anyone can make resolve to a host of theirs.
 """
 
 from __future__ import annotations
