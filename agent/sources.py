@@ -69,7 +69,7 @@ def build_enforce(config: Config, collectors: list[AnyCollector]) -> Enforce:
     charge."""
     ssacli = next(c for c in collectors if isinstance(c, SsacliCollector))
     threshold = config.policy.battery_threshold_percent
-    guard = (Guard(config.audit.path, threshold, enrich=ssacli.charge.overlay)
+    guard = (Guard(config.audit.path, threshold, ssacli.charge)
              if config.policy.disable_unprotected_write_cache else None)
     audit = AuditLog(config.audit.path, user=DAEMON_USER)
 

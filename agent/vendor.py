@@ -1,16 +1,16 @@
 """The one way to build the vendor-CLI stack from the configuration: which CLI (the bundled
-simulator for ``simulate``, else ``path``, else discovered), the host lock, the timeout, and
-a console or one-shot runs. The daemon and every command go through :func:`open_runner`."""
+simulator for ``simulate``, answering in this process: agent/simulated.py; else ``path``,
+else discovered), the host lock, the timeout, and a console or one-shot runs. The daemon and
+every command go through :func:`open_runner`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
+from smartarray_agent.collectors.ssacli.discover import CliNotFound, find_cli
 from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
-from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.collectors.ssacli.versions import VersionCache
+from smartarray_agent.collectors.ssacli.runner import Vendor, VendorRunner
 from smartarray_agent.config import SsacliConfig
 
 # What to do about a missing CLI, in the words of who meets it: a command, or the service.
@@ -31,14 +31,14 @@ class CliUnavailable(CollectionError):
         self.reason = reason
 
 
-def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
+def vendor_cli(config: SsacliConfig, *, service: bool = False) -> Vendor:
     """The simulator for ``simulate``, else ``path``, else the discovered CLI. When there is
     none, the message says what to do, to a command's user (where it looked, and the options)
     or, for ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
-        from smartarray_agent.simulator import vendor_argv
+        from smartarray_agent.simulated import SimulatedCli
 
-        return VendorCli(tuple(vendor_argv(_scenario(config.simulate))), "simulator")
+        return SimulatedCli(_scenario(config.simulate))
     try:
         return find_cli(str(config.path) if config.path is not None else None)
     except CliNotFound as error:
@@ -54,17 +54,9 @@ def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorR
     """A runner for the configured CLI under the host lock; ``console`` None: as configured
     (the service), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
     cli = vendor_cli(config, service=console is None)
-    lock = host_lock_path(config)
-    return VendorRunner(cli, HostLock(lock, config.lock_wait_s), timeout_s=config.timeout_s,
-                        console=config.console if console is None else console,
-                        versions=VersionCache(version_file(lock)))
-
-
-def version_file(lock: Path) -> Path:
-    """Where the CLI's version is remembered between processes (collectors/ssacli/versions.py):
-    beside the host lock, which every process that runs that CLI shares (for root
-    ``/run/smartarray-agent/cli.lock.version``; a simulated host's in its state directory)."""
-    return lock.with_name(lock.name + ".version")
+    return VendorRunner(cli, HostLock(host_lock_path(config), config.lock_wait_s),
+                        timeout_s=config.timeout_s,
+                        console=config.console if console is None else console)
 
 
 def host_lock_path(config: SsacliConfig) -> Path:

@@ -23,7 +23,7 @@ from pathlib import Path
 from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
-from smartarray_agent.collectors.ssacli.run import CliOutputTooLarge
+from smartarray_agent.collectors.ssacli.errors import CliOutputTooLarge
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 runner = VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
                       HostLock(Path(sys.argv[1]), 10), timeout_s=120,

@@ -1,10 +1,12 @@
-"""May this path be trusted? One answer for the lock files, the credentials file, the
-configuration walk and the simulator's state directory: from a ``stat`` result (``lstat``,
-or ``fstat`` of the descriptor actually used), the type, the owner and who else may change
-or read it (:func:`distrust`); and for a path with every directory above it
-(:func:`distrusted_entry`). Each caller words the refusal for its readers; :class:`Distrust`
-says what is wrong. This module imports nothing of the project, so both
-``smartarray_agent`` and its collectors may use it.
+"""May this path be trusted? The one check, for every file the agent acts on that someone
+else could have put there: the host lock and its directory, the remembered CLI version, the
+configuration walk and the files it names, the simulator's state, the audit file and its
+readers' mark, the published page. From a ``stat`` result (``lstat``, or ``fstat`` of the
+descriptor actually used): the type, the owner and who else may change or read it
+(:func:`distrust`); and for a path with every directory above it (:func:`distrusted_entry`).
+Each caller words the refusal for its readers; :class:`Distrust` says what is wrong. This
+module imports nothing of the project, so both ``smartarray_agent`` and its collectors may
+use it.
 """
 
 from __future__ import annotations
@@ -36,15 +38,9 @@ class Distrust:
         return "everyone" if self.mode & stat.S_IWOTH else f"group {self.gid}"
 
 
-def distrust(
-    info: os.stat_result,
-    *,
-    kind: Literal["file", "directory"] | None,
-    owners: Collection[int],
-    forbidden: int = WRITABLE_BY_OTHERS,
-    trusted_gid: int | None = None,
-    sticky_ok: bool = False,
-) -> Distrust | None:
+def distrust(info: os.stat_result, *, kind: Literal["file", "directory"] | None,
+             owners: Collection[int], forbidden: int = WRITABLE_BY_OTHERS,
+             trusted_gid: int | None = None, sticky_ok: bool = False) -> Distrust | None:
     """What is wrong with the path ``info`` describes, or None when it may be trusted.
 
     ``kind``: a regular file, a directory, or None for either. ``owners``: the uids that may
@@ -71,14 +67,9 @@ def distrust(
     return found("mode") if bits else None
 
 
-def distrusted_entry(
-    path: Path,
-    *,
-    owners: Collection[int],
-    trusted_gid: int | None = None,
-    opened: os.stat_result | None = None,
-    sticky_ok: bool = False,
-) -> tuple[Path, Distrust] | None:
+def distrusted_entry(path: Path, *, owners: Collection[int], trusted_gid: int | None = None,
+                     opened: os.stat_result | None = None, sticky_ok: bool = False
+                     ) -> tuple[Path, Distrust] | None:
     """The first of ``path`` and the directories above it, as written and as resolved
     through symbolic links, that someone other than ``owners`` (and the members of
     ``trusted_gid``) could have changed, with what is wrong; None when there is none.

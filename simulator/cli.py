@@ -3,6 +3,9 @@
 Argv mode: ``smartarray-sim --scenario gen9-battery ctrl all show config detail``.
 Console mode (no command words): the vendor banner, then a ``=> `` prompt reading commands.
 Exit codes follow the vendor CLI: 0, or 1 after an ``Error:``; 2 for a bad scenario.
+
+The program's steps (:func:`open_session`, :func:`start`, :func:`answer_line`) are also what
+answers in the caller's process (:mod:`.inprocess`), so both print the same bytes.
 """
 
 from __future__ import annotations
@@ -14,13 +17,17 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from smartarray_agent.simulator import list_scenarios, render, resolve_scenario
 from smartarray_agent.simulator.dialect import DIALECTS, LOCK_CONFLICT
 from smartarray_agent.simulator.faults import effective_faults
-from smartarray_agent.simulator.scenario import Faults, ScenarioError
-from smartarray_agent.simulator.session import Crashed, Session
+from smartarray_agent.simulator.scenario import ScenarioError
+from smartarray_agent.simulator.session import Crashed, Hung, Session
 from smartarray_agent.simulator.state import StateStore, default_state_dir
+
+if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
 
 SCENARIO_ENV = "SMARTARRAY_SIM_SCENARIO"
 
@@ -49,30 +56,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"smartarray-sim: give --scenario or set {SCENARIO_ENV}", file=sys.stderr)
         return 2
     try:
-        path = resolve_scenario(args.scenario)
-        store = StateStore(args.state_dir or default_state_dir(path.stem), path)
-        scenario, _ = store.load()  # validates the file when the state does not hold it yet
-        faults = effective_faults(scenario)
+        session = open_session(args.scenario, args.state_dir, sys.stdout.buffer, sys.stdin,
+                               console=not args.command)
     except ScenarioError as exc:
         print(f"smartarray-sim: {exc}", file=sys.stderr)
         return 2
-    ident = os.urandom(16).hex()  # names this invocation in the log
-    session = Session(store, DIALECTS[scenario.generation], faults, sys.stdout.buffer, sys.stdin,
-                      ident, console=not args.command)
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, _exit_on_signal)
-    mode = "argv" if args.command else "console"
-    store.log("start", session.ident, pid=os.getpid(), argv=["smartarray-sim", *argv], mode=mode)
+    session.begin(["smartarray-sim", *argv])
     code = 1
     try:
-        code = _run(session, store, faults, args.command)
+        code = _run(session, args.command)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 1
         raise
     except Crashed as crash:
         code = crash.code
     finally:
-        store.log("end", session.ident, pid=os.getpid(), exit_code=code)
+        session.end(code)
     return code
 
 
@@ -80,28 +81,61 @@ def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _run(session: Session, store: StateStore, faults: Faults, command: list[str]) -> int:
-    if faults.lock_conflict or (faults.single_instance and not store.claim_instance()):
+def open_session(scenario: str | os.PathLike[str], state_dir: Path | None, out: BinaryIO,
+                 inp: TextIO, *, console: bool) -> Session:
+    """One run of the simulator on ``scenario``'s host; ScenarioError for a scenario or a
+    state directory it cannot use."""
+    path = resolve_scenario(scenario)
+    store = StateStore(state_dir or default_state_dir(path.stem), path)
+    loaded, _ = store.load()  # validates the file when the state does not hold it yet
+    return Session(store, DIALECTS[loaded.generation], effective_faults(loaded), out, inp,
+                   os.urandom(16).hex(), console=console)
+
+
+def start(session: Session, *, bypass_nonsa: bool) -> int | None:
+    """What the CLI does before its first command: the vendor's single-instance lock, the
+    start-up delays, and a console's banner and first prompt. The exit code where it ends
+    there, else None."""
+    faults = session.faults
+    if not faults.lock_conflict and faults.single_instance:
+        session.instance = session.store.claim_instance()
+    if faults.lock_conflict or (faults.single_instance and session.instance is None):
         session.write(render.text(render.error(*LOCK_CONFLICT)))
         return 1
-    delay = faults.startup_delay_s
-    if os.environ.get("INFOMGR_BYPASS_NONSA") != "1":
-        delay += faults.nonsa_scan_delay_s
-    time.sleep(delay)
-    if command:
-        code = session.execute(command)
-        return 0 if code is None else code
+    time.sleep(faults.startup_delay_s + (0 if bypass_nonsa else faults.nonsa_scan_delay_s))
+    if not session.console:
+        return None
     if faults.console_refused:
         session.write(render.text(render.error("Error: The console is not available.")))
         return 1
-    scenario, _ = store.load()
+    scenario, _ = session.store.load()
     session.write(render.text(render.banner(scenario, session.dialect)) + "=> ")
-    while line := session.inp.readline():
-        try:
-            tokens = shlex.split(line)
-        except ValueError:
-            tokens = line.split()
-        if session.execute(tokens) is None:
-            break
-        session.write(session.prompt())
+    return None
+
+
+def answer_line(session: Session, line: str) -> bool:
+    """Answer one console line and show the next prompt; False at ``exit``."""
+    try:
+        tokens = shlex.split(line)
+    except ValueError:
+        tokens = line.split()
+    if session.execute(tokens) is None:
+        return False
+    session.write(session.prompt())
+    return True
+
+
+def _run(session: Session, command: list[str]) -> int:
+    code = start(session, bypass_nonsa=os.environ.get("INFOMGR_BYPASS_NONSA") == "1")
+    if code is not None:
+        return code
+    try:
+        if command:
+            code = session.execute(command)
+            return 0 if code is None else code
+        while (line := session.inp.readline()) and answer_line(session, line):
+            pass
+    except Hung:  # a process hangs for real, until whoever runs it ends it
+        while True:
+            time.sleep(3600)
     return 0

@@ -5,6 +5,7 @@ Shared by argv mode (one command) and console mode (one command a line).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -59,8 +60,12 @@ class Crashed(Exception):
         self.code = code
 
 
+class Hung(Exception):
+    """The hang fault fired: a process hangs for real; one in the caller's process cannot."""
+
+
 class Session:
-    """One simulator process answering commands."""
+    """One simulator run answering commands: a process, or in the caller's process."""
 
     def __init__(self, store: StateStore, dialect: Dialect, faults: Faults, out: BinaryIO,
                  inp: TextIO, ident: str, *, console: bool = False) -> None:
@@ -69,6 +74,19 @@ class Session:
         self.console = console  # console mode: the faults that are console_only hit it
         self.target: Target | None = None
         self.garble_prompt = False  # the last command asked for a garbled prompt after it
+        self.instance: int | None = None  # the single-instance lock, while held
+
+    def begin(self, argv: list[str]) -> None:
+        """Log the run's start."""
+        self.store.log("start", self.ident, pid=os.getpid(), argv=argv,
+                       mode="console" if self.console else "argv")
+
+    def end(self, code: int) -> None:
+        """Let go of the single-instance lock and log the run's end."""
+        if self.instance is not None:
+            os.close(self.instance)
+            self.instance = None
+        self.store.log("end", self.ident, pid=os.getpid(), exit_code=code)
 
     def hits(self, patterns: list[str], command: str) -> bool:
         """Whether a fault of ``patterns`` hits ``command`` in this mode."""
@@ -95,8 +113,7 @@ class Session:
         self.garble_prompt = self.hits(self.faults.prompt_garbled, command)
         time.sleep(self.faults.command_delay_s)
         if self.hits(self.faults.hang, command):
-            while True:
-                time.sleep(3600)
+            raise Hung(command)
         if self.hits(self.faults.garbage, command):
             self.write(garbage(command) + b"\n")
             return 0

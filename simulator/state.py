@@ -232,10 +232,10 @@ class StateStore:
             json.dump(saved, handle, indent=1)
         os.replace(tmp, self.state_file)
 
-    def claim_instance(self) -> bool:
-        """Hold the single-instance lock until the process ends (its descriptor is never
-        closed); False if another has it."""
-        return _instance_lock(self.directory) is not None
+    def claim_instance(self) -> int | None:
+        """Take the single-instance lock: its descriptor, to close at the run's end; None if
+        another has it."""
+        return _instance_lock(self.directory)
 
     def log(self, event: str, ident: str, **fields: object) -> None:
         """Append one invocation-log event."""

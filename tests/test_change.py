@@ -18,6 +18,17 @@ from .agent_cli import Ran, agent
 MODIFY = "modify"
 
 
+def read_audit(path: Path) -> tuple[list[dict], list[int]]:
+    """The records of an audit file and the (1-based) numbers of its torn lines."""
+    records, torn = [], []
+    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            torn.append(number)
+    return records, torn
+
+
 class Host:
     """A simulated host: its state directory, lock and audit log, and the agent CLI."""
 

@@ -16,12 +16,11 @@ from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli import run
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import CliOutputTooLarge, VendorCommandError
 from smartarray_agent.collectors.ssacli.lock import HostLock
-from smartarray_agent.collectors.ssacli.run import CliOutputTooLarge, run_once
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulator import ScenarioError, vendor_argv
-from smartarray_agent.simulator.state import private_directory
+from smartarray_agent.simulator.state import private_directory, read_invocations
 
 # A "CLI" that prints MiB of lines, then stays alive until it is ended.
 FLOOD = ("import sys, time\n"
@@ -39,12 +38,12 @@ def flood(mib: int, linger_s: int = 0) -> VendorCli:
 def test_output_past_the_cap_ends_the_cli_and_is_not_kept(monkeypatch):
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
     with pytest.raises(CliOutputTooLarge, match="printed more than 1 MiB"):
-        run_once(flood(4, linger_s=60), ["ctrl", "all", "show"], timeout_s=30)
+        flood(4, linger_s=60).run(["ctrl", "all", "show"], timeout_s=30)
 
 
 def test_output_under_the_cap_is_read_whole(monkeypatch):
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 8 * 2**20)
-    result = run_once(flood(2), ["ctrl", "all", "show"], timeout_s=30)
+    result = flood(2).run(["ctrl", "all", "show"], timeout_s=30)
     assert result.returncode == 0
     assert result.output.count("Controller Status: OK") == 2 * 1024
 
@@ -86,7 +85,7 @@ def test_a_console_printing_past_the_cap_is_ended_and_the_next_call_starts_a_new
             os.kill(first, 0)
         assert "Smart Array" in runner.run(["ctrl", "all", "show", "status"])
         assert runner._session.pid != first
-        assert (runner.stats.process_starts, runner.stats.console_fallbacks) == (2, 0)
+        assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console"] * 2
     finally:
         runner.close()
 
@@ -142,14 +141,16 @@ def test_a_console_flood_costs_the_cap_not_the_flood(tmp_path):
     assert int(rss_kib) < 120 * 1024, rss_kib
 
 
-def test_a_console_that_sees_no_controllers_is_restarted_once_then_the_error_stands(
+def test_a_console_that_sees_no_controllers_is_closed_and_the_next_call_starts_a_new_one(
         tmp_path, monkeypatch):
     runner = simulated(tmp_path, monkeypatch, no_controllers=True)
     try:
-        with pytest.raises(VendorCommandError) as caught:
-            runner.run(SHOW)
-        assert caught.value.kind == "no_controllers"
-        assert runner.stats.process_starts == 2  # the first console, and one new one
+        for _ in range(2):
+            with pytest.raises(VendorCommandError) as caught:
+                runner.run(SHOW)
+            assert caught.value.kind == "no_controllers"
+            assert runner._session is None
+        assert [len(inv.commands) for inv in read_invocations(tmp_path / "sim")] == [1, 1]
     finally:
         runner.close()
 

@@ -158,8 +158,7 @@ def test_the_agent_used_as_a_library_never_confines_its_caller():
     through the agent's code in-process is left as it was, and so are its other children."""
     code = """
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.run import run_once
-run_once(VendorCli(("/bin/true",), "ssacli"), [])
+VendorCli(("/bin/true",), "ssacli").run([], timeout_s=60)
 status = open("/proc/self/status").read()
 print(int(status.split("Seccomp_filters:")[1].split()[0]))
 """

@@ -14,6 +14,7 @@ import pytest
 from smartarray_agent.config import Overrides
 from smartarray_agent.daemon.agent import Agent, StartError
 from smartarray_agent.daemon.notify import Notifier
+from smartarray_agent.simulator import vendor_argv
 
 from .agent_process import (
     AgentProcess,
@@ -47,9 +48,21 @@ def ssacli_ok(samples) -> bool:
     return value(samples, "smartarray_collector_success", collector="ssacli") == 1.0
 
 
+def simulator_program(directory, scenario) -> str:
+    """The simulator as the vendor CLI's program (``simulate`` answers in the agent's own
+    process): here the console's process is the subject."""
+    program = directory / "ssacli"
+    program.write_text(f"#!{sys.executable}\nimport os, sys\nargv = {vendor_argv(scenario)!r}\n"
+                       "os.execv(argv[0], argv + sys.argv[1:])\n")
+    program.chmod(0o755)
+    return f'path = "{program}"'
+
+
 def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
     scenario = scenario_file(tmp_path, "gen9-battery")
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, console=True)).start()
+    text = config(tmp_path, scenario, console=True).replace(
+        f'simulate = "{scenario}"', simulator_program(tmp_path, scenario))
+    agent = AgentProcess(tmp_path, text).start()
     try:
         samples = agent.wait_for(ssacli_ok)
         info = [labels for name, labels in samples if name == "smartarray_controller_info"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
@@ -72,7 +73,7 @@ def test_a_guard_that_cannot_act_backs_off_and_logs_once(tmp_path, monkeypatch, 
     runner = VendorRunner(VendorCli(tuple(vendor_argv("unsafe-nbwc")), "simulator"),
                           HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=False)
     clock = [1000.0]
-    guard = Guard(Path("/dev/full"), 80.0, enrich=lambda snapshot: snapshot,
+    guard = Guard(Path("/dev/full"), 80.0, Charge(None),
                   monotonic=lambda: clock[0])
     try:
         snapshot = read_snapshot(runner)

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 from smartarray_agent.simulator.state import read_invocations
-from smartarray_agent.write.audit import read_log
 
 from .agent_cli import Ran, agent
 from .agent_process import (
@@ -25,6 +24,7 @@ from .agent_process import (
     simulated,
     value,
 )
+from .test_change import read_audit
 
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 
@@ -65,7 +65,7 @@ class Host:
                      env=self.env())
 
     def records(self) -> list[dict]:
-        return read_log(self.audit).records if self.audit.exists() else []
+        return read_audit(self.audit)[0] if self.audit.exists() else []
 
     def wait_for_command(self, words: str, timeout_s: float = 60.0) -> None:
         """Until the simulator has logged ``words`` (it logs a command before answering)."""
@@ -171,8 +171,8 @@ def test_an_outcome_cut_by_a_power_loss_leaves_the_intent_to_reconcile(tmp_path)
     assert "cache ratio 25/75 on slot 0, asked at 2026-11-24T03:00:00.000+00:00 by alice" \
         in status.stderr
     assert "the change is not in effect" in status.stderr
-    reading = read_log(host.audit)
-    assert reading.torn_lines == [2]  # the torn line stays; the record starts a line of its own
+    # the torn line stays; the record starts a line of its own
+    assert read_audit(host.audit)[1] == [2]
     assert _reconciled(host, intent)["in_effect"] is False
 
 
@@ -207,7 +207,7 @@ def test_the_daemon_reconciles_at_its_round_and_the_metric_drops(tmp_path):
         assert value(samples, "smartarray_collector_success", collector="audit") == 1
     finally:
         agent.stop()
-    outcome = [r for r in read_log(audit).records if r["event"] == "outcome"]
+    outcome = [r for r in read_audit(audit)[0] if r["event"] == "outcome"]
     assert len(outcome) == 1 and outcome[0]["outcome"] == "reconciled"
     assert outcome[0]["user"] == "smartarray-agent (daemon)"
     assert "unfinished change reconciled" in agent.logs

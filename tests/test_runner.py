@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import signal
@@ -17,10 +16,14 @@ import pytest
 from smartarray_agent.collectors.base import CollectionError
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import (
+    CliFailed,
+    CliTimeout,
+    ConsoleDied,
+    VendorCommandError,
+)
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout, run_once
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.simulator.state import overlaps, read_invocations
@@ -91,7 +94,8 @@ def test_collects_the_scenario(sim, collectors, console):
     assert all(c.cache.status is not None for c in snapshot.controllers)
 
 
-def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, collectors):
+def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, collectors,
+                                                                          tmp_path):
     cli = sim("two-controllers", startup_delay_s=0.3)
     console, oneshot = collectors(cli, True), collectors(cli, False)
     by_console = [console.collect() for _ in range(3)]
@@ -99,9 +103,9 @@ def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, c
     by_oneshot = [oneshot.collect() for _ in range(3)]
     assert by_console == by_oneshot
     assert by_console[0].cli_version == "3.10.3.0"  # the console's banner says it
-    assert (console.runner.stats.process_starts, console.runner.stats.commands) == (1, 3)
-    # one-shot: one call per collection, plus one 'version' call in the collector's life
-    assert (oneshot.runner.stats.process_starts, oneshot.runner.stats.commands) == (4, 4)
+    # else: a console for each collection, whose banner says the version too
+    assert [(inv.mode, len(inv.commands)) for inv in read_invocations(tmp_path / "sim")] == [
+        ("console", 3), *[("console", 1)] * 3]
 
 
 @pytest.mark.parametrize("console", MODES)
@@ -114,27 +118,30 @@ def test_a_hung_cli_is_killed_at_the_timeout_and_leaves_no_process(sim, collecto
     assert _processes_mentioning(str(tmp_path / "sim")) == []
 
 
-def test_console_recovers_when_the_cli_dies_mid_command(sim, collectors):
+def test_a_console_that_dies_fails_the_read_and_the_next_one_starts_a_new_console(
+        sim, collectors, tmp_path):
     collector = collectors(sim(command_delay_s=0.6), True)
     collector.collect()
     first_pid = collector.runner._session.pid
     killer = threading.Timer(0.3, os.killpg, (first_pid, signal.SIGKILL))
     killer.start()
-    snapshot = collector.collect()  # killed during the command, answered by a new session
+    with pytest.raises(CollectionError, match="killed by signal 9 during"):
+        collector.collect()  # not asked again: it may have done its work
     killer.join()
-    assert snapshot.controllers
+    assert collector.collect().controllers
     assert collector.runner._session.pid != first_pid
-    assert collector.runner.stats.console_fallbacks == 0
+    modes = [inv.mode for inv in read_invocations(tmp_path / "sim")]
+    assert modes == ["console", "console"]
 
 
-@pytest.mark.parametrize("console", MODES)
-def test_a_crashing_cli_is_a_typed_error(sim, collectors, console):
-    collector = collectors(sim(crash=["ctrl all show config detail"]), console)
-    with pytest.raises(CollectionError, match="exited 134") as caught:
-        collector.collect()
-    assert isinstance(caught.value.__cause__, CliFailed)
-    if console:  # the console died twice, so the runner fell back to a one-shot run
-        assert collector.runner.stats.console_fallbacks == 1
+def test_a_crashing_cli_is_a_typed_error_and_not_run_again(sim, collectors, tmp_path):
+    collector = collectors(sim(crash=["ctrl all show config detail"]), False)
+    with pytest.raises(CollectionError, match="console exited 134") as caught:
+        collector.collect()  # in a console
+    assert isinstance(caught.value.__cause__, ConsoleDied)
+    with pytest.raises(CliFailed, match="exited 134"):
+        collector.runner.run(["ctrl", "all", "show", "config", "detail"])  # one-shot
+    assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console", "argv"]
 
 
 @pytest.mark.parametrize("console", MODES)
@@ -198,7 +205,8 @@ def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
         releaser.join()
         foreign.wait(10)
     assert "in Slot" in output
-    assert runner.stats.commands >= 2  # the first try met the conflict
+    ours = [inv for inv in read_invocations(state) if inv.pid != foreign.pid]
+    assert len(ours) >= 2  # the first try met the conflict
 
 
 LOOP = """
@@ -318,7 +326,7 @@ def test_a_timeout_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_pat
     started = time.monotonic()
     with detaching_cli.cleaned_up(pid_file):
         with pytest.raises(CliTimeout):
-            run_once(VendorCli((str(program),), "ssacli"), ["ctrl", "all", "show"], timeout_s=2)
+            VendorCli((str(program),), "ssacli").run(["ctrl", "all", "show"], timeout_s=2)
         assert time.monotonic() - started < 2 + 2 * GRACE_S + 3  # TERM, KILL, a busy machine
         assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
 
@@ -329,32 +337,46 @@ def test_a_run_that_ends_is_not_held_by_a_grandchild_that_left_with_the_output(t
     program, pid_file = detaching_cli.write(tmp_path, hang=False)
     started = time.monotonic()
     with detaching_cli.cleaned_up(pid_file):
-        result = run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=30)
+        result = VendorCli((str(program),), "ssacli").run(["version"], timeout_s=30)
         assert (result.returncode, result.output) == (0, "the answer\n")
         assert time.monotonic() - started < 10  # not the 30 s timeout
         assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
 
 
-def _no_pidfd(pid: int) -> int:
-    raise OSError(errno.ENOSYS, "Function not implemented")  # Linux before 5.3 (RHEL 8)
+def _own_children() -> list[subprocess.Popen]:
+    """Children of this process that no vendor call started: in its session, and in one of
+    their own with their output elsewhere, as a detached grandchild of the CLI is."""
+    return [subprocess.Popen(["sleep", "300"]),
+            subprocess.Popen(["sleep", "300"], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
 
 
-def test_without_pidfd_a_run_ends_at_the_end_of_file(sim, monkeypatch):
-    monkeypatch.setattr(os, "pidfd_open", _no_pidfd)
-    result = run_once(sim(), ["ctrl", "all", "show", "status"], timeout_s=30)
-    assert result.returncode == 0
-    assert "Smart Array P440ar" in result.output
-
-
-def test_without_pidfd_a_grandchild_holding_the_output_is_bounded_by_the_timeout(
-        tmp_path, monkeypatch):
-    """Nothing tells the CLI's exit: the run waits for the end of file, which the grandchild
-    withholds, until the timeout; then it ends the grandchild and returns (issue #39 item 6)."""
-    monkeypatch.setattr(os, "pidfd_open", _no_pidfd)
-    program, pid_file = detaching_cli.write(tmp_path, hang=False)
-    started = time.monotonic()
-    with detaching_cli.cleaned_up(pid_file):
-        with pytest.raises(CliTimeout):
-            run_once(VendorCli((str(program),), "ssacli"), ["version"], timeout_s=2)
-        assert time.monotonic() - started < 2 + 2 * GRACE_S + 3
-        assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
+@pytest.mark.parametrize("console", MODES)
+def test_a_fully_detached_grandchild_is_ended_with_the_call_and_nothing_else(tmp_path,
+                                                                            console):
+    """The CLI leaves a grandchild in a session of its own with its output sent to /dev/null,
+    which nothing of the call holds: it is ended at the end of the call (issue #50 item 7),
+    while this process's other children, made before the call and while the CLI runs, are
+    not."""
+    program, pid_file = detaching_cli.write(
+        tmp_path, detached=True, then=list(vendor_argv("gen9-battery", tmp_path / "sim")))
+    cli = VendorCli((str(program),), "ssacli")
+    own = _own_children()
+    try:
+        with detaching_cli.cleaned_up(pid_file):
+            if console:
+                session = cli.console(timeout_s=30)
+                own += _own_children()  # while the console runs
+                assert "P440ar" in session.run("ctrl all show status")
+                assert detaching_cli.alive(pid_file)  # the call is not over
+                session.close()
+            else:
+                result = cli.run(["ctrl", "all", "show", "status"], timeout_s=30,
+                                 started=lambda pid: own.extend(_own_children()))
+                assert "P440ar" in result.output
+            assert not detaching_cli.alive(pid_file), "the grandchild outlived the call"
+            assert [child.poll() for child in own] == [None] * len(own)
+    finally:
+        for child in own:
+            child.kill()
+            child.wait()

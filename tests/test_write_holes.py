@@ -17,11 +17,11 @@ import pexpect
 import pytest
 
 from smartarray_agent.simulator import vendor_argv
-from smartarray_agent.write.audit import AuditError, AuditLog, read_log
+from smartarray_agent.write.audit import AuditError, AuditLog
 
 from . import redfish_ilo as fake
 from .agent_cli import spawn
-from .test_change import Host
+from .test_change import Host, read_audit
 from .test_write_faults import NBWC_ON, ilo_config, prompt
 
 DWC_ON = ("write-cache", "enable", "--what", "drive", "--usage", "configured", "--slot", "0")
@@ -158,9 +158,9 @@ def test_an_outcome_the_full_disk_refuses_goes_to_syslog_and_exits_12(tmp_path):
     assert result.returncode == 12, result.stderr
     assert "not recorded" in result.stderr and "File too large" in result.stderr
     assert host.status()["cache"]["no_battery_write_cache"] is True  # it was sent
-    reading = read_log(host.audit)
-    assert reading.torn_lines == []  # the part written was cut off again
-    assert [(r["event"], r["outcome"]) for r in reading.records] == [("intent", None)]
+    records, torn = read_audit(host.audit)
+    assert torn == []  # the part written was cut off again
+    assert [(r["event"], r["outcome"]) for r in records] == [("intent", None)]
 
 
 def test_a_torn_last_line_is_ended_and_the_reader_skips_and_reports_it(tmp_path):
@@ -168,9 +168,9 @@ def test_a_torn_last_line_is_ended_and_the_reader_skips_and_reports_it(tmp_path)
     host.audit.write_text('{"id":"earlier","event":"intent","outcome":null}\n{"id":"torn","ev')
     result = host.agent(*NBWC_ON, "--yes")
     assert result.returncode == 0, result.stderr
-    reading = read_log(host.audit)
-    assert reading.torn_lines == [2]
-    assert [(r["event"], r["outcome"]) for r in reading.records] == [
+    records, torn = read_audit(host.audit)
+    assert torn == [2]
+    assert [(r["event"], r["outcome"]) for r in records] == [
         ("intent", None), ("intent", None), ("outcome", "changed")]
 
 

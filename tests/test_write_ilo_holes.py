@@ -23,7 +23,7 @@ from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.exporter.render import MetricSettings
 from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.write.reconcile import unfinished
+from smartarray_agent.write.history import unfinished
 
 from . import fake_sysfs
 from . import redfish_ilo as fake

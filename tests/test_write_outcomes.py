@@ -11,8 +11,8 @@ import pytest
 
 from smartarray_agent.cli.change import exit_code
 from smartarray_agent.cli.exitcodes import UNPROTECTED
+from smartarray_agent.collectors.ssacli.errors import CliTimeout
 from smartarray_agent.collectors.ssacli.parser import parse
-from smartarray_agent.collectors.ssacli.run import CliTimeout
 from smartarray_agent.common.policy import judge, write_cache_active
 from smartarray_agent.write.audit import AuditLog
 from smartarray_agent.write.change import ChangeRunner
@@ -39,7 +39,7 @@ def test_write_cache_left_unprotected_after_the_write_is_said_and_exits_non_zero
     audit = tmp_path / "audit.jsonl"
     host = BatteryFailsOnWrite(tmp_path, "gen9-battery", {}, audit)
     outcome = apply(host, audit, NBWC_ON)
-    assert outcome.verdict == "changed" and outcome.unprotected
+    assert outcome.result == "changed" and outcome.unprotected
     assert "backup power is now batteries failed: write cache is unprotected" in outcome.message
     assert outcome.after is not None and outcome.after["no_battery_write_cache"] is True
     assert exit_code(outcome) == UNPROTECTED
@@ -51,7 +51,7 @@ def test_write_cache_that_stays_inactive_after_the_write_is_said_and_exits_0(tmp
     host = BatteryFailsOnWrite(tmp_path, "gen9-battery", {}, audit)
     host.mutate(read_percent=50, write_percent=50)
     outcome = apply(host, audit, RAISE)
-    assert outcome.verdict == "changed" and not outcome.unprotected
+    assert outcome.result == "changed" and not outcome.unprotected
     assert "write cache stays inactive until backup power is back" in outcome.message
     assert exit_code(outcome) == 0
 
@@ -64,7 +64,7 @@ def test_logical_drive_caching_is_sent_as_arrayaccelerator_on_every_generation(t
     host = SimHost(tmp_path, scenario, {}, audit)
     outcome = apply(host, audit, Change(Kind.LOGICAL_DRIVE_CACHING, enable=False,
                                         logical_drive="1"))
-    assert outcome.verdict == "changed", outcome.message
+    assert outcome.result == "changed", outcome.message
     assert host.modifies == ["ctrl slot=0 ld 1 modify arrayaccelerator=disable"]
     assert host.state().controllers[0].logical_drives[0].caching is False
 
@@ -133,9 +133,32 @@ def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
     host = SecondControllerUnreadable(tmp_path, "two-controllers", {}, audit)
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
                           confirm=lambda question: True)
-    outcomes = runner.apply_all(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50))
-    assert [o.verdict for o in outcomes] == ["changed", "failed"]
+    outcomes = runner.apply(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50), None)
+    assert [o.result for o in outcomes] == ["changed", "failed"]
     assert outcomes[1].message.startswith("slot 1: could not read the controller: ")
     assert outcomes[1].message.endswith(": nothing sent")
     assert [exit_code(o) for o in outcomes] == [0, 1]
+    assert host.modifies == ["ctrl slot=0 modify cacheratio=50/50"]
+
+
+class TerminatedOnTheFirstModify(SimHost):
+    """SIGTERM arrives while the first controller's command runs."""
+
+    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+        if "modify" in command and "cacheratio=?" not in command and not self.modifies:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return super().run(command, confirm=confirm, once=once)
+
+
+def test_with_all_a_signal_held_during_one_write_stops_the_next_before_it_is_sent(tmp_path):
+    audit = tmp_path / "audit.jsonl"
+    host = TerminatedOnTheFirstModify(tmp_path, "two-controllers", {}, audit)
+    runner = ChangeRunner(host, AuditLog(audit, to_syslog=False), 80.0,  # type: ignore[arg-type]
+                          confirm=lambda question: True)
+    before = signal.getsignal(signal.SIGTERM)
+    outcomes = runner.apply(Change(Kind.CACHE_RATIO, read_percent=50, write_percent=50), None)
+    assert signal.getsignal(signal.SIGTERM) is before  # put back once the outcome is recorded
+    assert [(o.result, o.interrupted) for o in outcomes] == [("changed", "SIGTERM"),
+                                                            ("declined", None)]
+    assert "SIGTERM before the command was sent: nothing sent" in outcomes[1].message
     assert host.modifies == ["ctrl slot=0 modify cacheratio=50/50"]

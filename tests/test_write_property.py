@@ -24,9 +24,8 @@ import pytest
 from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import VendorCommandError
+from smartarray_agent.collectors.ssacli.errors import CliFailed, CliTimeout, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
-from smartarray_agent.collectors.ssacli.run import CliFailed, CliTimeout
 from smartarray_agent.simulator import resolve_scenario
 from smartarray_agent.simulator.commands import canonical
 from smartarray_agent.simulator.dialect import DIALECTS
@@ -35,8 +34,8 @@ from smartarray_agent.simulator.scenario import Scenario, faults_with
 from smartarray_agent.simulator.session import Crashed, Session
 from smartarray_agent.simulator.state import StateStore
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Outcome, Target
-from smartarray_agent.write.kinds import Change, Kind
+from smartarray_agent.write.change import ChangeRunner, Outcome
+from smartarray_agent.write.kinds import Change, Kind, Target
 
 from . import redfish_ilo as fake
 from .matrix import cases
@@ -120,8 +119,9 @@ def apply(host: SimHost, audit: Path, change: Change, threshold: float = 80.0,
 
     runner = ChangeRunner(host, AuditLog(audit, to_syslog=False),  # type: ignore[arg-type]
                           threshold, confirm=confirm, charge=charge)
-    return runner.apply(ChangeRequest(Target(slot="0"), change, assume_yes=asked is None,
-                                      **request))  # type: ignore[arg-type]
+    [outcome] = runner.apply(change, Target(slot="0"), assume_yes=asked is None,
+                             **request)  # type: ignore[arg-type]
+    return outcome
 
 
 @contextlib.contextmanager
@@ -207,18 +207,18 @@ def test_no_unsafe_enable_reaches_the_cli_and_every_modify_is_on_record(
     else:
         outcome = apply(host, audit, CHANGES[change])
 
-    assert outcome.verdict in OUTCOMES
+    assert outcome.result in OUTCOMES
     if unsafe(backup, nbwc, CHANGES[change]):
         assert host.modifies == [], f"unsafe enable reached the CLI: {host.modifies}"
-        assert outcome.verdict in ("refused", "unchanged")
+        assert outcome.result in ("refused", "unchanged")
     records = [json.loads(line) for line in audit.read_text().splitlines()]
     assert len(host.modifies) <= 1
     if host.modifies:
         intent, result = records
         assert intent["event"] == "intent" and result["event"] == "outcome"
         assert intent["id"] == result["id"]
-        assert result["outcome"] == outcome.verdict in ("changed", "not_applied", "failed",
+        assert result["outcome"] == outcome.result in ("changed", "not_applied", "failed",
                                                          "unknown")
     else:
-        assert [r["outcome"] for r in records] == [outcome.verdict]
-        assert outcome.verdict in ("refused", "unchanged")
+        assert [r["outcome"] for r in records] == [outcome.result]
+        assert outcome.result in ("refused", "unchanged")

@@ -23,7 +23,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from smartarray_agent.cli import (
-    cacheratio,
+    change,
     check,
     configcheck,
     metrics,
@@ -31,7 +31,6 @@ from smartarray_agent.cli import (
     serve,
     simulate,
     status,
-    writecache,
 )
 from smartarray_agent.cli.options import PROG, version_option
 from smartarray_agent.common import confine
@@ -56,9 +55,9 @@ app.command("check", cls=check.PluginCommand,
             short_help="Nagios/Icinga plugin: exit 0 OK, 1 WARNING, 2 CRITICAL, "
                        "3 UNKNOWN.")(check.check)
 app.command("set-cache-ratio",
-            short_help="Set a controller's read/write cache ratio.")(cacheratio.set_cache_ratio)
+            short_help="Set a controller's read/write cache ratio.")(change.set_cache_ratio)
 app.command("write-cache", short_help="Turn no-battery, drive or logical drive write cache on "
-                                      "or off.")(writecache.write_cache)
+                                      "or off.")(change.write_cache)
 app.command("run", short_help="Collect in the background and serve Prometheus "
                               "metrics.")(run.run)
 app.command("metrics", short_help="Collect once and print or write the metrics.")(

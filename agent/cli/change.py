@@ -1,28 +1,41 @@
-"""What ``set-cache-ratio`` and ``write-cache`` share: the options that name the
-controllers and set the interlock, the operator's confirmation, and the run of a change
+"""The change commands, ``set-cache-ratio`` and ``write-cache`` (whose kinds and ``--what``
+names are the write path's table, write/kinds.py), and what they share: the options that name
+the controllers and set the interlock, the operator's confirmation, and the run of a change
 through the write path, with its exit code and report."""
-
-from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from smartarray_agent.cli import exitcodes
 from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
-from smartarray_agent.cli.options import float_range
+from smartarray_agent.cli.options import (
+    CliPath,
+    ConfigFile,
+    LockFile,
+    Simulate,
+    Timeout,
+    float_range,
+)
 from smartarray_agent.locations import AUDIT_FILE
+from smartarray_agent.write.kinds import WHAT, Change, Kind
 
 if TYPE_CHECKING:
     from smartarray_agent.write.change import Outcome
-    from smartarray_agent.write.kinds import Change
+
+_RATIO = re.compile(r"^(\d{1,3})/(\d{1,3})$")
+# The choices of --what: one per kind of the table that has a --what name. mypy cannot
+# read members made at run time.
+What = StrEnum("What", {name: name for name in WHAT})  # type: ignore[misc]
 
 Slot = Annotated[str | None, typer.Option(
     "--slot", metavar="S", help="The controller's slot (as status shows it).")]
@@ -113,23 +126,82 @@ def _read_line() -> str:
     return line
 
 
-EXIT_CODES = {
-    "changed": exitcodes.OK, "unchanged": exitcodes.OK, "dry_run": exitcodes.OK,
-    "refused": exitcodes.REFUSED, "declined": exitcodes.DECLINED,
-    "not_applied": exitcodes.NOT_APPLIED, "failed": exitcodes.VENDOR_ERROR,
-    "unknown": exitcodes.OUTCOME_UNKNOWN, "not_sent": exitcodes.NOT_RECORDED,
-    "bad_request": exitcodes.BAD_INPUT,
-}
-
-
-def exit_code(outcome: Outcome) -> int:
+def exit_code(outcome: "Outcome") -> int:
     """The outcome's code; an outcome the audit file did not take is OUTCOME_NOT_RECORDED,
     whatever it was (the message says what happened, and syslog has the record)."""
-    if outcome.audit.get("error") and outcome.verdict != "not_sent":
+    from smartarray_agent.write.change import Result
+
+    if outcome.audit.get("error") and outcome.result is not Result.NOT_SENT:
         return exitcodes.OUTCOME_NOT_RECORDED
     if outcome.changed and outcome.unprotected:
         return exitcodes.UNPROTECTED
-    return EXIT_CODES[outcome.verdict]
+    return {Result.CHANGED: exitcodes.OK, Result.UNCHANGED: exitcodes.OK,
+            Result.DRY_RUN: exitcodes.OK, Result.REFUSED: exitcodes.REFUSED,
+            Result.DECLINED: exitcodes.DECLINED, Result.NOT_APPLIED: exitcodes.NOT_APPLIED,
+            Result.FAILED: exitcodes.VENDOR_ERROR, Result.UNKNOWN: exitcodes.OUTCOME_UNKNOWN,
+            Result.NOT_SENT: exitcodes.NOT_RECORDED, Result.BAD_REQUEST: exitcodes.BAD_INPUT,
+            }[outcome.result]
+
+
+def set_cache_ratio(
+    ratio: Annotated[str, typer.Argument(
+        metavar="READ/WRITE", help="The read and write shares, summing to 100: 25/75.")],
+    slot: Slot = None, serial: Serial = None, every: Every = False, dry_run: DryRun = False,
+    as_json: ReportJson = False, threshold: Threshold = None,
+    without_charge: WithoutCharge = False, audit_file: AuditFile = None,
+    config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
+    timeout: Timeout = None, lock_file: LockFile = None,
+) -> None:
+    """Set a controller's read/write cache ratio, READ/WRITE such as 25/75 (idempotent:
+    nothing is sent when set)."""
+    context = CommandContext(config, simulate, cli, timeout, lock_file)
+    targeting = Targeting(slot, serial, every, dry_run, as_json, threshold, without_charge,
+                          audit_file)
+    match = _RATIO.match(ratio.strip())
+    if not match or int(match.group(1)) + int(match.group(2)) != 100:
+        raise usage_error(f"{ratio!r} is not READ/WRITE integers that sum to 100, e.g. 25/75",
+                          "READ/WRITE")
+    change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
+                    write_percent=int(match.group(2)))
+    run_change(change, targeting, assume_yes=True, context=context)
+
+
+def write_cache(
+    switch: Annotated[Literal["enable", "disable"], typer.Argument(
+        metavar="SWITCH", help="Turn it on or off.")],
+    what: Annotated[What, typer.Option(
+        "--what", help="Which write cache: no-battery write cache, drive write cache, or the "
+                       "caching of logical drive N.")],
+    logical_drive: Annotated[str | None, typer.Argument(
+        metavar="N", help="The logical drive, with --what logical-drive.")] = None,
+    usage: Annotated[Literal["configured", "unconfigured", "hba"] | None, typer.Option(
+        "--usage", help="Gen10 drive write cache: which drives.")] = None,
+    yes: Annotated[bool, typer.Option("-y", "--yes", help="Do not ask for confirmation.")] = False,
+    slot: Slot = None, serial: Serial = None, every: Every = False, dry_run: DryRun = False,
+    as_json: ReportJson = False, threshold: Threshold = None,
+    without_charge: WithoutCharge = False, audit_file: AuditFile = None,
+    config: ConfigFile = None, simulate: Simulate = None, cli: CliPath = None,
+    timeout: Timeout = None, lock_file: LockFile = None,
+) -> None:
+    """Turn no-battery write cache, drive write cache or a logical drive's caching on or off
+    (N: the logical drive, with --what logical-drive, and only then).
+
+    Turning write cache on asks for confirmation (unless --yes) and is refused while backup
+    power is below the threshold."""
+    context = CommandContext(config, simulate, cli, timeout, lock_file)
+    targeting = Targeting(slot, serial, every, dry_run, as_json, threshold, without_charge,
+                          audit_file)
+    if what == "logical-drive" and logical_drive is None:
+        raise usage_error("--what logical-drive needs the logical drive's number: "
+                          "--what logical-drive N")
+    if what != "logical-drive" and logical_drive is not None:
+        raise usage_error(f"got {logical_drive!r}, but only --what logical-drive takes a "
+                          "logical drive number")
+    if usage is not None and what != "drive":
+        raise usage_error("--usage goes with --what drive", "--usage")
+    change = Change(WHAT[what], enable=switch == "enable", usage=usage,
+                    logical_drive=logical_drive)
+    run_change(change, targeting, assume_yes=yes, context=context)
 
 
 def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
@@ -138,8 +210,8 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     first failing controller's code."""
     from smartarray_agent.collectors.ssacli.errors import SsacliError
     from smartarray_agent.write.audit import AuditLog
-    from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Target
-    from smartarray_agent.write.kinds import BadRequest
+    from smartarray_agent.write.change import ChangeRunner
+    from smartarray_agent.write.kinds import BadRequest, Target
 
     settings, every, dry_run = context.config, targeting.every, targeting.dry_run
     try:
@@ -152,13 +224,10 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
                            else threshold, confirm=_ask, charge=context.read_charge())
     without_charge = targeting.without_charge or settings.policy.enable_without_ilo_charge
     try:
-        if every:
-            outcomes = changer.apply_all(change, dry_run=dry_run, assume_yes=assume_yes,
-                                         without_charge=without_charge)
-        else:
-            target = Target(slot=targeting.slot, serial=targeting.serial)
-            outcomes = [changer.apply(ChangeRequest(target, change, dry_run, assume_yes,
-                                                    without_charge))]
+        outcomes = changer.apply(change, None if every else Target(targeting.slot,
+                                                                     targeting.serial),
+                                 dry_run=dry_run, assume_yes=assume_yes,
+                                 without_charge=without_charge)
     except BadRequest as error:
         raise fail(str(error), exitcodes.BAD_INPUT) from None
     except SsacliError as error:

@@ -155,12 +155,10 @@ class CommandContext:
         """Close the audit log's unfinished changes with what ``snapshot`` (read under the
         same hold of the lock) shows, and say so; warn about any left open."""
         from smartarray_agent.write.audit import AuditError, AuditLog
-        from smartarray_agent.write.change import controller_of, settings
         from smartarray_agent.write.reconcile import reconcile
 
         try:
-            done, still_open = reconcile(AuditLog(self.config.audit.path),
-                                         lambda change: controller_of(change, snapshot), settings)
+            done, still_open = reconcile(AuditLog(self.config.audit.path), lambda _: snapshot)
         except AuditError as error:
             warn(f"unfinished changes not checked: {error}")
             return

@@ -139,7 +139,7 @@ class PublishedExposition:
             return None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != self.owner:
+            if distrust(info, kind="file", owners=(self.owner,), forbidden=0) is not None:
                 return None
             key = (info.st_ino, info.st_mtime_ns)
             if self._cache is None or self._cache[0] != key:  # written or touched since

@@ -1,35 +1,27 @@
-"""The audit trail of the write path, to an append-only JSON-lines file (each line flushed
-to disk before the next step) and to syslog (which the journal collects).
-
-A change is written ahead: an ``intent`` record before the vendor command is sent, an
-``outcome`` record after it, in every case. A refusal, a decline, a dry run and a change
-already made have one ``outcome`` record. docs/cli.md ("The audit record") lists the keys.
-
-The file must be a regular file or absent (:meth:`AuditLog.check`, before the host lock is
-taken): it is opened without following a symlink and without blocking, so a FIFO or a
-device is refused, never waited on. Every record goes to syslog, whether or not the file
-took it. A write that fails or does not finish within ``WRITE_TIMEOUT_S`` raises
-:class:`AuditError`; what it may have written is cut off again, and a line left torn all the
-same (a crash mid-write) is ended before the next record, so one bad line never takes the
-next one with it. :func:`read_log` reads the file back, skipping torn lines and saying where
-they are.
+"""The write path's audit trail: an append-only JSON-lines file and syslog (docs/cli.md, "The
+audit record"). An ``intent`` is written before a vendor command is sent, an ``outcome``
+after it; a change that sends nothing has the outcome alone. The file is a regular file or
+absent, opened without following a link or blocking; a writer holds its ``flock`` while it
+appends, so two writers never cut each other's records. A record is reported written exactly
+when it is in the file: a write not begun within ``WRITE_TIMEOUT_S`` is called off and never
+lands later, one begun is waited for, one that fails is cut off again. A torn last line (a
+crash mid-write) is ended before the next record. agent/write/history.py reads it back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
+import fcntl
 import json
 import os
 import pwd
 import socket
-import stat
 import syslog
 import threading
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from smartarray_agent.common.trust import distrust
 from smartarray_agent.locations import AUDIT_FILE
 
 SYSTEM_AUDIT_FILE = Path(AUDIT_FILE)
@@ -56,12 +48,23 @@ def current_user() -> str:
 
 
 class AuditError(RuntimeError):
-    """The audit file cannot be written; the message names it and the reason."""
+    """The audit file cannot be written (or read); the message names it and the reason."""
 
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"cannot write the audit file {path}: {reason} (give a writable "
                          "--audit-file, or [audit] file in the configuration)")
         self.path = path
+
+
+def distrusted(info: os.stat_result) -> str | None:
+    """Why a file with this status may not be the audit file (common/trust.py judges): not
+    a regular file, or for root one that root does not own; None when it may."""
+    found = distrust(info, kind="file", owners=(0,) if os.geteuid() == 0 else (info.st_uid,),
+                     forbidden=0)
+    if found is None:
+        return None
+    return {"link": "it is a symbolic link", "type": "it is not a regular file"}.get(
+        found.what, f"it is owned by uid {found.uid}, not root")
 
 
 class AuditLog:
@@ -76,19 +79,18 @@ class AuditLog:
         absent, and, for root, owned by root: the write path calls this before it takes the
         host lock, so a file that could block or point elsewhere stops a change early."""
         try:
-            info = os.lstat(self.path)
+            problem = distrusted(os.lstat(self.path))
         except FileNotFoundError:
             return
         except OSError as error:
-            raise AuditError(self.path, error.strerror or str(error)) from None
-        problem = _problem(info)
+            problem = error.strerror or str(error)
         if problem is not None:
             raise AuditError(self.path, problem)
 
     def record(self, entry: dict) -> dict:
         """Write ``entry`` with time, user and host added, flushed to disk; raise
-        :class:`AuditError` when the file cannot be written (a change must not go
-        unrecorded). Syslog gets the record either way."""
+        :class:`AuditError` when it is not in the file (a change must not go unrecorded).
+        Syslog gets the record either way."""
         full = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "user": self.user or current_user(),
@@ -119,33 +121,40 @@ class AuditLog:
         syslog.syslog(priority, f"audit: {entry.get('message', '')}{note} {line.rstrip()}")
 
     def _append_in_time(self, data: bytes) -> None:
-        """:meth:`_append` in a thread of its own, given ``WRITE_TIMEOUT_S`` (a hung
-        filesystem must not hold the host lock for ever)."""
+        """:meth:`_append` in a thread of its own, which may begin to write only while the
+        caller still waits (a hung file system must not hold the host lock for ever). The
+        first to take ``ticket`` decides: the writer, to write; the caller, past
+        ``WRITE_TIMEOUT_S``, to call the write off. A write begun is waited for to its end."""
+        ticket = threading.Lock()
         errors: list[OSError] = []
 
         def append() -> None:
             try:
-                self._append(data)
+                self._append(data, ticket)
             except OSError as error:
                 errors.append(error)
 
         writer = threading.Thread(target=append, name="audit-write", daemon=True)
         writer.start()
         writer.join(WRITE_TIMEOUT_S)
-        if writer.is_alive():
-            raise AuditError(self.path, f"the write did not finish in {WRITE_TIMEOUT_S:g} s")
+        if writer.is_alive() and ticket.acquire(blocking=False):
+            raise AuditError(self.path, f"the file could not be opened and locked in "
+                                        f"{WRITE_TIMEOUT_S:g} s: not written, and never will be")
+        writer.join()
         if errors:
             raise AuditError(self.path, errors[0].strerror or str(errors[0]))
 
-    def _append(self, data: bytes) -> None:
+    def _append(self, data: bytes, ticket: threading.Lock) -> None:
         self.path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
         fd = os.open(self.path, _OPEN_FLAGS, 0o640)
         try:
-            info = os.fstat(fd)
-            problem = _problem(info)
+            problem = distrusted(os.fstat(fd))
             if problem is not None:
                 raise OSError(problem)
-            start = info.st_size
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd is closed
+            if not ticket.acquire(blocking=False):
+                return  # called off: the caller reported it not written
+            start = os.fstat(fd).st_size
             if start and os.pread(fd, 1, start - 1) != b"\n":
                 data = b"\n" + data  # a torn last line: this record starts a line of its own
             try:
@@ -159,42 +168,3 @@ class AuditLog:
                 raise
         finally:
             os.close(fd)
-
-
-def _problem(info: os.stat_result) -> str | None:
-    """Why a file with this status may not be the audit file; None when it may."""
-    if stat.S_ISLNK(info.st_mode):
-        return "it is a symbolic link"
-    if not stat.S_ISREG(info.st_mode):
-        return "it is not a regular file"
-    if os.geteuid() == 0 and info.st_uid != 0:
-        return f"it is owned by uid {info.st_uid}, not root"
-    return None
-
-
-@dataclass(frozen=True)
-class AuditReading:
-    records: list[dict]
-    torn_lines: list[int]  # 1-based line numbers that are not a JSON object
-
-
-def read_log(path: Path) -> AuditReading:
-    """Every record of the audit file (gzip-compressed when its name ends ``.gz``, as
-    logrotate leaves a rotated one), in order; a torn line is skipped and its number
-    reported."""
-    records: list[dict] = []
-    torn: list[int] = []
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as file:
-        for number, line in enumerate(file, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                record = None
-            if isinstance(record, dict):
-                records.append(record)
-            else:
-                torn.append(number)
-    return AuditReading(records, torn)

@@ -2,15 +2,10 @@
 write, re-read, verify, record the outcome (docs/cli.md, "How a change is made", tells each
 step). One vendor CLI session under the lock holds the read, the judgement
 (:mod:`smartarray_agent.common.policy`) and, for a change that asks nothing, the write. One
-that asks lets go of the lock while it asks (a prompt left open never blocks the daemon),
-then reads the iLO again and reads and judges again in a new session, where a state that
-moved since the question is refused. Nothing is sent before the intent record is written
-(flushed); from then on SIGINT/SIGTERM/SIGHUP are held off until the outcome is on record.
-
-:meth:`ChangeRunner.apply` returns an :class:`Outcome` for every result but a request that
-does not fit the controller (:class:`~smartarray_agent.write.kinds.BadRequest`, nothing
-sent) and a first read that fails (the runner's errors, nothing sent). :meth:`ChangeRunner.
-apply_all` makes one change on every controller with a cache in one session.
+that asks lets go of the lock while it asks, then reads and judges again in a new session.
+Nothing is sent before the intent is on record; from then on SIGINT/SIGTERM/SIGHUP are held
+off until the outcome is. Every step gives an :class:`Outcome`, whose :class:`Result` says
+what became of the request.
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from enum import StrEnum
 
 from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
@@ -32,40 +27,53 @@ from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError, V
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Controller, Snapshot
-from smartarray_agent.common.policy import Verdict, judge
+from smartarray_agent.common.policy import judge
 from smartarray_agent.write import signals
 from smartarray_agent.write.audit import AuditError, AuditLog
-from smartarray_agent.write.kinds import KINDS, BadRequest, Change, vendor_command
-from smartarray_agent.write.reconcile import (
-    ControllerUnreadable,
-    UnfinishedChange,
-    reconcile,
-)
+from smartarray_agent.write.history import UnfinishedChange
+from smartarray_agent.write.kinds import BadRequest, Change, Target, settings, vendor_command
+from smartarray_agent.write.reconcile import reconcile
 
 READ_COMMAND = commands.show_config()
-READ_ERRORS = (SsacliError, BadRequest)
-_T = TypeVar("_T")
-Judged = tuple[Controller, Verdict, "Outcome"]  # the controller, the verdict, the planned outcome
 
 
-@dataclass(frozen=True)
-class Target:
-    slot: str | None = None
-    serial: str | None = None
+class Result(StrEnum):
+    """What became of a request: the audit record's ``outcome`` (docs/cli.md lists them)
+    and the command's exit code. ``PLANNED``: judged and allowed, not made yet."""
 
-    def describe(self) -> str:
-        return f"slot {self.slot}" if self.slot is not None else f"serial {self.serial}"
+    PLANNED = "planned"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"  # already set: nothing sent
+    DRY_RUN = "dry_run"
+    REFUSED = "refused"
+    DECLINED = "declined"
+    NOT_APPLIED = "not_applied"
+    FAILED = "failed"
+    UNKNOWN = "unknown"  # sent, and the controller could not be read afterwards
+    NOT_SENT = "not_sent"  # the intent record could not be written
+    BAD_REQUEST = "bad_request"  # --all: a controller the request does not fit
+
+
+@dataclass
+class ChangeRequest:
+    target: Target
+    change: Change
+    dry_run: bool = False
+    assume_yes: bool = False
+    without_charge: bool = False  # enable though the configured iLO cannot be read
+
+
+RECORDED = ("controller", "requested", "before", "after", "command", "backup_power",
+            "threshold_percent", "charge_percent", "charge_read_at", "unprotected",
+            "interrupted", "message")  # an Outcome's fields in its audit record, in order
 
 
 @dataclass
 class Outcome:
-    """``verdict``: changed, unchanged, dry_run, refused, declined, not_applied, failed,
-    unknown, or not_sent (the intent record could not be written)."""
-
-    verdict: str
+    request: ChangeRequest
+    result: Result
     message: str
     controller: dict = field(default_factory=dict)
-    requested: dict = field(default_factory=dict)
     before: dict | None = None
     after: dict | None = None
     command: list[str] | None = None
@@ -77,36 +85,39 @@ class Outcome:
     interrupted: str | None = None  # the signal held off while the command ran
     audit: dict = field(default_factory=dict)  # {"outcome": ..., "file": ..., "error": ...}
     ident: str = field(default_factory=lambda: uuid.uuid4().hex)
+    ctrl: Controller | None = None  # PLANNED: the controller as judged
+    question: str | None = None  # PLANNED: what to ask before it is made
+
+    def __post_init__(self) -> None:
+        if not self.controller:  # not read: the target's
+            self.controller = {"slot": self.request.target.slot,
+                               "serial": self.request.target.serial}
+
+    @property
+    def name(self) -> str:
+        """The controller's name as judged, else the target's."""
+        return self.ctrl.name if self.ctrl else self.request.target.describe()
+
+    @property
+    def requested(self) -> dict:
+        return self.request.change.requested()
 
     @property
     def changed(self) -> bool:
-        return self.verdict == "changed"
+        return self.result is Result.CHANGED
+
 
     def as_json(self) -> dict:
-        return {"changed": self.changed, "verdict": self.verdict, "before": self.before,
+        return {"changed": self.changed, "verdict": self.result, "before": self.before,
                 "after": self.after, "requested": self.requested, "command": self.command,
                 "controller": self.controller, "message": self.message, "audit": self.audit}
 
     def record(self, event: str) -> dict:
         """The audit record of ``event`` (``intent`` or ``outcome``)."""
         return {"id": self.ident, "event": event,
-                "outcome": self.verdict if event == "outcome" else None,
+                "outcome": self.result if event == "outcome" else None,
                 "verdict": "allowed" if event == "intent" else None,
-                "controller": self.controller, "requested": self.requested,
-                "before": self.before, "after": self.after, "command": self.command,
-                "backup_power": self.backup_power, "threshold_percent": self.threshold_percent,
-                "charge_percent": self.charge_percent, "charge_read_at": self.charge_read_at,
-                "unprotected": self.unprotected, "interrupted": self.interrupted,
-                "message": self.message}
-
-
-@dataclass
-class ChangeRequest:
-    target: Target
-    change: Change
-    dry_run: bool = False
-    assume_yes: bool = False
-    without_charge: bool = False  # enable though the configured iLO cannot be read
+                **{name: getattr(self, name) for name in RECORDED}}
 
 
 class ChangeRunner:
@@ -124,233 +135,195 @@ class ChangeRunner:
         self.confirm = confirm
         self.charge = charge or Charge(None)  # None: no iLO, the CLI's word alone
         self.reconciled: list[str] = []  # what it said of the unfinished changes it closed
-        self.skipped: list[dict] = []  # apply_all's controllers with no cache module
+        self.skipped: list[dict] = []  # --all: the controllers with no cache module
 
-    def apply(self, request: ChangeRequest) -> Outcome:
+    def apply(self, change: Change, target: Target | None, *, dry_run: bool = False,
+              assume_yes: bool = False, without_charge: bool = False) -> list[Outcome]:
+        """``change`` on the controller ``target`` names, or (None: ``--all``) on every one
+        but those that report no cache module (:attr:`skipped`; an unknown cache is judged),
+        each judged, written, verified and audited on its own, in one session; one whose
+        change asks is asked after it, and written in a session of its own. What fails
+        before anything was sent goes as :meth:`_explained` says; the lock and the first
+        read raise the runner's errors."""
         try:
             self.audit.check()
         except AuditError as error:
-            return self._not_sent(request, error)
-        with signals.held() as received, self.runner.session():
-            judged = self._may_go_ahead(request)
-            if isinstance(judged, Outcome):
-                return judged
-            ask = self._go_on(request, judged, received)
-            if isinstance(ask, Outcome):
-                return ask
-        return self._confirmed(request, judged, ask)
-
-    def apply_all(self, change: Change, *, dry_run: bool = False, assume_yes: bool = False,
-                  without_charge: bool = False) -> list[Outcome]:
-        """``change`` on every controller but those that report no cache module (``--all``;
-        those go to :attr:`skipped`, and one whose cache is unknown is judged, never taken as
-        safe), each judged, written, verified and audited on its own, all in one session: one
-        read of the controllers, then each one's query, modify and verifying read. A
-        controller whose change asks a question is asked after the session, and written in a
-        session of its own. What fails before anything was sent goes as :meth:`_explained`
-        says; the lock and the first read fail as in :meth:`apply`."""
-        try:
-            self.audit.check()
-        except AuditError as error:
-            return [self._not_sent(ChangeRequest(Target(), change), error)]
-        done: list[Outcome | tuple[ChangeRequest, Judged, str]] = []
+            return [self._not_sent(ChangeRequest(target or Target(), change), error)]
+        outcomes = []
         with signals.held() as received, self.runner.session():
             snapshot = self._snapshot(READ_COMMAND)
-            for ctrl in snapshot.controllers:
-                if ctrl.cache.present is False:
-                    self.skipped.append({"slot": ctrl.slot, "serial": ctrl.serial,
-                                         "model": ctrl.model})
-                    continue
-                target = (Target(slot=ctrl.slot) if ctrl.slot is not None
-                          else Target(serial=ctrl.serial))
-                request = ChangeRequest(target, change, dry_run, assume_yes, without_charge)
-                done.append(self._explained(request, functools.partial(
-                    self._one_of_all, request, snapshot, received)))
-        return [one if isinstance(one, Outcome)
-                else self._explained(one[0], functools.partial(self._confirmed, *one))
-                for one in done]
-
-    def _one_of_all(self, request: ChangeRequest, snapshot: Snapshot, received: signals.Held
-                    ) -> Outcome | tuple[ChangeRequest, Judged, str]:
-        """One controller of :meth:`apply_all`, in its session: its outcome, or what to ask."""
-        judged = self._may_go_ahead(request, snapshot)
-        if isinstance(judged, Outcome):
-            return judged
-        ask = self._go_on(request, judged, received)
-        return (request, judged, ask) if isinstance(ask, str) else ask
-
-    def _go_on(self, request: ChangeRequest, judged: Judged, received: signals.Held
-               ) -> Outcome | str:
-        """In the change's session, after the judgement: the outcome of a dry run, a change
-        stopped by a signal, or one that asks nothing (written now); else the question."""
-        ctrl, verdict, outcome = judged
-        if request.dry_run:
-            return self._finish(outcome, "dry_run", f"would run: {self._shown(outcome)} "
-                                                    f"({verdict.message})")
-        if not verdict.needs_confirmation or request.assume_yes:
-            return self._write(request, judged, received)
-        warning = request.change.entry.warning
-        return (f"{ctrl.name}: {request.change.describe()} ({verdict.message}). "
-                f"{warning + ' ' if warning else ''}Continue?")
-
-    def _confirmed(self, request: ChangeRequest, planned: Judged, question: str) -> Outcome:
-        """Ask ``question`` without the lock; on a yes, read the iLO again, then read and
-        judge again in a new session, and write there."""
-        outcome = planned[2]
-        if not self.confirm(question):
-            return self._finish(outcome, "declined", "not confirmed: nothing sent")
-        if self.charge.configured:
-            # Fresh, and before the lock (the iLO is slow). A read that fails forgets the
-            # first one, so the judgement under the lock sees no charge and fails closed.
-            self.charge.read()
-        with signals.held() as received, self.runner.session():
-            judged = self._may_go_ahead(request)
-            if isinstance(judged, Outcome):
-                return judged
-            ctrl, _, again = judged
-            if again.before != outcome.before:
-                return self._finish(again, "refused", (
-                    f"refused: {ctrl.name} changed since it was checked (was "
-                    f"{outcome.before}, now {again.before}); nothing sent, run again"))
-            return self._write(request, judged, received)
-
-    @staticmethod
-    def _explained(request: ChangeRequest, step: Callable[[], _T]) -> _T | Outcome:
-        """``step``'s outcome, where a request that does not fit the controller is a
-        ``bad_request`` outcome and a CLI that cannot be read before anything was sent a
-        ``failed`` one (neither is audited: nothing was judged): ``--all`` goes on."""
-        try:
-            return step()
-        except BadRequest as error:
-            verdict, message = "bad_request", str(error)
-        except SsacliError as error:
-            verdict = "failed"
-            message = (f"{request.target.describe()}: could not read the controller: {error}: "
-                       "nothing sent")
-        return Outcome(verdict, message, controller={"slot": request.target.slot},
-                       requested=request.change.requested())
-
-    # -- the write, under the lock --------------------------------------------------
-    def _write(self, request: ChangeRequest, judged: Judged, received: signals.Held) -> Outcome:
-        """In the change's session, with signals held: record the intent, send, verify and
-        record the outcome. The lock is held from the intent to the outcome: an intent that
-        someone else finds open under the lock is a change that was killed
-        (write/reconcile.py)."""
-        ctrl, _, outcome = judged
-        received.arm()  # a signal from here on waits for the outcome to be on record
-        if received:  # --all: one arrived while an earlier controller's change was sent
-            name = signal.Signals(received[0]).name
-            return self._finish(outcome, "declined",
-                                f"{name} before the command was sent: nothing sent")
-        try:
-            self._record(outcome, "intent")
-        except AuditError as error:
-            outcome.verdict, outcome.message = "not_sent", f"{error}: nothing sent"
-            outcome.audit = self._unrecorded(error)
-            return outcome
-        self._send(request, ctrl, outcome)
-        if received:
-            outcome.interrupted = signal.Signals(received[0]).name
-            outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
-                                "it was let finish and recorded)")
-        return self._finish(outcome, outcome.verdict, outcome.message)
+            cached = [c for c in snapshot.controllers if c.cache.present is not False]
+            if target is None:
+                self.skipped = [{"slot": c.slot, "serial": c.serial, "model": c.model}
+                                for c in snapshot.controllers if c.cache.present is False]
+            for each in [target] if target else [Target.of(c.slot, c.serial) for c in cached]:
+                request = ChangeRequest(each, change, dry_run, assume_yes, without_charge)
+                outcomes.append(self._explained(request, functools.partial(
+                    self._made, request, received, snapshot)))
+        return [self._explained(o.request, functools.partial(self._asked, o))
+                for o in outcomes]
 
     def reconcile(self) -> list[UnfinishedChange]:
         """Take the lock and reconcile the audit log's unfinished changes (what it says of
         those it closes goes to :attr:`reconciled`); the ones left open. Raises AuditError
         when the log cannot be read, and the runner's lock errors."""
         with self.runner.hold():
-            done, still_open = reconcile(self.audit, self._read_for, settings)
+            done, still_open = reconcile(self.audit, self._controllers_of)
         self.reconciled += done
         return still_open
 
-    def _may_go_ahead(self, request: ChangeRequest, snapshot: Snapshot | None = None
-                      ) -> Judged | Outcome:
-        """Under the lock: the controller, the verdict and the ``planned`` outcome when the
-        change may go ahead; else the finished outcome alone (blocked by an unfinished
-        change, refused or unchanged). ``snapshot``: the controllers as read under this
-        hold of the lock (``--all``), else they are read now."""
-        blocked = self._unfinished(request)
-        if blocked is not None:
-            return blocked
-        ctrl, verdict, outcome = self._judged(request, snapshot)
-        return outcome if outcome.verdict != "planned" else (ctrl, verdict, outcome)
+    def _made(self, request: ChangeRequest, received: signals.Held, snapshot: Snapshot
+              ) -> Outcome:
+        """In the change's session: judge it, and make it when it asks nothing."""
+        outcome = self._judged(request, snapshot)
+        if outcome.result is Result.PLANNED and outcome.question is None:
+            return self._write(outcome, received)
+        return outcome
 
-    def _not_sent(self, request: ChangeRequest, error: AuditError) -> Outcome:
-        """The audit file cannot be written: nothing is sent, and the outcome says why."""
-        return Outcome("not_sent", f"{error}: nothing sent",
-                       controller={"slot": request.target.slot, "serial": request.target.serial},
-                       requested=request.change.requested(), audit=self._unrecorded(error))
+    def _asked(self, outcome: Outcome) -> Outcome:
+        """A change that asks (any other outcome is returned as it is): ask its question
+        without the lock; on a yes, read the iLO again, then read and judge again in a new
+        session, and write there."""
+        if outcome.result is not Result.PLANNED:
+            return outcome
+        if not self.confirm(outcome.question or ""):
+            return self._finish(outcome, Result.DECLINED, "not confirmed: nothing sent")
+        if self.charge.configured:
+            # Fresh, and before the lock (the iLO is slow). A read that fails forgets the
+            # first one, so the judgement under the lock sees no charge and fails closed.
+            self.charge.read()
+        with signals.held() as received, self.runner.session():
+            again = self._judged(outcome.request)
+            if again.result is not Result.PLANNED:
+                return again
+            if again.before != outcome.before:
+                return self._finish(again, Result.REFUSED, (
+                    f"refused: {again.name} changed since it was checked (was "
+                    f"{outcome.before}, now {again.before}); nothing sent, run again"))
+            return self._write(again, received)
 
-    def _unfinished(self, request: ChangeRequest) -> Outcome | None:
-        """Under the lock: reconcile the audit log's unfinished changes; a refusal when one
-        to this controller stays open (it could not be read: what it did is not known)."""
-        target = request.target
+    @staticmethod
+    def _explained(request: ChangeRequest, step: Callable[[], Outcome]) -> Outcome:
+        """``step``'s outcome, where a request that does not fit the controller is a
+        ``bad_request`` outcome and a CLI that cannot be read before anything was sent a
+        ``failed`` one (neither is audited: nothing was judged): ``--all`` goes on."""
+        try:
+            return step()
+        except BadRequest as error:
+            return Outcome(request, Result.BAD_REQUEST, str(error))
+        except SsacliError as error:
+            return Outcome(request, Result.FAILED, (
+                f"{request.target.describe()}: could not read the controller: {error}: "
+                "nothing sent"))
+
+    def _judged(self, request: ChangeRequest, snapshot: Snapshot | None = None) -> Outcome:
+        """Under the lock: reconcile the unfinished changes, read the controller (or take it
+        from ``snapshot``, read under this hold of the lock) and judge the change. PLANNED,
+        with the question where it asks one, when it may go ahead; else finished and
+        recorded: refused (an unfinished change to it is still open, or the interlock),
+        unchanged, a dry run, or not sent (the log cannot be read)."""
+        target, change = request.target, request.change
         try:
             still_open = self.reconcile()
         except AuditError as error:  # what is open cannot be known: nothing is sent
             return self._not_sent(request, error)
         blocking = [c for c in still_open if c.names(target.slot, target.serial)]
-        if not blocking:
-            return None
-        outcome = Outcome("planned", "", controller={"slot": target.slot,
-                                                     "serial": target.serial},
-                          requested=request.change.requested())
-        return self._finish(outcome, "refused", (
-            f"refused: an earlier change to {target.describe()} never recorded its outcome "
-            f"and the controller cannot be read to reconcile it: {blocking[0].describe()} in "
-            f"{self.audit.path}; nothing sent (check the controller with `smartarray-agent "
-            "status`, which reconciles it once it can be read)"))
+        if blocking:
+            return self._finish(Outcome(request, Result.REFUSED, ""), Result.REFUSED, (
+                f"refused: an earlier change to {target.describe()} never recorded its "
+                f"outcome and the controller cannot be read to reconcile it: "
+                f"{blocking[0].describe()} in {self.audit.path}; nothing sent (check the "
+                "controller with `smartarray-agent status`, which reconciles it once it can "
+                "be read)"))
+        ctrl = target.find(self._snapshot(READ_COMMAND) if snapshot is None else snapshot)
+        change.entry.check(ctrl, change, self.runner)
+        charge_error = None if request.without_charge else self.charge.unread(ctrl)
+        verdict = judge(ctrl, change, self.threshold_percent, charge_error)
+        charge = ctrl.backup_power.charge_percent
+        outcome = Outcome(
+            request, Result.PLANNED, verdict.message, ctrl=ctrl,
+            controller={"slot": ctrl.slot, "model": ctrl.model, "serial": ctrl.serial},
+            before=settings(ctrl), command=vendor_command(ctrl, change),
+            backup_power=verdict.backup.summary, threshold_percent=verdict.threshold_percent,
+            charge_percent=charge, charge_read_at=None if charge is None else _iso(
+                self.charge.read_at))
+        if not verdict.allowed:
+            hint = (" (to go ahead on the CLI's word alone: --without-ilo-charge, or [policy] "
+                    "enable_without_ilo_charge = true)"
+                    if charge_error is not None and change.adds_cache(ctrl) else "")
+            return self._finish(outcome, Result.REFUSED, verdict.message + hint)
+        if change.entry.shows(ctrl, change):
+            return self._finish(outcome, Result.UNCHANGED, f"{ctrl.name}: {change.describe()} "
+                                                           "is already set: nothing sent")
+        if request.dry_run:
+            return self._finish(outcome, Result.DRY_RUN, f"would run: {_shown(outcome)} "
+                                                         f"({verdict.message})")
+        if verdict.needs_confirmation and not request.assume_yes:
+            warning = change.entry.warning
+            outcome.question = (f"{ctrl.name}: {change.describe()} ({verdict.message}). "
+                                f"{warning + ' ' if warning else ''}Continue?")
+        return outcome
 
-    def _read_for(self, change: UnfinishedChange) -> Controller:
-        """The controller of an unfinished change, read now (ControllerUnreadable)."""
-        slot = change.controller.get("slot")
+    def _write(self, outcome: Outcome, received: signals.Held) -> Outcome:
+        """In the change's session, with signals held: record the intent, send, verify and
+        record the outcome. The lock is held from the intent to the outcome: an intent that
+        someone else finds open under the lock is a change that was killed
+        (write/reconcile.py)."""
+        received.arm()  # a signal from here on waits for the outcome to be on record
+        if received:  # --all: one arrived while an earlier controller's change was sent
+            name = signal.Signals(received[0]).name
+            return self._finish(outcome, Result.DECLINED,
+                                f"{name} before the command was sent: nothing sent")
         try:
-            snapshot = self._snapshot(commands.show_config(slot) if slot else READ_COMMAND)
-        except READ_ERRORS as error:
-            raise ControllerUnreadable(str(error)) from None
-        return controller_of(change, snapshot)
+            self._record(outcome, "intent")
+        except AuditError as error:
+            outcome.result, outcome.message = Result.NOT_SENT, f"{error}: nothing sent"
+            outcome.audit = self._unrecorded(error)
+            return outcome
+        self._send(outcome)
+        if received:
+            outcome.interrupted = signal.Signals(received[0]).name
+            outcome.message += (f" ({outcome.interrupted} arrived while the command ran: "
+                                "it was let finish and recorded)")
+        return self._finish(outcome, outcome.result, outcome.message)
 
-    def _send(self, request: ChangeRequest, ctrl: Controller, outcome: Outcome) -> None:
-        """Send the command and read again; set the outcome's verdict, message and after."""
-        command = outcome.command or []
-        shown = self._shown(outcome)
-        sent_error: Exception | None = None
+    def _send(self, outcome: Outcome) -> None:
+        """Send the command and read again; set the outcome's result, message and after."""
+        request, shown, slot = outcome.request, _shown(outcome), outcome.controller["slot"]
+        sent_error: SsacliError | None = None
         try:
-            self.runner.run(command, once=True)
+            self.runner.run(outcome.command or [], once=True)
         except SsacliError as error:
             sent_error = error
+        reread = commands.show_config(slot or "")
         try:
-            after = select(self._snapshot(commands.show_config(ctrl.slot or "")), request.target)
-        except READ_ERRORS as error:
-            outcome.verdict = "unknown"
+            after = request.target.find(self._snapshot(reread))
+        except (SsacliError, BadRequest) as error:
+            outcome.result = Result.UNKNOWN
             outcome.message = (
-                f"sent {shown} to {ctrl.name}"
-                + (f" ({sent_error})" if sent_error else "")
-                + f", but could not read the controller afterwards: {error}. Outcome unknown: "
+                f"sent {shown} to {outcome.name}{f' ({sent_error})' if sent_error else ''}, "
+                f"but could not read the controller afterwards: {error}. Outcome unknown: "
                 f"check with `smartarray-agent status` (or `{self.runner.cli.name} "
-                f"{shlex.join(commands.show_config(ctrl.slot or ''))}`) whether "
-                f"{request.change.describe()} shows")
+                f"{shlex.join(reread)}`) whether {request.change.describe()} shows")
             return
         outcome.after = settings(after)
-        shows = request.change.entry.shows(after, request.change)
         note = f" (the CLI: {sent_error})" if sent_error else ""
-        if shows:
-            self._changed(request.change, ctrl, after, outcome, note)
+        if request.change.entry.shows(after, request.change):
+            self._changed(outcome, after, note)
         elif isinstance(sent_error, VendorCommandError):
-            outcome.verdict = "failed"
+            outcome.result = Result.FAILED
             outcome.message = f"the CLI refused the change: {sent_error}"
         else:
-            outcome.verdict = "not_applied"
+            outcome.result = Result.NOT_APPLIED
             outcome.message = (f"sent {shown}{note} to {after.name}, but the controller shows "
                                f"{_differences(outcome.before, outcome.after)}")
 
-    def _changed(self, change: Change, before: Controller, after: Controller,
-                 outcome: Outcome, note: str) -> None:
+    def _changed(self, outcome: Outcome, after: Controller, note: str) -> None:
         """A change that shows; says when backup power is no longer healthy."""
-        outcome.verdict = "changed"
+        change = outcome.request.change
+        outcome.result = Result.CHANGED
         outcome.message = f"{after.name}: {change.describe()}{note}"
-        now = copy.deepcopy(before)
+        now = copy.deepcopy(outcome.ctrl or after)  # as judged, with power and cache as now
         now.backup_power = after.backup_power
         now.cache.status, now.cache.status_details = (after.cache.status,
                                                       after.cache.status_details)
@@ -359,43 +332,16 @@ class ChangeRunner:
         if not post.allowed:
             outcome.unprotected = True
             outcome.message += (f"; WARNING: backup power is now {post.backup.summary}: "
-                                 "write cache is unprotected (turn it off with "
-                                 "`smartarray-agent write-cache disable ...`)")
+                                "write cache is unprotected (turn it off with "
+                                "`smartarray-agent write-cache disable ...`)")
         elif change.asks_write_cache() and not post.backup.protected:
             outcome.message += (f"; write cache stays inactive until backup power is back "
                                 f"({post.backup.summary})")
 
-    # -- helpers ------------------------------------------------------------------------
-    def _judged(self, request: ChangeRequest, snapshot: Snapshot | None = None) -> Judged:
-        """Read the controller (or take it from ``snapshot``) and judge the change. The
-        outcome is ``planned`` when the change may go ahead; else it is finished (refused or
-        unchanged) and recorded."""
-        ctrl = select(self._snapshot(READ_COMMAND) if snapshot is None else snapshot,
-                      request.target)
-        change = request.change
-        change.entry.check(ctrl, change, self.runner)
-        charge_error = None if request.without_charge else self.charge.unread(ctrl)
-        verdict = judge(ctrl, change, self.threshold_percent, charge_error)
-        outcome = Outcome(
-            verdict="planned", message=verdict.message,
-            controller={"slot": ctrl.slot, "model": ctrl.model, "serial": ctrl.serial},
-            requested=change.requested(), before=settings(ctrl),
-            command=vendor_command(ctrl, change), backup_power=verdict.backup.summary,
-            threshold_percent=verdict.threshold_percent,
-            charge_percent=ctrl.backup_power.charge_percent,
-            charge_read_at=_iso(self.charge.read_at)
-            if ctrl.backup_power.charge_percent is not None else None,
-        )
-        if not verdict.allowed:
-            message = verdict.message
-            if charge_error is not None and change.adds_cache(ctrl):
-                message += (" (to go ahead on the CLI's word alone: --without-ilo-charge, or "
-                            "[policy] enable_without_ilo_charge = true)")
-            self._finish(outcome, "refused", message)
-        elif change.entry.shows(ctrl, change):
-            self._finish(outcome, "unchanged", f"{ctrl.name}: {change.describe()} is already "
-                                               "set: nothing sent")
-        return ctrl, verdict, outcome
+    def _controllers_of(self, change: UnfinishedChange) -> Snapshot:
+        """The controllers as they are now, an unfinished change's among them."""
+        slot = change.controller.get("slot")
+        return self._snapshot(commands.show_config(slot) if slot else READ_COMMAND)
 
     def _snapshot(self, command: list[str]) -> Snapshot:
         """The controllers ``command`` shows, with the iLO's charge laid over them."""
@@ -404,10 +350,15 @@ class ChangeRunner:
         except ParseError as error:
             raise BadRequest(f"could not read the controllers: {error}") from None
 
-    def _finish(self, outcome: Outcome, verdict: str, message: str) -> Outcome:
+    def _not_sent(self, request: ChangeRequest, error: AuditError) -> Outcome:
+        """The audit file cannot be written: nothing is sent, and the outcome says why."""
+        return Outcome(request, Result.NOT_SENT, f"{error}: nothing sent",
+                       audit=self._unrecorded(error))
+
+    def _finish(self, outcome: Outcome, result: Result, message: str) -> Outcome:
         """Set the result and record it; a record that cannot be written is said in the
         outcome (nothing more is sent either way)."""
-        outcome.verdict, outcome.message = verdict, message
+        outcome.result, outcome.message = result, message
         try:
             self._record(outcome, "outcome")
         except AuditError as error:
@@ -420,39 +371,12 @@ class ChangeRunner:
 
     def _record(self, outcome: Outcome, event: str) -> None:
         self.audit.record(outcome.record(event))
-        outcome.audit = {"outcome": outcome.verdict if event == "outcome" else "intent",
+        outcome.audit = {"outcome": outcome.result if event == "outcome" else "intent",
                          "file": str(self.audit.path)}
 
-    @staticmethod
-    def _shown(outcome: Outcome) -> str:
-        return shlex.join(outcome.command or [])
 
-
-def select(snapshot: Snapshot, target: Target) -> Controller:
-    found = [c for c in snapshot.controllers
-             if (target.slot is not None and c.slot == target.slot)
-             or (target.serial is not None and c.serial == target.serial)]
-    if not found:
-        known = ", ".join(c.name for c in snapshot.controllers) or "none"
-        raise BadRequest(f"no controller with {target.describe()} (controllers: {known})")
-    if len(found) > 1:
-        raise BadRequest(f"{target.describe()} names {len(found)} controllers; use --serial")
-    return found[0]
-
-
-def controller_of(change: UnfinishedChange, snapshot: Snapshot) -> Controller:
-    """The controller of an unfinished change in ``snapshot`` (ControllerUnreadable)."""
-    slot, serial = change.controller.get("slot"), change.controller.get("serial")
-    try:
-        return select(snapshot, Target(slot=slot) if slot is not None else Target(serial=serial))
-    except BadRequest as error:
-        raise ControllerUnreadable(str(error)) from None
-
-
-def settings(ctrl: Controller) -> dict:
-    """The settings the write path changes, as the controller shows them: every kind's."""
-    return {key: value for entry in KINDS.values()
-            for key, value in entry.settings(ctrl).items()}
+def _shown(outcome: Outcome) -> str:
+    return shlex.join(outcome.command or [])
 
 
 def _iso(when: float | None) -> str | None:

@@ -17,7 +17,7 @@ from prometheus_client.core import Metric
 from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.families import Families
 from smartarray_agent.write.audit import AuditError
-from smartarray_agent.write.reconcile import UnfinishedChange, unfinished
+from smartarray_agent.write.history import UnfinishedChange, unfinished
 
 HELP = {
     "smartarray_unfinished_changes":

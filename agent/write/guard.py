@@ -1,7 +1,7 @@
 """The guard, off by default (``[policy] disable_unprotected_write_cache = true``): when the
-daemon sees no-battery write cache on while backup power is below the threshold, it turns
-no-battery write cache off through the write path (same lock, same interlock, re-read and
-verify, audit), as the user ``smartarray-agent (guard)``.
+daemon sees no-battery write cache on while backup power is below the threshold (judged with
+the daemon's iLO charge), it turns no-battery write cache off through the write path (same
+lock, same interlock, re-read and verify, audit), as the user ``smartarray-agent (guard)``.
 
 A controller it could not fix (the audit file cannot be written, the CLI refused) is tried
 again after a back-off that doubles from one minute to an hour, and logged as an error only
@@ -13,20 +13,22 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import backup_power_state
 from smartarray_agent.write.audit import AuditLog
-from smartarray_agent.write.change import ChangeRequest, ChangeRunner, Target
-from smartarray_agent.write.kinds import BadRequest, Change, Kind
+from smartarray_agent.write.change import ChangeRunner, Result
+from smartarray_agent.write.kinds import BadRequest, Change, Kind, Target
 
 log = logging.getLogger(__name__)
 
 GUARD_USER = "smartarray-agent (guard)"
 FIRST_BACKOFF_S = 60.0
 MAX_BACKOFF_S = 3600.0
+TURN_OFF = Change(Kind.NO_BATTERY_WRITE_CACHE, enable=False)
 
 
 @dataclass
@@ -34,16 +36,14 @@ class _Failing:
     reason: str
     retry_at: float  # monotonic
     backoff_s: float
-TURN_OFF = Change(Kind.NO_BATTERY_WRITE_CACHE, enable=False)
 
 
 class Guard:
-    def __init__(self, audit_file, threshold_percent: float,
-                 enrich: Callable[[Snapshot], Snapshot],
+    def __init__(self, audit_file: Path, threshold_percent: float, charge: Charge,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.audit = AuditLog(audit_file, user=GUARD_USER)
         self.threshold_percent = threshold_percent
-        self.enrich = enrich
+        self.charge = charge
         self._monotonic = monotonic
         self._failing: dict[str, _Failing] = {}  # by slot
 
@@ -51,19 +51,19 @@ class Guard:
         """Turn no-battery write cache off on every controller that needs it; True when it
         sent a change (the caller reads the controllers again)."""
         acted = False
-        for ctrl in self.enrich(snapshot).controllers:
+        for ctrl in self.charge.overlay(snapshot).controllers:
             if not self._exposed(ctrl) or not self._due(ctrl):
                 continue
             changer = ChangeRunner(runner, self.audit, self.threshold_percent,
-                                   confirm=lambda question: True, charge=_Overlay(self.enrich))
-            request = ChangeRequest(Target(slot=ctrl.slot), TURN_OFF, assume_yes=True)
+                                   confirm=lambda question: True, charge=self.charge)
             try:
-                outcome = changer.apply(request)
+                [outcome] = changer.apply(TURN_OFF, Target(slot=ctrl.slot), assume_yes=True)
             except BadRequest as error:
                 self._failed(ctrl, str(error))
                 continue
-            acted = acted or outcome.verdict in ("changed", "unknown", "not_applied")
-            if outcome.verdict in ("changed", "unchanged"):
+            acted = acted or outcome.result in (Result.CHANGED, Result.UNKNOWN,
+                                                Result.NOT_APPLIED)
+            if outcome.result in (Result.CHANGED, Result.UNCHANGED):
                 self._failing.pop(str(ctrl.slot), None)
                 log.warning("guard: %s", outcome.message)
             else:
@@ -89,14 +89,3 @@ class Guard:
     def _exposed(self, ctrl: Controller) -> bool:
         return (ctrl.slot is not None and ctrl.cache.no_battery_write_cache is True
                 and not backup_power_state(ctrl, self.threshold_percent).protected)
-
-
-class _Overlay(Charge):
-    """The daemon's charge, as the guard judges with it (the daemon reads the iLO)."""
-
-    def __init__(self, enrich: Callable[[Snapshot], Snapshot]) -> None:
-        super().__init__(None)
-        self.enrich = enrich
-
-    def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
-        return self.enrich(snapshot)

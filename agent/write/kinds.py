@@ -2,7 +2,7 @@
 its vendor command per CLI generation and that command's form, its checks, its description,
 its confirmation text, its ``write-cache --what`` name and the settings it shows in the audit
 record's ``before`` and ``after``. The command line (:data:`WHAT`) and the audit diff
-(:func:`smartarray_agent.write.change.settings`) read the table; tests/test_kinds_table.py
+(:func:`settings`) read the table; tests/test_kinds_table.py
 holds to it the Ansible module, which runs on the managed host without this package, and
 checks each form against the simulator's own table of the forms it accepts.
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
-from smartarray_agent.common.model import Controller, LogicalDrive
+from smartarray_agent.common.model import Controller, LogicalDrive, Snapshot
 from smartarray_agent.common.policy import Exposure, Row
 
 if TYPE_CHECKING:
@@ -236,3 +236,36 @@ WHAT: dict[str, Kind] = {entry.what: kind for kind, entry in KINDS.items() if en
 def vendor_command(ctrl: Controller, change: Change) -> list[str]:
     """The exact argv (after the CLI's name) that makes ``change`` on ``ctrl``."""
     return change.entry.command(_slot(ctrl), ctrl, change)
+
+
+def settings(ctrl: Controller) -> dict:
+    """The settings the write path changes, as the controller shows them: every kind's."""
+    return {key: value for entry in KINDS.values()
+            for key, value in entry.settings(ctrl).items()}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The controller a change is for: by its slot, else by its serial."""
+
+    slot: str | None = None
+    serial: str | None = None
+
+    @classmethod
+    def of(cls, slot: str | None, serial: str | None) -> Target:
+        return cls(slot=slot) if slot is not None else cls(serial=serial)
+
+    def describe(self) -> str:
+        return f"slot {self.slot}" if self.slot is not None else f"serial {self.serial}"
+
+    def find(self, snapshot: Snapshot) -> Controller:
+        """The one controller of ``snapshot`` it names (BadRequest)."""
+        found = [c for c in snapshot.controllers
+                 if (self.slot is not None and c.slot == self.slot)
+                 or (self.serial is not None and c.serial == self.serial)]
+        if not found:
+            known = ", ".join(c.name for c in snapshot.controllers) or "none"
+            raise BadRequest(f"no controller with {self.describe()} (controllers: {known})")
+        if len(found) > 1:
+            raise BadRequest(f"{self.describe()} names {len(found)} controllers; use --serial")
+        return found[0]

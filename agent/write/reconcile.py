@@ -1,125 +1,37 @@
-"""Unfinished changes: an ``intent`` in the audit log that no ``outcome`` follows. A change
-holds the host lock from its intent to its outcome, so an intent still open when someone
-else holds the lock is a change that was killed between the two; whoever next holds the lock
-reconciles it, or leaves it open while its controller cannot be read (docs/cli.md,
-"Unfinished changes", says what the ``reconciled`` record holds and what an open one stops).
+"""Reconciling unfinished changes (write/history.py finds them). A change holds the host lock
+from its intent to its outcome, so an intent still open when someone else holds the lock is
+a change that was killed between the two; whoever next holds the lock reconciles it, or
+leaves it open while its controller cannot be read (docs/cli.md, "Unfinished changes").
 """
 
 from __future__ import annotations
 
-import glob
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
-from smartarray_agent.common.model import Controller
-from smartarray_agent.write.audit import AuditError, AuditLog, read_log
-from smartarray_agent.write.kinds import Change, Kind
+from smartarray_agent.collectors.ssacli.errors import SsacliError
+from smartarray_agent.common.model import Snapshot
+from smartarray_agent.write.audit import AuditError, AuditLog
+from smartarray_agent.write.history import UnfinishedChange, unfinished
+from smartarray_agent.write.kinds import BadRequest, settings
 
 log = logging.getLogger(__name__)
-_ROTATED = re.compile(r"-\d{8}-(\d+)(?:\.gz)?")  # after the file's own name
 
 
-@dataclass(frozen=True)
-class UnfinishedChange:
-    """An intent record with no outcome."""
-
-    record: dict
-
-    @property
-    def ident(self) -> str:
-        return str(self.record.get("id"))
-
-    @property
-    def controller(self) -> dict:
-        return self.record.get("controller") or {}
-
-    def names(self, slot: str | None, serial: str | None) -> bool:
-        """Whether it is a change to the controller with this slot or serial."""
-        return ((slot is not None and self.controller.get("slot") == slot)
-                or (serial is not None and self.controller.get("serial") == serial))
-
-    def change(self) -> Change | None:
-        """The change it asked for, or None when the record does not say (a newer kind)."""
-        requested = dict(self.record.get("requested") or {})
-        try:
-            kind = Kind(requested.pop("kind", None))
-            return Change(kind, **requested)
-        except (ValueError, TypeError):
-            return None
-
-    def describe(self) -> str:
-        """``no-battery write cache off on slot 0, asked at 2026-11-24T10:00:00.000+00:00 by
-        alice (record 3f2a...)``."""
-        change = self.change()
-        what = change.describe() if change else str(self.record.get("requested"))
-        where = (f"slot {self.controller.get('slot')}" if self.controller.get("slot") is not None
-                 else f"serial {self.controller.get('serial')}")
-        return (f"{what} on {where}, asked at {self.record.get('time')} by "
-                f"{self.record.get('user')} (record {self.ident})")
-
-
-def unfinished(path: Path) -> list[UnfinishedChange]:
-    """Every intent of the audit log at ``path`` that no outcome with its id follows, in
-    order. The log is the file and the files the shipped logrotate config renamed it to
-    (``audit.jsonl-YYYYMMDD-EPOCH``, later ``.gz``), oldest first: a change killed before
-    a rotation leaves its intent in a rotated file and its outcome, when reconciled, in the
-    current one. A torn line (a write cut by a power loss) is no record: an outcome torn in
-    half leaves its intent open. No file: none."""
-    open_by_id: dict[str, dict] = {}
-    for part in [*rotated_files(path), path]:
-        try:
-            records = read_log(part).records
-        except FileNotFoundError:
-            continue
-        except (OSError, EOFError) as error:  # EOFError: a .gz cut short
-            raise AuditError(part, f"cannot be read: {getattr(error, 'strerror', None) or error}"
-                             ) from None
-        for record in records:
-            ident = record.get("id")
-            if record.get("event") == "intent" and ident:
-                open_by_id[ident] = record
-            elif record.get("event") == "outcome":
-                open_by_id.pop(str(ident), None)
-    return [UnfinishedChange(record) for record in open_by_id.values()]
-
-
-def rotated_files(path: Path) -> list[Path]:
-    """The files logrotate made of ``path`` (packaging/logrotate: ``dateext`` with
-    ``dateformat -%Y%m%d-%s``, ``compress``), oldest first by the time in their name."""
-    rotated = []
-    for candidate in path.parent.glob(f"{glob.escape(path.name)}-*"):
-        found = _ROTATED.fullmatch(candidate.name[len(path.name):])
-        if found is not None and candidate.is_file():
-            rotated.append((int(found.group(1)), candidate.name.endswith(".gz"), candidate))
-    return [candidate for *_, candidate in sorted(rotated)]
-
-
-class ControllerUnreadable(RuntimeError):
-    """The controller of an unfinished change cannot be read now: it stays open."""
-
-
-ReadController = Callable[[UnfinishedChange], Controller]
-Settings = Callable[[Controller], dict]
-
-
-def reconcile(audit: AuditLog, read: ReadController,
-              settings: Settings) -> tuple[list[str], list[UnfinishedChange]]:
+def reconcile(audit: AuditLog, read: Callable[[UnfinishedChange], Snapshot]
+              ) -> tuple[list[str], list[UnfinishedChange]]:
     """Reconcile every unfinished change of ``audit``'s file; the caller holds the host lock.
-    ``read`` reads a change's controller as it is now, or raises ControllerUnreadable;
-    ``settings`` is what the write path records of a controller. Returns what was reconciled
-    (a message a change, for the caller to say on stderr or in the daemon's log; the
-    record's syslog copy puts it in the journal too) and the changes left open (their
-    controller could not be read, or the record could not be written). Raises AuditError
-    when the file cannot be read."""
+    ``read`` gives the controllers as they are now, with a change's among them (it may raise
+    the runner's errors, or BadRequest). Returns what was reconciled (a message a change,
+    for the caller to say on stderr or in the daemon's log; the record's syslog copy puts it
+    in the journal too) and the changes left open (their controller could not be read, or
+    the record could not be written). Raises AuditError when the log cannot be read."""
     done: list[str] = []
     still_open: list[UnfinishedChange] = []
-    for change in unfinished(audit.path):  # AuditError when the file cannot be read
+    for change in unfinished(audit.path):
         try:
-            ctrl = read(change)
-        except ControllerUnreadable as error:
+            ctrl = change.target.find(read(change))
+        except (SsacliError, BadRequest) as error:
             log.warning("unfinished change %s: could not read the controller: %s",
                         change.describe(), error)
             still_open.append(change)

@@ -1,8 +1,7 @@
 """The ssacli collector: one ``ctrl all show config detail`` per collection, whatever the
-number of controllers, plus ``ctrl all show detail`` only when a controller's block came
-back without its own fields (some firmware prints a short config section). The CLI's
-version comes from the console banner, or from one ``version`` call, remembered between
-processes (collectors/ssacli/versions.py).
+number of controllers, in a console whose banner tells the CLI's version, plus ``ctrl all
+show detail`` only when a controller's block came back without its own fields (some
+firmware prints a short config section).
 
 The runner is opened at the first collection that finds the vendor CLI: an agent started
 before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
@@ -31,14 +30,16 @@ _FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power",
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
-    """Every controller. The host lock is held for each vendor command, not for the parse
-    that follows it, so another CLI user waits for the commands only. Raises CollectionError
-    (one line)."""
+    """Every controller. The read is one job of the runner (one console, whose banner tells
+    the version); the parse follows it, so another CLI user waits for the CLI only. Raises
+    CollectionError (one line)."""
     try:
-        snapshot = _read(runner, CONFIG_DETAIL)
+        with runner.session():
+            output, version = runner.run(CONFIG_DETAIL), runner.version()
+        snapshot = _parsed(CONFIG_DETAIL, output)
         if any(not c.raw for c in snapshot.controllers):
-            _fill_from(snapshot, _read(runner, DETAIL))
-        snapshot.cli_version = snapshot.cli_version or runner.version()
+            _fill_from(snapshot, _parsed(DETAIL, runner.run(DETAIL)))
+        snapshot.cli_version = snapshot.cli_version or version
     except SsacliError as error:
         raise CollectionError(str(error)) from error
     return snapshot
@@ -87,8 +88,7 @@ class SsacliCollector(Collector[Snapshot]):
             self._runner = None
 
 
-def _read(runner: VendorRunner, command: list[str]) -> Snapshot:
-    output = runner.run(command)
+def _parsed(command: list[str], output: str) -> Snapshot:
     try:
         return parse(output)
     except ParseError as error:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
+from smartarray_agent.collectors.ssacli.run import CliResult, run_once
+from smartarray_agent.collectors.ssacli.session import ConsoleSession
 
 NAMES = ("ssacli", "hpssacli", "hpacucli")
 # Where the vendor packages install them, besides PATH.
@@ -36,8 +39,20 @@ class CliNotFound(SsacliError):
 
 @dataclass(frozen=True)
 class VendorCli:
+    """The vendor CLI's program, run as processes: one-shot runs and consoles."""
+
     argv: tuple[str, ...]  # the program, or a simulator's command prefix
     name: str  # "ssacli", "hpssacli", "hpacucli" or "simulator"
+
+    def run(self, command: list[str], *, timeout_s: float,
+            started: Callable[[int], None] | None = None) -> CliResult:
+        return run_once(self.argv, command, timeout_s, started)
+
+    def console(self, *, timeout_s: float) -> ConsoleSession:
+        """A console, started: its banner read."""
+        session = ConsoleSession(self.argv, timeout_s=timeout_s)
+        session.start()
+        return session
 
 
 def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:

@@ -4,6 +4,7 @@ parser's, and the vocabulary of the vendor CLI's own ``Error:`` outputs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 
 class SsacliError(RuntimeError):
@@ -61,3 +62,45 @@ class VendorCommandError(SsacliError):
         if kind == "no_controllers":
             text += f" ({NO_CONTROLLERS_HINT})"
         super().__init__(text)
+
+
+class CliTimeout(SsacliError):
+    """A command did not finish in time: the CLI was ended, and the command is never run
+    again (it would hang again)."""
+
+    def __init__(self, argv: Sequence[str], timeout_s: float) -> None:
+        super().__init__(f"{' '.join(argv)} did not finish in {timeout_s:g} s and was killed")
+
+
+class CliFailed(SsacliError):
+    """The CLI exited non-zero without an ``Error:`` line: it crashed, its output is not
+    to be trusted."""
+
+    def __init__(self, argv: Sequence[str], returncode: int, output: str) -> None:
+        last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
+        how = f"was killed by signal {-returncode}" if returncode < 0 else f"exited {returncode}"
+        super().__init__(
+            f"{' '.join(argv)} {how}" + (f" after printing {last[:80]!r}" if last else "")
+        )
+
+
+class CliOutputTooLarge(SsacliError):
+    """The CLI printed more than the cap (``run.MAX_OUTPUT_BYTES``) for one command: it was
+    ended, and nothing of its answer is kept."""
+
+    def __init__(self, argv: Sequence[str], limit: int) -> None:
+        super().__init__(f"{' '.join(argv)} printed more than {limit // 2**20} MiB and was "
+                         "ended (MAX_OUTPUT_BYTES)")
+
+
+class ConsoleUnavailable(SsacliError):
+    """The console ended before its first prompt: this CLI has none to offer."""
+
+
+class ConsoleDied(SsacliError):
+    """The console ended during a command."""
+
+
+class ConsoleLost(ConsoleDied):
+    """The console ended during a command sent ``once``: what it did is not known, and it
+    is not sent again."""

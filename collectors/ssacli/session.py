@@ -1,28 +1,40 @@
-"""A persistent console session of the vendor CLI, so its start-up cost is paid once.
+"""A console session of the vendor CLI, so that a job pays the CLI's start-up once.
 
 The CLI started with no arguments prints a banner and a ``=> `` prompt; each command's
-output runs to the next prompt. A ``(y/n)`` confirmation is answered ``y`` only when the
-caller asked for it. A session that dies, times out or prints something unexpected is
-closed (its whole process group ended) and the error says which; the caller starts a new
-one or runs the command one-shot. Like a one-shot run, one answer may be at most
-``MAX_OUTPUT_BYTES``: a console that prints more is ended and nothing of it is kept.
+output runs to the next prompt. A ``(y/n)`` question is answered ``y`` only when the caller
+asked for it. The console is a child process started by :func:`.processes.start` (the
+subprocess module's spawn, which runs no Python code between fork and exec, so a process
+with threads starts it safely) with a pseudo-terminal as its standard input and output, and
+pexpect reads and writes the terminal's master (``fdspawn``). The terminal is not the CLI's
+controlling terminal: making it one takes code in the child before exec.
+
+A console that ends before its first prompt raises ConsoleUnavailable; one that ends during a
+command ConsoleDied; one that does not answer in time CliTimeout; one that prints more than
+``MAX_OUTPUT_BYTES`` for a command CliOutputTooLarge. Each of them is closed first: ended
+with what it left behind (:func:`.processes.finish`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import re
+import struct
+import termios
 import time
 from dataclasses import dataclass
 
 import pexpect
+from pexpect.fdpexpect import fdspawn
 
-from smartarray_agent.collectors.ssacli import run
-from smartarray_agent.collectors.ssacli.discover import VendorCli
-from smartarray_agent.collectors.ssacli.errors import SsacliError
-from smartarray_agent.collectors.ssacli.processes import end_groups, terminal_holders
-from smartarray_agent.collectors.ssacli.run import vendor_env
-from smartarray_agent.common.confine import confine_root
+from smartarray_agent.collectors.ssacli import processes, run
+from smartarray_agent.collectors.ssacli.errors import (
+    CliOutputTooLarge,
+    CliTimeout,
+    ConsoleDied,
+    ConsoleUnavailable,
+)
 
 # The prompt (the answer is searched from a line start, see _Answer), or a (y/n) question;
 # where both match at one place, the prompt
@@ -34,124 +46,107 @@ READ_CHUNK = 65536
 SEARCH_WINDOW = 4096
 
 
-class SessionError(SsacliError):
-    """The console did not behave: it died, hung, or never showed its prompt."""
-
-
-class SessionTimeout(SessionError):
-    pass
-
-
-class SessionDied(SessionError):
-    pass
-
-
-class SessionOutputTooLarge(SessionError):
-    """The console printed more than ``MAX_OUTPUT_BYTES`` for one command: it was ended and
-    nothing of the answer is kept."""
-
-    def __init__(self, what: str, limit: int) -> None:
-        super().__init__(f"the CLI console printed more than {limit // 2**20} MiB for "
-                         f"{what!r} and was ended (MAX_OUTPUT_BYTES)")
-        self.limit = limit
-
-
 class ConsoleSession:
-    def __init__(self, cli: VendorCli, *, start_timeout_s: float, command_timeout_s: float):
-        self.cli = cli
-        self.start_timeout_s = start_timeout_s
-        self.command_timeout_s = command_timeout_s
-        self._child: pexpect.spawn | None = None
+    def __init__(self, program: tuple[str, ...], *, timeout_s: float) -> None:
+        self.program = program
+        self.timeout_s = timeout_s  # for the banner, and for each command
+        self._call: processes.Call | None = None
+        self._child: fdspawn | None = None
         self.banner = ""  # what the console printed before its first prompt
         self._pending = ""  # printed after a prompt, before the next command was sent
-        self.ended = ""  # how the last console ended ("exited 134"), once closed
 
     @property
     def alive(self) -> bool:
-        return self._child is not None and self._child.isalive()
+        return self._call is not None and not processes.exited(self._call)
 
     @property
     def pid(self) -> int | None:
-        return self._child.pid if self._child is not None else None
+        return self._call.process.pid if self._call is not None else None
 
     def start(self) -> None:
-        program, *args = self.cli.argv
-        confine_root()  # the CLI inherits the filter
+        master, terminal = os.openpty()
         try:
-            self._child = pexpect.spawn(
-                program, args, env=vendor_env(), echo=False, encoding="utf-8",
-                codec_errors="replace", dimensions=TERMINAL, timeout=self.start_timeout_s,
-                maxread=READ_CHUNK,
-            )
-        except pexpect.ExceptionPexpect as error:  # not found, or not executable
-            raise SessionError(f"the CLI console could not be started: {error}") from None
+            attributes = termios.tcgetattr(terminal)
+            attributes[3] &= ~termios.ECHO  # lflag: the CLI's input is not echoed back
+            termios.tcsetattr(terminal, termios.TCSANOW, attributes)
+            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", *TERMINAL, 0, 0))
+            self._call = processes.start(self.program, stdin=terminal, stdout=terminal,
+                                         stderr=terminal)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(terminal)  # the CLI's: the master sees the end of file when it ends
+        self._child = fdspawn(master, encoding="utf-8", codec_errors="replace",
+                                      maxread=READ_CHUNK, use_poll=True)
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
-        self.banner = self._read_to_prompt(self.start_timeout_s, confirm=False,
-                                           what="the console banner")
+        try:
+            self.banner = self._read_to_prompt(None, confirm=False)
+        except ConsoleDied as error:
+            raise ConsoleUnavailable(str(error)) from None
+        except BaseException:  # a deadline's, a signal's: the console must not outlive it
+            self._end()
+            raise
 
     def run(self, command: str, *, confirm: bool = False) -> str:
         """The output of ``command``, CRLF made LF and the echo of the command dropped."""
-        if not self.alive:
-            self.close()
-            self.start()
-        assert self._child is not None
-        self._child.sendline(command)
-        output = self._read_to_prompt(self.command_timeout_s, confirm=confirm, what=command)
-        return _without_echo(output, command)
+        return _without_echo(self._read_to_prompt(command, confirm=confirm), command)
 
     def close(self) -> None:
-        child, self._child = self._child, None
-        if child is None:
-            return
-        with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF, OSError):
-            if child.isalive():
-                child.sendline("exit")
-                child.expect(pexpect.EOF, timeout=1)
-        end_groups([child.pid])
-        with contextlib.suppress(OSError, StopIteration):  # what still holds its terminal: a
-            end_groups(terminal_holders(child.child_fd))  # grandchild in a session of its own
-        child.close(force=True)  # reaps it
-        self.ended = (f"exited {child.exitstatus}" if child.exitstatus is not None
-                      else f"was killed by signal {child.signalstatus}")
+        """Ask the console to exit, then end it and what it left."""
+        if self._child is not None and self._call is not None:
+            with contextlib.suppress(OSError):
+                self._child.sendline("exit")
+                deadline = time.monotonic() + processes.GRACE_S
+                while not processes.exited(self._call) and time.monotonic() < deadline:
+                    time.sleep(processes.POLL_S)
+        self._end()
 
-    def _read_to_prompt(self, timeout_s: float, *, confirm: bool, what: str) -> str:
+    def _end(self) -> str:
+        """End the console and what it left; how it ended (``exited 0``)."""
+        call, child, self._call, self._child = self._call, self._child, None, None
+        if call is None or child is None:
+            return "ended"
+        processes.finish(call)
+        child.close()
+        code = call.process.returncode
+        return f"exited {code}" if code is None or code >= 0 else f"was killed by signal {-code}"
+
+    def _read_to_prompt(self, command: str | None, *, confirm: bool) -> str:
+        """Send ``command`` (None: none, the banner is read) and read up to the next prompt."""
         assert self._child is not None
         child = self._child
-        limit = run.MAX_OUTPUT_BYTES
-        answer = _Answer(limit)
+        argv = [*self.program, command or "(console)"]
+        answer = _Answer(run.MAX_OUTPUT_BYTES)
         data, self._pending = self._pending, ""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            if command is not None:
+                child.sendline(command)
+            while True:
                 found = answer.add(data)
-            except _TooLarge:
-                self.close()
-                raise SessionOutputTooLarge(what, limit) from None
-            if found is not None and found.prompt:
-                self._pending = found.after
-                return found.before.replace("\r\n", "\n").replace("\r", "\n")
-            if found is not None:  # a (y/n) question
-                reply = "y" if confirm else "n"
-                child.sendline(reply)
-                data = reply + "\n"
-                continue
-            left = deadline - time.monotonic()
-            try:
-                if left <= 0:
+                if found is not None and found.prompt:
+                    self._pending = found.after
+                    return found.before.replace("\r\n", "\n").replace("\r", "\n")
+                if found is not None:  # a (y/n) question
+                    reply = "y" if confirm else "n"
+                    child.sendline(reply)
+                    data = reply + "\n"
+                    continue
+                if deadline <= time.monotonic():
                     raise pexpect.TIMEOUT("deadline passed")
-                data = child.read_nonblocking(READ_CHUNK, timeout=left)
-            except pexpect.TIMEOUT:
-                self.close()
-                raise SessionTimeout(
-                    f"the CLI console did not answer {what!r} within {timeout_s:g} s"
-                ) from None
-            except pexpect.EOF:
-                tail = answer.last_line()
-                self.close()
-                raise SessionDied(
-                    f"the CLI console {self.ended or 'ended'} during {what!r}"
-                    + (f" (last line: {tail!r})" if tail else "")
-                ) from None
+                data = child.read_nonblocking(READ_CHUNK, timeout=deadline - time.monotonic())
+        except _TooLarge:
+            self._end()
+            raise CliOutputTooLarge(argv, run.MAX_OUTPUT_BYTES) from None
+        except pexpect.TIMEOUT:
+            self._end()
+            raise CliTimeout(argv, self.timeout_s) from None
+        except (pexpect.EOF, OSError):
+            tail = answer.last_line()
+            when = f"during {command!r}" if command else "before its prompt"
+            raise ConsoleDied(f"the CLI console {self._end()} {when}"
+                              + (f" (last line: {tail!r})" if tail else "")) from None
 
 
 class _TooLarge(Exception):

@@ -1,0 +1,61 @@
+"""The console starts from a process with threads without forking it (issue #50 item 8):
+pexpect's ``spawn`` called ``forkpty()``, which Python 3.13 warns may deadlock a
+multi-threaded process (``DeprecationWarning: This process ... is multi-threaded, use of
+forkpty() may lead to deadlocks in the child``); the console is now a subprocess with a
+pseudo-terminal as its standard streams. The warning is recorded, not raised: CPython clears
+it where ``-W error`` turns it into an exception, so an error filter would hide it."""
+
+from __future__ import annotations
+
+import faulthandler
+import logging
+import threading
+import warnings
+
+from smartarray_agent.collectors.ssacli.discover import VendorCli
+from smartarray_agent.simulator import vendor_argv
+
+STARTS = 12  # consoles started, one after the other
+BUSY = 4  # threads that allocate and log meanwhile, a few hundred times a second each
+WATCHDOG_S = 600  # a deadlock ends the run with every thread's traceback, not a hang
+
+
+def test_many_console_starts_while_other_threads_allocate_and_log(tmp_path):
+    cli = VendorCli(tuple(vendor_argv("gen9-battery", tmp_path / "sim")), "simulator")
+    log = logging.getLogger("smartarray_agent.tests.busy")
+    handler = logging.FileHandler(tmp_path / "busy.log")
+    log.addHandler(handler)
+    log.propagate = False
+    stop = threading.Event()
+    logged = [0] * BUSY
+
+    def busy(index: int) -> None:
+        while not stop.wait(0.002):
+            kept = [bytearray(4096) for _ in range(64)]  # the allocator's locks, taken often
+            log.warning("thread %d holds %d blocks", index, len(kept))  # the logging lock
+            logged[index] += 1
+
+    threads = [threading.Thread(target=busy, args=(i,)) for i in range(BUSY)]
+    answered = 0
+    faulthandler.dump_traceback_later(WATCHDOG_S, exit=True)
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            for thread in threads:
+                thread.start()
+            for _ in range(STARTS):
+                console = cli.console(timeout_s=60)
+                try:
+                    answered += "Smart Array P440ar" in console.run("ctrl all show status")
+                finally:
+                    console.close()
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        faulthandler.cancel_dump_traceback_later()
+        log.removeHandler(handler)
+        handler.close()
+    assert [str(w.message) for w in warned if "fork" in str(w.message)] == []
+    assert answered == STARTS
+    assert all(logged)  # the other threads ran throughout
