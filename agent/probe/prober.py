@@ -30,7 +30,7 @@ from prometheus_client.core import Metric
 from pydantic import ValidationError
 
 from smartarray_agent.collectors.families import Families
-from smartarray_agent.collectors.redfish.client import LOGOUT_GRACE_S, tls_context
+from smartarray_agent.collectors.redfish.client import tls_context
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.ssacli.metrics import families
@@ -52,6 +52,7 @@ HELP = {
 }
 FORGET_S = 3600.0  # a target no probe asked about for this long (or min_interval_s) is dropped
 FULL_LOG_S = 60.0  # a full waiting line is logged at most this often
+CLOSE_WAIT_S = 10.0  # for the reads cancelled at a close to log out (2 s each) on a busy loop
 
 Key = tuple[str, str]  # normalized host:port, module
 
@@ -115,7 +116,7 @@ class Prober:
         async def cancelled() -> None:
             for read in reads:
                 read.cancel()
-            await asyncio.wait(reads, timeout=LOGOUT_GRACE_S + 1)
+            await asyncio.wait(reads, timeout=CLOSE_WAIT_S)
 
         with contextlib.suppress(RuntimeError):  # the loop has closed: nothing runs
             asyncio.run_coroutine_threadsafe(cancelled(), reads[0].get_loop()).result()
