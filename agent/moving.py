@@ -1,8 +1,6 @@
-"""The drives that are not plainly ok, in a phrase each: what moves (a rebuild, an erase, an
-expansion, with its progress), what broke (failed, predictive failure, a state word this
-version does not know) and what wears out (an SSD with less than
-``WEAR_NOTED_BELOW_PERCENT`` of its rated endurance left). ``status`` prints them under each
-controller and ``check`` names them; ``status --json`` has every field they come from."""
+"""The drives that are not plainly ok, a phrase each, for ``status`` and ``check``: what moves
+(with its progress), what broke, and an SSD with less than ``WEAR_NOTED_BELOW_PERCENT`` of
+its endurance left."""
 
 from __future__ import annotations
 
@@ -31,7 +29,6 @@ class Note:
 
 
 def notes(ctrl: Controller) -> list[Note]:
-    """One note per drive that is not plainly ok, logical drives first, in printed order."""
     found = [note for ld in ctrl.logical_drives
              if (note := _note(f"logical drive {ld.drive_id}", ld, LOGICAL_DRIVE_STATES))]
     found += [note for pd in ctrl.physical_drives

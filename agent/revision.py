@@ -1,10 +1,6 @@
-"""The git commit the agent was built from, for ``smartarray_build_info{revision}``.
-
-A package says it in ``smartarray_agent/_revision.py``, which packaging/stage.sh writes into
-the wheel it builds (``REVISION = "<commit>"``). Run from a source checkout (an editable
-install), the checkout's HEAD is asked of git. Otherwise, or when git cannot say, it is
-``unknown``: never an error.
-"""
+"""The git commit the agent was built from (``smartarray_build_info{revision}``): a package's
+``_revision.py`` (packaging/stage.sh writes it), else a source checkout's HEAD, else
+``unknown``, never an error."""
 
 from __future__ import annotations
 
@@ -19,7 +15,6 @@ GIT_TIMEOUT_S = 5.0
 
 @cache
 def revision() -> str:
-    """The commit, asked once per process."""
     try:
         stamped = importlib.import_module("smartarray_agent._revision")
     except ImportError:
@@ -28,8 +23,6 @@ def revision() -> str:
 
 
 def checkout_head(root: Path) -> str:
-    """The commit at HEAD of the source checkout ``root`` (the directory that holds
-    pyproject.toml), or ``unknown`` when it is not one."""
     if not (root / "pyproject.toml").is_file():  # an installed copy, in site-packages
         return UNKNOWN
     try:

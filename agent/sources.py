@@ -1,13 +1,8 @@
-"""The collectors a configuration asks for, in the order they run each round (the vendor CLI
-always, the iLO with a ``[redfish]`` table, sysfs unless disabled, the audit log's unfinished
-changes always), and what the daemon does after each ssacli collection: reconcile unfinished
-changes, and the guard when the policy asks for it.
-
-A collector is one module with a class implementing
-:class:`~smartarray_agent.collectors.base.Collector`, plus its line in :data:`COLLECTORS`:
-its class, whose ``HELP`` joins :func:`metric_help`, and what a configuration makes of it.
-The collectors take the settings they need, never the agent's configuration: building them
-from it is the agent's job (docs/layout.md, the layers)."""
+"""The collectors a configuration asks for, in the order they run each round, and what the
+daemon does after each ssacli collection (reconcile unfinished changes; the guard when the
+policy asks). A collector is a class implementing
+:class:`~smartarray_agent.collectors.base.Collector` plus its line in :data:`COLLECTORS`;
+it takes the settings it needs, never the agent's configuration (docs/layout.md)."""
 
 from __future__ import annotations
 
@@ -56,17 +51,15 @@ Enforce = Callable[[AnyCollector, Any], bool]
 
 
 def build_collectors(config: Config) -> list[AnyCollector]:
-    """One collector of each kind the configuration wants; they share the iLO's charge."""
+    """One of each kind the configuration wants, sharing the iLO's charge."""
     charge = Charge(config.own_ilo)
     built = (build(config, charge) for _, build in COLLECTORS)
     return [collector for collector in built if collector is not None]
 
 
 def build_enforce(config: Config, collectors: list[AnyCollector]) -> Enforce:
-    """What the daemon does after each collection of the ssacli collector of ``collectors``,
-    through its runner: reconcile the audit log's unfinished changes (write/reconcile.py),
-    then, when the policy turns it on, the guard, which judges with that collector's iLO
-    charge."""
+    """After each collection of the ssacli collector, through its runner: reconcile the
+    unfinished changes (write/reconcile.py), then the guard when the policy turns it on."""
     ssacli = next(c for c in collectors if isinstance(c, SsacliCollector))
     threshold = config.policy.battery_threshold_percent
     guard = (Guard(config.audit.path, threshold, ssacli.charge)
@@ -83,8 +76,7 @@ def build_enforce(config: Config, collectors: list[AnyCollector]) -> Enforce:
 
 
 def _reconcile(changer: ChangeRunner) -> None:
-    """Reconcile the unfinished changes and log each one closed. A log or lock that fails
-    is a warning: the next round tries again, and the metric counts them."""
+    """Reconcile and log each change closed; a failure is a warning, tried again next round."""
     try:
         changer.reconcile()
     except (AuditError, LockError) as error:
@@ -94,8 +86,7 @@ def _reconcile(changer: ChangeRunner) -> None:
 
 
 def metric_help() -> dict[str, str]:
-    """Every metric the agent can export, with its HELP text (docs/metrics.md lists them):
-    ``/probe``'s own two too."""
+    """Every metric the agent can export (``/probe``'s too), with its HELP text."""
     texts = {**render.HELP, **prober.HELP}
     for kind, _ in COLLECTORS:
         texts.update(kind.HELP)

@@ -2,6 +2,8 @@
 a reload: bcrypt checks a second that the attackers get, and what the scraper, whose login was
 verified before the reload, gets meanwhile. 20 attacker threads, each attempt from a new
 loopback address (127.x.y.z), a good scrape every 0.5 s; the run is repeated ``--runs`` times.
+First, how long one bcrypt check takes at the costs around the web config's highest
+(``MAX_BCRYPT_COST``), ``--runs`` checks each.
 
     cd benchmarks && python login_attack.py [--seconds 30] [--runs 3]
 """
@@ -18,7 +20,7 @@ import time
 import bcrypt
 from spread import machine, spread
 
-from smartarray_agent.exporter.auth import BasicAuth
+from smartarray_agent.exporter.auth import MAX_BCRYPT_COST, BasicAuth
 from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
@@ -77,12 +79,25 @@ def attack(seconds: float) -> tuple[float, int, int]:
         server.stop()
 
 
+def check_seconds(cost: int, runs: int) -> list[float]:
+    hashed = bcrypt.hashpw(b"good", bcrypt.gensalt(cost))
+    times = []
+    for _ in range(runs):
+        started = time.monotonic()
+        bcrypt.checkpw(b"wrong", hashed)
+        times.append(time.monotonic() - started)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--runs", type=int, default=3)
     options = parser.parse_args()
     print(machine())
+    for cost in range(10, MAX_BCRYPT_COST + 3):
+        print(f"bcrypt check, cost {cost}:", spread(check_seconds(cost, options.runs), "s",
+                                                     of="checks"))
     results = [attack(options.seconds) for _ in range(options.runs)]
     print("attackers' bcrypt checks:", spread([rate for rate, _, _ in results], "/s"))
     print("scraper answered 200:", spread([100 * ok / total for _, ok, total in results], "%", 0))

@@ -1,15 +1,8 @@
-"""What every collector is to the agent: the interface, one timed attempt, and its result.
-
-A collector reads one source (the vendor CLI, the iLO, sysfs) into a typed result and turns
-that result into its own metric families; the loop, the exposition and the daemon treat
-every collector alike. Adding one is one module that implements :class:`Collector` (with
-its ``HELP``) and one line in :data:`smartarray_agent.sources.COLLECTORS`, with what a
-configuration makes of it.
-
-A failed attempt keeps the data and the time of the last success, so the exporter can go on
-serving the last good values until they are too old (docs/agent.md, "Failure and
-staleness").
-"""
+"""What every collector is: it reads one source (the vendor CLI, the iLO, sysfs) into a typed
+result and makes its own metric families of it. A new one implements :class:`Collector`
+(with its ``HELP``) and has its line in :data:`smartarray_agent.sources.COLLECTORS`. A failed
+attempt keeps the last success's data and time: the last good values are served until they
+are too old (docs/agent.md, "Failure and staleness")."""
 
 from __future__ import annotations
 
@@ -28,41 +21,33 @@ T = TypeVar("T")
 
 
 class CollectionError(RuntimeError):
-    """A collection failed for a reason outside the agent (the CLI, the iLO, the kernel);
-    the message is one line that says why."""
+    """A collection failed for a reason outside the agent; the message says why in a line."""
 
 
 class Collector(Protocol[T]):
-    """A collector; one that subclasses it explicitly inherits the defaults of
-    ``changes_at``, ``watch`` and ``close`` (nothing changes, nothing to watch or let go)."""
+    """A subclass inherits the defaults of ``changes_at``, ``watch`` and ``close``."""
 
     name: str
     # How often it runs, when slower than every round (the iLO is slow); None: every round.
     interval_s: float | None
 
-    def collect(self) -> T:
-        """Read the source; raises CollectionError when it cannot."""
+    def collect(self) -> T:  # raises CollectionError
         ...
 
-    def families(self, data: T, now: float) -> Iterable[Metric]:
-        """The metric families of a result, as they stand at ``now``."""
+    def families(self, data: T, now: float) -> Iterable[Metric]:  # as they stand at now
         ...
 
     def changes_at(self, data: T) -> float | None:
-        """When the families of ``data`` change without a new collection (an iLO charge that
-        expires); None: they do not."""
+        """When ``data``'s families change without a collection (an iLO charge expires)."""
         return None
 
-    def summary(self, data: T) -> str:
-        """A few words on a result, for logs and systemd's STATUS=: ``2 controllers``."""
+    def summary(self, data: T) -> str:  # for logs and STATUS=: "2 controllers"
         ...
 
-    def watch(self, poke: Callable[[], None]) -> None:
-        """Start watching for events that call for an early collection (udev)."""
+    def watch(self, poke: Callable[[], None]) -> None:  # poke: collect early (udev)
         return None
 
-    def close(self) -> None:
-        """Let go of what the collector holds (a console, a monitor)."""
+    def close(self) -> None:  # let go of a console, a monitor
         return None
 
 
@@ -87,7 +72,7 @@ def collect_once(
     previous: CollectorResult[T] | None,
     clock: Callable[[], float] = time.time,
 ) -> CollectorResult[T]:
-    """Run ``collector`` once. Never raises: a failure is a result with ``success=False``."""
+    """Run ``collector`` once; a failure is a result with ``success=False``, never raised."""
     started = time.monotonic()
     try:
         data = collector.collect()

@@ -1,11 +1,6 @@
-"""What every collector's metric families share: the builder with its state-gauge helper and
-the ``controller`` label scheme. Pure: no I/O, no clock.
-
-Conventions (docs/metrics.md): prefix ``smartarray_``, units in names, ratios 0-1, identity in
-``_info`` metrics, states as a gauge with a ``state`` label (a kind: ``mode``, ``source``) that
-emits every known value (0/1) plus ``other`` (a word outside the list) and ``absent`` (none
-given), and no raw status text in any label. A value that is not known has no series (never a 0).
-"""
+"""What every collector's metric families share: the builder, with its state gauges that
+emit every known state (0/1) plus ``other`` and ``absent``, and the ``controller`` label.
+Pure. A value not known has no series, never a 0 (docs/metrics.md)."""
 
 from __future__ import annotations
 
@@ -16,8 +11,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 OTHER, ABSENT = "other", "absent"
 
 
-class Families:
-    """Gauge families built sample by sample; ``help`` gives each family's HELP text."""
+class Families:  # gauge families built sample by sample
 
     def __init__(self, help: Mapping[str, str]) -> None:  # noqa: A002 (Prometheus' word)
         self._help = help
@@ -39,18 +33,16 @@ class Families:
         self, name: str, labels: Mapping[str, str], known: Sequence[str], value: str | None,
         label: str = "state",
     ) -> None:
-        """One series per known state, plus ``other`` and ``absent``; the current one is 1.
-        ``label`` names the label that tells them apart (``mode``, ``source`` for a kind)."""
+        """One series per known state, ``other`` and ``absent``, the current one 1; ``label``
+        tells them apart (``mode``, ``source`` for a kind)."""
         current = ABSENT if value is None else value if value in known else OTHER
         for state in (*known, OTHER, ABSENT):
-            self.gauge(name, {**labels, label: state}, float(state == current))
+            self.gauge(name, {**labels, label: state}, 1.0 if state == current else 0.0)
 
     def unknown_word(
         self, name: str, labels: Mapping[str, str], known: Sequence[str], word: str | None
     ) -> None:
-        """The status word itself, only when it is outside ``known`` (alerts on
-        ``state="other"`` quote it from here); no series otherwise, so known states do not
-        churn."""
+        """The status word when it is outside ``known`` (what alerts on ``other`` quote)."""
         if word is not None and word not in known:
             self.gauge(name, {**labels, "word": word}, 1.0)
 
@@ -59,8 +51,7 @@ class Families:
 
 
 def controller_label(slot: str | None, serial: str | None, index: int | None = None) -> str:
-    """The ``controller`` label of every source: the slot (``0``, ``0b``), else
-    ``sn:<serial>``, else ``index:<n>`` (its position in the CLI's output), else empty."""
+    """The slot (``0``, ``0b``), else ``sn:<serial>``, else ``index:<n>``, else empty."""
     if slot:
         return slot
     if serial and serial.strip():
@@ -69,12 +60,17 @@ def controller_label(slot: str | None, serial: str | None, index: int | None = N
 
 
 def unique(labels: Sequence[str]) -> list[str]:
-    """``labels`` with a repeated value made unique by ``#2``, ``#3`` appended."""
+    """A repeated value made unique by ``#2``, ``#3``; linear (4,000 can say ``Slot: 0``)."""
+    seen: set[str] = set()
+    last: dict[str, int] = {}  # each base's last suffix: every one below it is taken
     out: list[str] = []
     for base in labels:
-        ident, n = base, 1
-        while ident in out:
+        n = last.get(base, 1)
+        ident = base if n == 1 else f"{base}#{n}"
+        while ident in seen:
             n += 1
             ident = f"{base}#{n}"
+        last[base] = n
+        seen.add(ident)
         out.append(ident)
     return out

@@ -1,11 +1,7 @@
-"""Smart Array hosts as the kernel sees them, with no vendor CLI: every SCSI host (and
-``ccissN`` device) whose PCI function is bound to ``hpsa``, ``cciss`` or ``smartpqi``.
-
-Discovery goes through pyudev; the attributes are read from the host's sysfs directory, so
-the reading works on any tree (tests build a fake one). A udev monitor reports a Smart
-Array host, its PCI function or one of its disks appearing or going.
-docs/metrics.md shows a sample of every family.
-"""
+"""Smart Array hosts as the kernel sees them: every SCSI host (and ``ccissN`` device) whose
+PCI function is bound to ``hpsa``, ``cciss`` or ``smartpqi``, found through pyudev and read
+from its sysfs directory (any tree: tests build one); a udev monitor reports a host, its PCI
+function or a disk appearing or going."""
 
 from __future__ import annotations
 
@@ -38,10 +34,8 @@ _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _CCISS_HOST = re.compile(r"^cciss\d+$")
 _LOCKUP = re.compile(r"^(?:ld=)?(\d+)$")
 _APPEAR_OR_GO = ("add", "remove", "bind", "unbind")
-
-
-class SysfsError(CollectionError):
-    """The devices could not be listed at all (no libudev, no sysfs)."""
+_INFO_LABELS = ("host", "driver", "pci_address", "vendor_id", "device_id", "subsystem_vendor_id",
+                "subsystem_device_id", "firmware", "model", "serial")
 
 
 @dataclass(frozen=True)
@@ -63,9 +57,9 @@ class SmartArrayHost:
         return sum(getattr(self, f.name) is not None for f in fields(self))
 
 
+
 def read_host(device_dir: Path) -> SmartArrayHost | None:
-    """The Smart Array host at ``device_dir`` (a ``scsi_host`` class directory or a
-    ``ccissN`` device), or None when its PCI function is not bound to a Smart Array driver."""
+    """The Smart Array host at ``device_dir`` (a ``scsi_host`` or ``ccissN``), or None."""
     real = device_dir.resolve()
     pci = next((p for p in (real, *real.parents) if _PCI_ADDRESS.match(p.name)), None)
     if pci is None:
@@ -91,7 +85,6 @@ def read_host(device_dir: Path) -> SmartArrayHost | None:
 
 
 def udev_host_dirs() -> list[Path]:
-    """Every SCSI host and ``ccissN`` device udev knows, Smart Array or not."""
     try:
         import pyudev
 
@@ -100,15 +93,13 @@ def udev_host_dirs() -> list[Path]:
         found = [p for p in found if _CCISS_HOST.match(p.name)]
         found += [Path(d.sys_path) for d in context.list_devices(subsystem="scsi_host")]
     except (ImportError, OSError) as error:
-        raise SysfsError(f"cannot list devices through udev: {error}") from error
+        raise CollectionError(f"cannot list devices through udev: {error}") from error
     return found
 
 
 class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
-    """Reads every Smart Array host; one per PCI function (a ``cciss`` board shows both a
-    ``ccissN`` device and a SCSI host for its tape drives: the one with more attributes is
-    kept). Watches udev for a Smart Array host, its PCI function or a disk appearing or
-    going, and asks for an early collection then."""
+    """One host per PCI function (of a ``cciss`` board's ``ccissN`` and SCSI host, the one
+    with more attributes); an early collection when udev says one came or went."""
 
     name = "sysfs"
     interval_s: float | None = None
@@ -136,14 +127,8 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
         out = Families(HELP)
         for host in data:
             h = {"pci_address": host.pci_address}
-            out.gauge("smartarray_host_info", {
-                **h, "host": host.host, "driver": host.driver,
-                "vendor_id": host.vendor_id or "", "device_id": host.device_id or "",
-                "subsystem_vendor_id": host.subsystem_vendor_id or "",
-                "subsystem_device_id": host.subsystem_device_id or "",
-                "firmware": host.firmware or "", "model": host.model or "",
-                "serial": host.serial or "",
-            }, 1.0)
+            out.gauge("smartarray_host_info", {  # every text field; "" for one not read
+                name: getattr(host, name) or "" for name in _INFO_LABELS}, 1.0)
             out.flag("smartarray_controller_lockup_detected", h, host.lockup_detected)
             out.state("smartarray_host_transport_mode", h, TRANSPORT_MODES, host.transport_mode)
         return out.metrics()
@@ -152,9 +137,7 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
         return f"{len(data)} host" + ("" if len(data) == 1 else "s")
 
     def watch(self, poke: Callable[[], None]) -> None:
-        """Start the udev watch (pyudev's monitor thread calls :meth:`handle` for every event
-        of the watched subsystems); without one (no netlink, no libudev) a warning says that
-        controllers appearing or going wait for the next collection."""
+        """pyudev's monitor thread calls :meth:`handle`; without one, a warning."""
         self._poke = poke
         if self._observer is not None:
             return
@@ -180,8 +163,7 @@ class SysfsCollector(Collector[tuple[SmartArrayHost, ...]]):
             self._observer = None
 
     def handle(self, event: UdevEvent) -> None:
-        """A udev event (from pyudev's monitor thread): an early collection when it concerns
-        a Smart Array."""
+        """An early collection when the event concerns a Smart Array."""
         if self._poke is not None and concerns_smart_array(event, self._known):
             log.info("udev: %s %s; collecting early", event.action, event.sys_path)
             self._poke()
@@ -196,10 +178,9 @@ class UdevEvent:
 
 
 def concerns_smart_array(event: UdevEvent, known_functions: Collection[str]) -> bool:
-    """The event is a Smart Array host, its PCI function or one of its disks appearing or
-    going. A device that went can no longer be read, so its path is matched against the PCI
-    functions of the last collection (``known_functions``); one that came is also checked
-    for a Smart Array driver."""
+    """A Smart Array host, its PCI function or a disk came or went: a PCI function on the
+    path is one of the last collection's (a device that went cannot be read) or is bound to
+    a Smart Array driver."""
     if event.action not in _APPEAR_OR_GO or event.subsystem not in WATCHED_SUBSYSTEMS:
         return False
     if event.subsystem == "block" and event.device_type != "disk":

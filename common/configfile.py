@@ -1,19 +1,11 @@
-"""Read a TOML or YAML settings file into plain data, and say where each key is written.
+"""Read a TOML or YAML settings file, and say each problem as ``file:line: key: problem``, as
+``config check`` prints and editors jump to: :class:`Document` maps key paths to lines, which
+neither tomllib nor yaml keeps.
 
-Validation errors then read ``file:line: key: problem``, the form ``config check`` prints
-and editors jump to. Neither tomllib nor yaml's plain loader keeps positions, so
-:class:`Document` carries a key path -> line map built from the text (TOML) or from the
-YAML node tree.
-
-Reading is bounded and refuses what an agent running as root must not obey: anything but a
-regular file (a FIFO would block a reload for ever, a device never ends), more than
-``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML aliases and, when running as root, a
-file that a user other than root could have written (:func:`trust_problem`).
-
-The settings themselves are pydantic models (:class:`Settings`: strict types, bounds on
-every number, no NaN or infinity, unknown keys refused); :func:`validate` turns pydantic's
-errors into ``file:line: key: problem`` lines, in the file's order.
-"""
+Reading refuses what a root agent must not obey: anything but a regular file (a FIFO would
+block a reload for ever), more than ``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML
+aliases and, as root, a file someone else could have written (:func:`trust_problem`). The
+settings are pydantic models (:class:`Settings`); :func:`validate` words their errors."""
 
 from __future__ import annotations
 
@@ -39,9 +31,8 @@ T = TypeVar("T", bound="Settings")
 
 
 class Settings(BaseModel):
-    """A table of a settings file: every key typed strictly (an integer is a number, but
-    ``"30"`` and ``true`` are not), every number finite, unknown keys refused. Frozen:
-    values from code are copied with ``model_copy(update=...)``."""
+    """A table: strict types (``"30"`` and ``true`` are not numbers), finite numbers, unknown
+    keys refused; frozen (code copies with ``model_copy(update=...)``)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
@@ -50,8 +41,7 @@ class Settings(BaseModel):
 FilePath = Annotated[Path, Field(strict=False)]
 
 
-class ConfigError(ValueError):
-    """A settings file that cannot be used; ``problems`` are ``file:line: key: problem``."""
+class ConfigError(ValueError):  # problems: "file:line: key: problem"
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
@@ -65,7 +55,7 @@ class Document:
     lines: dict[tuple[str, ...], int] = field(default_factory=dict)
 
     def line_of(self, location: tuple[str, ...]) -> int:
-        """The line of ``location`` or of its nearest written parent; 1 when none is."""
+        """The line of ``location`` or of its nearest written parent, else 1."""
         return next((self.lines[location[:end]] for end in range(len(location), 0, -1)
                      if location[:end] in self.lines), 1)
 
@@ -75,7 +65,6 @@ class Document:
 
 
 def read_document(path: Path) -> Document:
-    """Parse ``path`` as YAML when it ends in ``.yml``/``.yaml``, TOML otherwise."""
     data = _read_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -95,9 +84,8 @@ def read_document(path: Path) -> Document:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The file's bytes, if it is a regular file of at most MAX_BYTES that root may trust.
-    Opened without blocking and checked on the open descriptor: a FIFO or device put in
-    place of the file between a check and the open is refused all the same."""
+    """The bytes of a regular file of at most MAX_BYTES that root may trust, checked on the
+    descriptor opened without blocking (a FIFO put in its place meanwhile is refused too)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -125,13 +113,9 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | None:
-    """Why root must not act on ``path`` (run it, read it, write beside it), or None.
-
-    ``path`` (``opened``: the stat of the descriptor actually read) and every directory
-    above it, as written and as resolved through symbolic links, must belong to root and be
-    writable by no one else (a group other than root's counts as someone else). A directory
-    higher up may be world-writable if it is sticky, like /tmp; the file's own directory
-    may not, or anyone could plant a file or a link there."""
+    """Why root must not act on ``path`` (run it, read it, write beside it), or None: it
+    (``opened``: the descriptor read) and every directory above it, as written and resolved,
+    must be root's and writable by no one else (a higher sticky one, like /tmp, may be)."""
     try:
         found = distrusted_entry(path, owners=(0,), trusted_gid=0, opened=opened)
     except OSError as error:
@@ -145,16 +129,14 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
     return f"{entry} is writable by {why.writers} (mode {why.mode:04o}; {fix})"
 
 
-def credentials_directory() -> Path | None:
-    """systemd's credentials directory of this service (``LoadCredential=``), or None."""
+def credentials_directory() -> Path | None:  # systemd's LoadCredential= directory
     directory = os.environ.get("CREDENTIALS_DIRECTORY")
     return Path(directory) if directory else None
 
 
 def handed_over(path: Path) -> Path:
-    """The file of ``path``'s name in systemd's credentials directory when the unit hands it
-    over there (``LoadCredential=NAME:PATH``), else ``path``: the unprivileged ``serve``
-    cannot read root's files where they lie."""
+    """``path``'s name in the credentials directory when the unit hands it over there, else
+    ``path`` (the unprivileged ``serve`` cannot read root's files where they lie)."""
     directory = credentials_directory()
     if directory is not None and (directory / path.name).is_file():
         return directory / path.name
@@ -162,10 +144,9 @@ def handed_over(path: Path) -> Path:
 
 
 def secret_problem(path: Path) -> str | None:
-    """Why ``path`` may not hold a secret (the iLO credentials file, a TLS private key, a web
-    config with password hashes), or None: it must belong to root (or to the user reading
-    it) and give its group and others no access at all. A file in systemd's
-    credentials directory (``LoadCredential=``) is private by construction."""
+    """Why ``path`` may not hold a secret (credentials, a private key, password hashes), or
+    None: it must be root's (or the reader's) and no one else's to read, unless it is in the
+    credentials directory."""
     if Path(os.path.abspath(path)).parent == credentials_directory():
         return None
     try:
@@ -187,8 +168,7 @@ def secret_problem(path: Path) -> str | None:
 
 def refuse_untrusted(document: Document,
                      named: Iterable[tuple[tuple[str, ...], Path | None]]) -> None:
-    """ConfigError naming each key of ``document`` whose file (None: not set) root must not
-    act on (:func:`trust_problem`)."""
+    """ConfigError naming each key whose file (None: not set) root must not act on."""
     problems = [document.problem(location, f"refused: {problem}") for location, path in named
                 if path is not None and (problem := trust_problem(path)) is not None]
     if problems:
@@ -196,7 +176,6 @@ def refuse_untrusted(document: Document,
 
 
 def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The first location nested deeper than MAX_DEPTH, or None."""
     if len(location) > MAX_DEPTH:
         return location
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
@@ -209,8 +188,7 @@ def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | Non
 
 
 def validate(document: Document, schema: type[T]) -> T:
-    """The settings model ``schema`` built from the document, or a ConfigError naming each
-    bad key's line, in the file's order (as an editor shows it)."""
+    """``schema`` built from the document, or a ConfigError: each bad key in the file's order."""
     try:
         return schema.model_validate(document.data)
     except ValidationError as error:
@@ -221,8 +199,8 @@ def validate(document: Document, schema: type[T]) -> T:
 
 
 def _unknown(schema: type[BaseModel], error: Any) -> str | None:
-    """For a key the schema does not have: ``unknown section`` (a table) or ``unknown key``,
-    with the closest known name (``unknown section (did you mean [policy]?)``)."""
+    """``unknown section (did you mean [policy]?)``, or ``unknown key``, for a key the schema
+    does not have."""
     if error["type"] != "extra_forbidden":
         return None
     *parents, name = _location(error["loc"])
@@ -240,7 +218,6 @@ def _unknown(schema: type[BaseModel], error: Any) -> str | None:
 
 
 def _fields_of(model: Any) -> dict[str, Any]:
-    """A settings model's fields; none for anything else (a table of free keys)."""
     if isinstance(model, type) and issubclass(model, BaseModel):
         return dict(model.model_fields)
     return {}
@@ -259,8 +236,7 @@ _TYPE_WORDS = {"float_type": "must be a number", "bool_type": "must be true or f
 
 
 def _problem(error: Any) -> str:
-    """One pydantic error in the words of a settings file: what is wrong, and what was
-    written (``must be at most 100 (got 100.5)``)."""
+    """A pydantic error in a settings file's words: ``must be at most 100 (got 100.5)``."""
     kind, given, context = error["type"], error.get("input"), error.get("ctx") or {}
     if kind == "missing":
         return "required but not given"
@@ -279,7 +255,6 @@ def _problem(error: Any) -> str:
 
 
 def _number(value: float) -> str:
-    """``value`` as short as it reads back: 3600, 0.5, 1e+300."""
     if isinstance(value, int):
         digits = str(abs(value))
         return str(value) if len(digits) <= 20 else f"an integer of {len(digits)} digits"
@@ -288,7 +263,6 @@ def _number(value: float) -> str:
 
 
 def _shown(value: object) -> str:
-    """``value`` as a settings file writes it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -319,9 +293,8 @@ def _toml_document(path: Path, text: str) -> Document:
 
 
 def _toml_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Key path -> line for table headers and ``key = value`` lines. Lines inside
-    multi-line strings or arrays may be taken for keys; they only ever add entries that
-    no validation error names."""
+    """Key path -> line of table headers and ``key = value`` lines (a line in a multi-line
+    string may be taken for a key: an entry no error names)."""
     lines: dict[tuple[str, ...], int] = {}
     table: tuple[str, ...] = ()
     for number, line in enumerate(text.splitlines(), start=1):
@@ -342,32 +315,36 @@ def _split_key(text: str) -> tuple[str, ...]:
 
 
 def _unreadable_value(path: Path, kind: str, error: ValueError) -> ConfigError:
-    """A value the parser cannot make (an integer of more than 4300 digits, a YAML date
-    that does not exist), which it reports without a line."""
+    """A value the parser cannot make (a 4301-digit integer), reported without a line."""
     return ConfigError([f"{path}: not valid {kind}: {str(error).split(';')[0]}"])
 
 
 def _yaml_document(path: Path, text: str) -> Document:
     import yaml
 
+    class Loader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:  # refuse an alias where it is
+            if self.check_event(yaml.AliasEvent):
+                line = self.peek_event().start_mark.line + 1
+                raise ConfigError([f"{path}:{line}: YAML aliases (*name) are not accepted: "
+                                   "write the value out"])
+            return super().compose_node(parent, index)
+
+    loader = Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = {} if node is None else loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError([f"{path}:{line}: not valid YAML: {problem}"]) from None
+    except ConfigError:
+        raise
     except ValueError as error:
         raise _unreadable_value(path, "YAML", error) from None
-    alias = next((e for e in yaml.parse(text, Loader=yaml.SafeLoader)
-                  if isinstance(e, yaml.AliasEvent)), None)
-    if alias is not None:
-        line = alias.start_mark.line + 1 if alias.start_mark is not None else 1
-        raise ConfigError([f"{path}:{line}: YAML aliases (*name) are not accepted: write the "
-                           "value out"])
-    if data is None:
-        data = {}
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise ConfigError([f"{path}:1: (top level): expected a mapping of settings"])
     lines: dict[tuple[str, ...], int] = {}

@@ -1,27 +1,13 @@
-"""Keep PID 1 out of reach of this process and of everything it starts.
+"""Keep PID 1 out of reach of this process and of everything it starts (docs/privileges.md
+lists the calls refused). Root may signal PID 1 (SIGRTMIN+4 powers the host off), and
+systemd's ``SystemCallFilter=`` cannot look at arguments, so a root agent installs a seccomp
+filter (pyseccomp) that fails with EPERM every signal aimed at PID 1 or every process, every
+pidfd of PID 1, and making PID 1 or its group the owner of a file's I/O signals.
 
-The units run the agent as root because the vendor CLI insists on it, and root may signal
-PID 1 (SIGRTMIN+4 powers the host off, SIGRTMIN+5 reboots it). systemd's
-``SystemCallFilter=`` cannot look at a call's arguments, and the agent must signal its own
-CLI processes, so the agent itself installs a seccomp filter (libseccomp, through pyseccomp)
-when it starts as root. These then fail with EPERM:
-
-- ``kill``, ``tkill``, ``tgkill``, ``rt_sigqueueinfo``, ``rt_tgsigqueueinfo`` aimed at PID 1;
-- ``kill(-1, ...)``: every process at once, which is also ``killpg(1, ...)``, PID 1's group;
-- ``pidfd_open(1)``, and ``pidfd_send_signal`` altogether: a ``/proc/1`` directory opened
-  with ``open()`` is a pidfd too, and the agent never uses one;
-- making PID 1 or its process group the owner of a file's I/O signals, which then come with
-  the signal ``F_SETSIG`` picks at every read or write: ``fcntl(F_SETOWN)`` with owner 1 or
-  -1 (group 1), and ``fcntl(F_SETOWN_EX)``, ``ioctl(FIOSETOWN)`` and ``ioctl(SIOCSPGRP)``
-  altogether, their owner being behind a pointer the filter cannot read. ``F_SETOWN`` with
-  any other owner (a process's own pid, as a program using ``O_ASYNC`` does) still works.
-
-A filter cannot be removed, and every child inherits it: the vendor CLI runs under it too.
-The program installs it once (:func:`confine_root`): before it starts its first vendor CLI,
-and when the daemon starts. A command that starts none (``status --input``, ``--ilo``,
-``config check``) does without it, and without the cost of loading libseccomp. Only the
-program does (its entry point calls :func:`enable`): code that imports the agent as a
-library, as the tests do in their own process, is never confined by it.
+A filter cannot be removed and every child inherits it, the vendor CLI too. The program (its
+entry point calls :func:`enable`) installs it once, before its first vendor CLI and when the
+daemon starts (:func:`confine_root`); code that imports the agent as a library, as the tests
+do, is never confined.
 """
 
 from __future__ import annotations
@@ -45,15 +31,13 @@ _enabled = False
 
 
 def enable() -> None:
-    """Called by the program's entry point: from then on :func:`confine_root` confines."""
     global _enabled
     _enabled = True
 
 
 @cache
 def confine_root() -> None:
-    """In the program as root, once per process: :func:`keep_away_from_init`. Where it cannot
-    be installed (libseccomp missing), a warning: the agent still runs."""
+    """In the program as root, once: :func:`keep_away_from_init`, else a warning."""
     if not _enabled or os.geteuid() != 0:
         return
     try:
@@ -64,8 +48,7 @@ def confine_root() -> None:
 
 
 def keep_away_from_init() -> None:
-    """Install the filter for this process and its future children (all threads).
-    OSError or RuntimeError (libseccomp missing) when it cannot be installed."""
+    """For every thread and future child; OSError or RuntimeError when it cannot."""
     import pyseccomp  # loads libseccomp: only the processes that confine themselves pay it
 
     refuse = pyseccomp.ERRNO(errno.EPERM)

@@ -8,10 +8,9 @@ from pathlib import Path
 
 
 def replace_file(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to a hidden temporary file beside ``path`` (``.NAME.XXXX.tmp``, which
-    no reader of ``*.prom`` takes), with ``mode``, flushed to disk, then rename it over
-    ``path``: a reader sees the old file or the new one, never a part. OSError when it
-    cannot; the temporary file does not stay behind."""
+    """Write ``data`` with ``mode`` to a hidden ``.NAME.XXXX.tmp`` beside ``path`` (no reader of
+    ``*.prom`` takes it), flushed to disk, then rename it over ``path``: a reader sees the old
+    file or the new one. OSError when it cannot, leaving nothing behind."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

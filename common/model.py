@@ -1,19 +1,8 @@
-"""The normalised model every consumer reads: the `status --json` contract (docs/status.md).
-
-A field whose line the CLI did not print is ``None``, never a guess. Status words are
-normalised by :func:`normalise_status` (``Failed (Replace Batteries)`` -> ``failed``).
-Every block keeps the key/value pairs it was built from in ``raw`` (in printed order,
-duplicates included) so nothing the CLI printed is lost.
-
-A whole number outside its field's range (a size past 2**63 - 1 bytes, a percent past 100)
-is ``None`` too: no controller has it, and the exposition could not render it (a 400-digit
-``CapacityMiB`` overflows a float), so it is unknown, as a line the CLI did not print.
-
-The blocks are pydantic models: ``status --json`` is :func:`to_json` (their
-``model_dump_json``), and their JSON Schema is ``docs/status.schema.json`` (made by
-``python -m smartarray_agent.common.model``). An attribute that is not a field is refused, and
-the tests read every JSON back strictly (tests/model_reader.py).
-"""
+"""The normalised model every consumer reads: the ``status --json`` contract (docs/status.md;
+its JSON Schema, docs/status.schema.json, is ``python -m smartarray_agent.common.model``).
+A field whose line the CLI did not print is None, never a guess, and so is a whole number
+outside its field's range (no controller has it; a 400-digit size overflows the exposition).
+Every block keeps the pairs it was built from in ``raw``, in printed order."""
 
 from __future__ import annotations
 
@@ -28,7 +17,6 @@ INT64_MAX = 2**63 - 1  # the widest size or count a Redfish or Linux interface g
 
 
 def _unknown_outside(low: int, high: int) -> BeforeValidator:
-    """A whole number outside ``low``..``high`` is unknown (None), never a value."""
 
     def within(value: object) -> object:
         outside = (isinstance(value, int) and not isinstance(value, bool)
@@ -43,7 +31,6 @@ Bytes = Annotated[Annotated[int, Field(ge=0, le=INT64_MAX)] | None,
 Count = Bytes  # units, hours, days
 WholePercent = Annotated[Annotated[int, Field(ge=0, le=100)] | None, _unknown_outside(0, 100)]
 
-_PAREN_TAIL = re.compile(r"\s*\(.*$")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -52,15 +39,13 @@ class _Block(BaseModel):
 
 
 def normalise_status(text: str | None) -> str | None:
-    """``'Failed (Replace Batteries)'`` -> ``'failed'``; ``'Temporarily Disabled'`` ->
-    ``'temporarily_disabled'``. Empty text is ``None``."""
-    word = _NON_WORD.sub("_", _PAREN_TAIL.sub("", text or "").lower()).strip("_")
+    """``'Failed (Replace Batteries)'`` -> ``'failed'``; empty text -> None."""
+    word = _NON_WORD.sub("_", (text or "").partition("(")[0].lower()).strip("_")
     return word or None
 
 
 class DriveWriteCachePolicy(_Block):
-    """Gen10 (smartpqi) replaces the single ``Drive Write Cache`` switch by one policy per
-    drive usage. Values are normalised words: ``default``, ``enable``, ``disable``."""
+    """Gen10's drive write cache policy per drive usage: ``default``, ``enable``, ``disable``."""
 
     configured: str | None = None
     unconfigured: str | None = None
@@ -68,8 +53,7 @@ class DriveWriteCachePolicy(_Block):
 
 
 class Cache(_Block):
-    """The controller's cache module: its state, size, read/write ratio and the switches
-    that decide whether it caches writes."""
+    """The cache module: state, size, ratio and the switches that decide if it caches writes."""
 
     present: bool | None = None
     status: str | None = None
@@ -168,8 +152,7 @@ class Array(_Block):
 
 
 class Component(_Block):
-    """Anything else a controller block prints with a title line: drive cages, ports,
-    enclosures (SEP), expanders. Kept so nothing printed is lost."""
+    """Anything else printed with a title line (drive cages, ports, enclosures), kept."""
 
     title: str
     raw: RawPairs = Field(default_factory=list)
@@ -252,34 +235,25 @@ def to_json(snapshot: Snapshot) -> str:
 #   failed:      data or drive lost
 LOGICAL_DRIVE_STATES: dict[str, str] = {
     "ok": "ok",
-    "transforming": "progressing",
-    "expanding": "progressing",
-    "queued_for_expansion": "progressing",
-    "erasing": "progressing",
-    "recovering": "rebuilding",
-    "rebuilding": "rebuilding",
-    "ready_for_rebuild": "rebuilding",
-    "regenerating": "rebuilding",
-    "interim_recovery_mode": "degraded",
-    "needs_rebuild_permission": "degraded",
-    "wrong_drive_replaced": "degraded",
-    "bad_drive_connection": "degraded",
+    **dict.fromkeys(("transforming", "expanding", "queued_for_expansion", "erasing"),
+                    "progressing"),
+    **dict.fromkeys(("recovering", "rebuilding", "ready_for_rebuild", "regenerating"),
+                    "rebuilding"),
+    **dict.fromkeys(("interim_recovery_mode", "needs_rebuild_permission",
+                     "wrong_drive_replaced", "bad_drive_connection"), "degraded"),
     "failed": "failed",
 }
 PHYSICAL_DRIVE_STATES: dict[str, str] = {
     "ok": "ok",
-    "rebuilding": "progressing",
-    "erase_in_progress": "progressing",
-    "erasing": "progressing",
-    "erase_complete": "progressing",
+    **dict.fromkeys(("rebuilding", "erase_in_progress", "erasing", "erase_complete"),
+                    "progressing"),
     "predictive_failure": "degraded",
     "failed": "failed",
 }
 
 
 def drive_class(states: dict[str, str], word: str | None) -> str | None:
-    """The class of a drive state word in ``states``; ``'unknown'`` for a word not listed,
-    ``None`` when no status was printed."""
+    """``'unknown'`` for a word ``states`` does not list, None when none was printed."""
     if word is None:
         return None
     return states.get(word, "unknown")

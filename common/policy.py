@@ -1,34 +1,9 @@
-"""The write-cache interlock (docs/cli.md, "The interlock"): may this change be made to this
-controller now?
-
-Backup power is *at or above threshold* only when its status is exactly ``OK``, where a
-charge percentage is known that percentage is at least the threshold, and the cache is not
-disabled for a battery or capacitor reason. Anything else (recharging, failed, absent,
-unknown, ``OK (...)`` with a tail, an iLO that is configured but could not be read) is
-below: the interlock fails closed. A no-battery write cache switch the CLI did not print
-counts as possibly on.
-
-=============================================  ======================  =====================
-change                                          at/above threshold      below threshold
-=============================================  ======================  =====================
-any disable (nbwc off, dwc off, caching off)    allowed                 allowed
-cache ratio, no-battery write cache off         allowed                 allowed, write cache
-                                                                        stays inactive
-cache ratio raising the write share, nbwc on    allowed                 refused
-no-battery write cache on                       allowed, confirmation   refused
-drive write cache on (any usage)                allowed, confirmation   refused
-logical drive caching on, nbwc off              allowed                 allowed, write cache
-                                                                        stays inactive
-logical drive caching on, nbwc on               allowed                 refused
-=============================================  ======================  =====================
-
-The last two rows: with no-battery write cache on, turning a logical drive's caching on puts
-its writes in unprotected cache, like raising the ratio.
-"nbwc on" reads "on or not printed" throughout.
-
-Each change kind carries its row (:class:`Row`) in the table of
-:mod:`smartarray_agent.write.kinds`; this module only reads it.
-"""
+"""The write-cache interlock: may this change be made to this controller now? docs/cli.md,
+"The interlock", has its table; each change kind carries its row (:class:`Row`) in
+:mod:`smartarray_agent.write.kinds`. Backup power is at or above threshold only when its
+status is exactly ``OK``, a known charge is at least the threshold and the cache is not
+disabled for a battery reason; anything else fails closed, and a no-battery write cache
+switch the CLI did not print counts as possibly on."""
 
 from __future__ import annotations
 
@@ -42,25 +17,19 @@ from smartarray_agent.common.model import BackupPower, Controller
 _BATTERY_REASON = re.compile(r"batter|capacitor|backup power|charge", re.I)
 
 
-class Exposure(StrEnum):
-    """When a change that adds cache puts writes where no healthy backup power protects
-    them (below the threshold)."""
+class Exposure(StrEnum):  # when a change that adds cache exposes writes, below threshold
 
     ALWAYS = "always"  # no-battery write cache on, drive write cache on
     WITH_NBWC = "with-nbwc"  # only while no-battery write cache is on (or not known to be off)
 
 
 @dataclass(frozen=True)
-class Row:
-    """A change kind's row of the interlock table."""
-
+class Row:  # a change kind's row of the interlock table
     exposure: Exposure
     confirm: bool  # an allowed change that adds cache asks the operator first
 
 
-class Judged(Protocol):
-    """What the interlock needs to know of a change."""
-
+class Judged(Protocol):  # what the interlock needs to know of a change
     @property
     def row(self) -> Row: ...
 
@@ -92,8 +61,8 @@ def backup_power_healthy(power: BackupPower) -> bool:
 
 def backup_power_state(ctrl: Controller, threshold_percent: float,
                        charge_error: str | None = None) -> BackupPowerState:
-    """``charge_error``: why the configured iLO could not be read (the charge is unknown
-    where it should be known, so backup power is not at threshold)."""
+    """``charge_error``: why the configured iLO could not be read (a charge that should be
+    known is not: not at threshold)."""
     power, cache = ctrl.backup_power, ctrl.cache
     source = power.source or "backup power"
     if power.count == 0 or (power.source is None and power.status is None):
@@ -158,10 +127,9 @@ def _refusal(ctrl: Controller, change: Judged, backup: BackupPowerState,
 
 
 def write_cache_active(ctrl: Controller) -> bool | None:
-    """Whether the controller is caching writes now: a cache that is present and ``ok``, a
-    write share above 0, and backup power ``ok`` or no-battery write cache forced on.
-    ``None`` when the output did not say (no cache status printed, no write share printed,
-    or a switch that decides it not printed)."""
+    """Whether the controller caches writes now: its cache present and ``ok``, a write share
+    above 0, and backup power ``ok`` or no-battery write cache on; None where a line that
+    decides it was not printed."""
     cache = ctrl.cache
     if cache.present is False:
         return False
@@ -174,16 +142,21 @@ def write_cache_active(ctrl: Controller) -> bool | None:
     return None if cache.write_percent is None else True
 
 
-def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> bool:
-    """Whether write cache can hold data that no healthy backup power protects: controller
-    write cache active on backup power below the threshold, or drive write cache on (a
-    drive's own cache has no backup power at all). Write cache whose activity is unknown
-    (:func:`write_cache_active` None) counts as not active here."""
-    cache = ctrl.cache
-    policy = cache.drive_write_cache_policy
-    drive_cache_on = cache.drive_write_cache is True or (
-        policy is not None and "enable" in (policy.configured, policy.unconfigured, policy.hba)
-    )
-    controller_cache = write_cache_active(ctrl) is True and not backup_power_state(
-        ctrl, threshold_percent).protected
-    return drive_cache_on or controller_cache
+def unprotected_write_cache(ctrl: Controller, threshold_percent: float) -> list[str]:
+    """Why write cache can hold data no healthy backup power protects, in the words an
+    operator acts on; none when it cannot. A drive's own write cache on (it has no backup
+    power at all), or controller write cache active (not unknown) on backup power below the
+    threshold."""
+    cache, policy = ctrl.cache, ctrl.cache.drive_write_cache_policy
+    reasons = []
+    if cache.drive_write_cache is True:
+        reasons.append("drive write cache on (a drive's own cache has no backup power)")
+    on = [usage for usage in ("configured", "unconfigured", "hba")
+          if policy is not None and getattr(policy, usage) == "enable"]
+    if on:
+        reasons.append(f"drive write cache on for {', '.join(on)} drives (no backup power)")
+    backup = backup_power_state(ctrl, threshold_percent)
+    if write_cache_active(ctrl) is True and not backup.protected:
+        forced = " (no-battery write cache on)" if cache.no_battery_write_cache else ""
+        reasons.append(f"controller write cache active{forced} on backup power {backup.summary}")
+    return reasons

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Build dist/smartarray-agent_VERSION_ARCH.deb from this checkout, with dpkg-deb (no debhelper).
-#   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/)
-# Needs (Debian 12): python3-venv, binutils, dpkg-dev (its Recommends are not needed: no
-# compiler); network access to PyPI.
+# Build dist/smartarray-agent_VERSION+RELEASE_ARCH.deb from this checkout, with dpkg-deb (no
+# debhelper), for the release it runs on (Debian 12 and 13, Ubuntu 24.04; docs/packaging.md):
+#   packaging/build-deb.sh [OUT_DIR]      (default OUT_DIR: dist/; prints the package's path)
+# Needs python3-venv, binutils, dpkg-dev (its Recommends are not needed: no compiler); network
+# access to PyPI.
 # The version and maintainer come from packaging/deb/changelog, whose upstream version must be
-# pyproject.toml's. Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH). Two builds of
-# one checkout give the same bytes (reproducible.sh).
+# the wheel's (pyproject.toml's); the release's ID and VERSION_ID (/etc/os-release) follow it,
+# +deb12, +deb13, +ubuntu24.04, so that each release has its own package and an upgrade of the
+# release upgrades it. Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH). Two builds
+# of one checkout give the same bytes (reproducible.sh).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/packaging/reproducible.sh"
@@ -18,17 +21,23 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+root="$work/root"
+"$repo/packaging/stage.sh" "$root" >/dev/null
 changelog="$repo/packaging/deb/changelog"
-full_version=$(dpkg-parsechangelog -l "$changelog" -S Version)
+debian_version=$(dpkg-parsechangelog -l "$changelog" -S Version)
 maintainer=$(dpkg-parsechangelog -l "$changelog" -S Maintainer)
-version=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")
-[ "${full_version%-*}" = "$version" ] || {
-    echo "build-deb.sh: packaging/deb/changelog is at $full_version, pyproject.toml at $version: add a changelog entry" >&2
+version=$(staged_version "$root")
+[ "${debian_version%-*}" = "$version" ] || {
+    echo "build-deb.sh: packaging/deb/changelog is at $debian_version, pyproject.toml at $version: add a changelog entry" >&2
     exit 1
 }
+# shellcheck source=/dev/null
+release=$(. /etc/os-release && echo "${ID/#debian/deb}${VERSION_ID:?no VERSION_ID in /etc/os-release}")
+full_version="$debian_version+$release"
 arch=$(dpkg --print-architecture)
-root="$work/root"
-"$repo/packaging/stage.sh" "$root" /lib/systemd/system >/dev/null
+# The release's own interpreter the environment links to (stage.sh): Debian and Ubuntu name
+# its package after it.
+python=$(basename "$(staged_python "$root")")
 
 doc="$root/usr/share/doc/smartarray-agent"
 gzip -9n < "$changelog" > "$doc/changelog.Debian.gz"
@@ -50,7 +59,7 @@ install -d -m 0755 "$root/DEBIAN"
 size=$(find "$root" -path "$root/DEBIAN" -prune -o -printf '%y %s\n' |
     awk '{ n += ($1 == "f" || $1 == "l") ? int(($2 + 1023) / 1024) : 1 } END { print n }')
 sed -e "s/@VERSION@/$full_version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" \
-    -e "s/@MAINTAINER@/$maintainer/" -e "s/@SHLIBS@/$shlibs/" \
+    -e "s/@MAINTAINER@/$maintainer/" -e "s/@SHLIBS@/$shlibs/" -e "s/@PYTHON@/$python/" \
     "$repo/packaging/deb/control.in" > "$root/DEBIAN/control"
 # The administrator's files: dpkg keeps their edits and asks on a changed default.
 printf '%s\n' /etc/smartarray-agent/config.toml /etc/logrotate.d/smartarray-agent > "$root/DEBIAN/conffiles"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Build dist/smartarray-agent-VERSION-RELEASE.x86_64.rpm from this checkout with rpmbuild
-# (on Debian: apt-get install rpm python3-venv binutils).
-#   packaging/build-rpm.sh [OUT_DIR]      (default OUT_DIR: dist/)
-# The package runs on RHEL/Rocky/Alma 8 and 9 with their python3.11 package installed. The
+# Build dist/smartarray-agent-VERSION-RELEASE.x86_64.rpm from this checkout with rpmbuild, for
+# the release it runs on (RHEL, Rocky or Alma 9 and 10: dnf install rpm-build binutils, and on 9
+# python3.12; on Debian: apt-get install rpm python3-venv binutils, for tests):
+#   packaging/build-rpm.sh [OUT_DIR]      (default OUT_DIR: dist/; prints the package's path)
+# RELEASE is RPM_RELEASE (default 1) and the release's %{dist} (.el9, .el10; none on Debian).
+# The package requires the interpreter its environment links to (stage.sh), by path. The
 # packager is the maintainer of packaging/deb/changelog. Lint it with its filters:
 #   rpmlint -r packaging/rpm/smartarray-agent.rpmlintrc dist/smartarray-agent-*.rpm
 # Environment: see stage.sh (TARGET_PYTHON, SOURCE_DATE_EPOCH); RPM_RELEASE (default 1). Two
@@ -17,11 +19,12 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-version=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")
 release=${RPM_RELEASE:-1}
 packager=$(sed -n '/^ -- .*>  /{s/^ -- \(.*>\)  .*/\1/p;q}' "$repo/packaging/deb/changelog")
 stage="$work/stage"
-"$repo/packaging/stage.sh" "$stage" /usr/lib/systemd/system >/dev/null
+"$repo/packaging/stage.sh" "$stage" >/dev/null
+version=$(staged_version "$stage")
+python=$(staged_python "$stage")
 install -m 0644 "$repo/packaging/rpm/smartarray-agent.rpmlintrc" "$stage/usr/share/doc/smartarray-agent/"
 # Fedora's and RHEL's zsh reads packages' completions from site-functions.
 mv "$stage/usr/share/zsh/vendor-completions" "$stage/usr/share/zsh/site-functions"
@@ -45,7 +48,7 @@ grep -q 'libc.so.6' "$work/requires" || { echo "build-rpm.sh: elfdeps found no l
 # Every file dated SOURCE_DATE_EPOCH (%install copies the tree with its dates).
 dates_to_epoch "$stage"
 sed -e "s|@VERSION@|$version|" -e "s|@RELEASE@|$release|" -e "s|@STAGE@|$stage|" \
-    -e "s|@PACKAGER@|$packager|" -e "/^Requires:       systemd$/r $work/requires" \
+    -e "s|@PACKAGER@|$packager|" -e "s|@PYTHON@|$python|" -e "/^Requires:       systemd$/r $work/requires" \
     "$repo/packaging/rpm/smartarray-agent.spec.in" > "$work/smartarray-agent.spec"
 rpmbuild -bb --quiet \
     --define "_topdir $work/rpmbuild" \
@@ -53,4 +56,4 @@ rpmbuild -bb --quiet \
     --define "_build_name_fmt %%{NAME}-%%{VERSION}-%%{RELEASE}.%%{ARCH}.rpm" \
     --define "_binary_payload w2.xzdio" \
     "$work/smartarray-agent.spec" >/dev/null
-echo "$out/smartarray-agent-$version-$release.x86_64.rpm"
+echo "$out/smartarray-agent-$version-$release$(rpm --eval '%{?dist}').x86_64.rpm"

@@ -1,5 +1,6 @@
 # Sourced by stage.sh, build-deb.sh and build-rpm.sh, with $repo set to the checkout: what makes
-# two builds of one checkout byte-identical (https://reproducible-builds.org).
+# two builds of one checkout byte-identical (https://reproducible-builds.org), and what the two
+# build scripts read of the staged tree.
 #
 # SOURCE_DATE_EPOCH is every date the build writes into a package: the files' and the archive
 # members' times, the rpm's build time, the man page's date. Given in the environment, it is
@@ -23,4 +24,20 @@ umask 022
 # SOURCE_DATE_EPOCH, whenever it was made or copied.
 dates_to_epoch() {
     find "$1" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+}
+
+# staged_version STAGE_DIR: the version of the agent's wheel in a tree stage.sh laid out
+# (pyproject.toml's), read from its dist-info directory: no TOML reader needed on the builder.
+staged_version() {
+    local info
+    info=$(cd "$1"/opt/smartarray-agent/lib/python3.*/site-packages && echo smartarray_agent-*.dist-info)
+    info=${info#smartarray_agent-}
+    echo "${info%.dist-info}"
+}
+
+# staged_python STAGE_DIR: the interpreter the environment links to (bin/python names
+# bin/python3.X, which names it).
+staged_python() {
+    local bin="$1/opt/smartarray-agent/bin"
+    readlink "$bin/$(readlink "$bin/python")"
 }

@@ -4,27 +4,41 @@
 # the project's wheel, the systemd units, the sg modules-load.d entry, the default config,
 # logrotate for the audit log, bash, zsh and fish completion, the man page and the copyright file.
 #
-#   packaging/stage.sh STAGE_DIR UNIT_DIR
+#   packaging/stage.sh STAGE_DIR
 #
-# UNIT_DIR is where the units go inside the tree (/lib/systemd/system on Debian 12,
-# /usr/lib/systemd/system for the rpm). Needs python3 with venv (python3-venv: its ensurepip
-# gives the build its own pip; no system pip), binutils (strip) and network access to PyPI.
+# A package is built on the release it is for (docs/packaging.md, "One package per release"):
+# the environment links to that release's Python and holds the wheels pip picks for that
+# interpreter and that C library. Needs the target Python with venv (Debian and Ubuntu:
+# python3-venv; its ensurepip gives the build its own pip; no system pip), binutils (strip) and
+# network access to PyPI.
 # Environment:
-#   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target
-#                  (default /usr/bin/python3.11: Debian 12's python3.11; RHEL 8/9's python3.11)
+#   TARGET_PYTHON  the interpreter the package runs on, at the same path on the target. Default:
+#                  the release's /usr/bin/python3 under its versioned name (/usr/bin/python3.11
+#                  on Debian 12, 3.13 on Debian 13, 3.12 on Ubuntu 24.04 and RHEL 10), or
+#                  /usr/bin/python3.12 where that python3 is older than 3.11 (RHEL 9's 3.9)
 #   SOURCE_DATE_EPOCH  the date of every file (default: the last commit's; reproducible.sh)
 set -euo pipefail
 
-stage=${1:?usage: stage.sh STAGE_DIR UNIT_DIR}
-unit_dir=${2:?usage: stage.sh STAGE_DIR UNIT_DIR}
+stage=${1:?usage: stage.sh STAGE_DIR}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/packaging/reproducible.sh"
-target_python=${TARGET_PYTHON:-/usr/bin/python3.11}
+target_python=${TARGET_PYTHON:-$(/usr/bin/python3 -c 'import sys
+print("/usr/bin/python%d.%d" % sys.version_info[:2] if sys.version_info >= (3, 11) else "/usr/bin/python3.12")' 2>/dev/null || echo /usr/bin/python3.12)}
 prefix=/opt/smartarray-agent
 
-[ -x "$target_python" ] || { echo "stage.sh: $target_python not found (apt-get install python3.11-venv)" >&2; exit 1; }
-command -v strip >/dev/null || { echo "stage.sh: strip not found (apt-get install binutils)" >&2; exit 1; }
+[ -x "$target_python" ] || {
+    echo "stage.sh: $target_python not found: install it (Debian, Ubuntu: apt-get install python3-venv; RHEL 9: dnf install python3.12) or set TARGET_PYTHON" >&2
+    exit 1
+}
+command -v strip >/dev/null || { echo "stage.sh: strip not found (install binutils)" >&2; exit 1; }
 py_version=$("$target_python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+# The versioned name, which the package depends on: /usr/bin/python3 moves to the next Python
+# with the release, and the bundled compiled wheels would not load in it.
+target_python="$(dirname "$target_python")/python$py_version"
+"$target_python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "stage.sh: $target_python is older than the agent needs (3.11)" >&2
+    exit 1
+}
 
 rm -rf "$stage"
 mkdir -p "$stage"
@@ -35,8 +49,8 @@ build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 
 # 1. The wheel of this checkout, built from a copy (setuptools writes build/ and *.egg-info
-# into the tree it builds) with the pip of a throw-away venv.
-python3 -m venv "$build/venv"
+# into the tree it builds) with the pip of a throw-away venv of the target Python.
+"$target_python" -m venv "$build/venv"
 pip=("$build/venv/bin/python" -m pip --disable-pip-version-check --quiet)
 mkdir "$build/src" "$build/wheels"
 cp -a "$repo/pyproject.toml" "$repo/README.md" "$repo/agent" "$repo/collectors" "$repo/common" \
@@ -105,11 +119,11 @@ ln -s "$prefix/bin/smartarray-agent" "$stage/usr/bin/smartarray-agent"
 # 4. systemd units, the sg module, and the group and directory of the unprivileged serving
 #    unit, which answers HTTP for the root daemon (the packaged config.toml sets
 #    [web] publish_dir; docs/privileges.md).
-install -d "$stage$unit_dir" "$stage/usr/lib/modules-load.d" "$stage/usr/lib/sysusers.d" \
+install -d "$stage/usr/lib/systemd/system" "$stage/usr/lib/modules-load.d" "$stage/usr/lib/sysusers.d" \
     "$stage/usr/lib/tmpfiles.d"
 install -m 0644 "$repo"/systemd/smartarray-agent.service "$repo"/systemd/smartarray-agent-textfile.service \
     "$repo"/systemd/smartarray-agent-textfile.timer "$repo"/systemd/smartarray-agent-serve.service \
-    "$stage$unit_dir/"
+    "$stage/usr/lib/systemd/system/"
 install -m 0644 "$repo/systemd/modules-load.d/smartarray-agent.conf" "$stage/usr/lib/modules-load.d/"
 install -m 0644 "$repo/systemd/sysusers.d/smartarray-agent.conf" "$stage/usr/lib/sysusers.d/"
 install -m 0644 "$repo/systemd/tmpfiles.d/smartarray-agent.conf" "$stage/usr/lib/tmpfiles.d/"

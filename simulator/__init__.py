@@ -1,10 +1,7 @@
-"""A simulator of the HP/HPE Smart Array CLI (``ssacli``, ``hpssacli``, ``hpacucli``).
-
-It answers vendor commands for a scenario file (see ``scenario.py``; bundled ones are in
-``scenarios/``), in argv or console mode, with modify commands persisted per state directory
-and injected faults. The agent runs it in place of the vendor binary through
-:func:`vendor_argv`.
-"""
+"""A simulator of the HP/HPE Smart Array CLI (``ssacli``, ``hpssacli``, ``hpacucli``): it
+answers for a scenario file (``scenario.py``; bundled ones in ``scenarios/``), in argv or
+console mode, keeps what modify commands change, and injects faults. The agent runs it in
+place of the vendor binary through :func:`vendor_argv`."""
 
 from __future__ import annotations
 
@@ -31,7 +28,6 @@ def list_scenarios() -> list[tuple[str, str]]:
 
 
 def resolve_scenario(name_or_path: str | os.PathLike[str]) -> Path:
-    """A bundled scenario name or a scenario file path -> the file's absolute path."""
     path = Path(name_or_path).expanduser()
     if path.is_file():
         return path.resolve()
@@ -45,7 +41,6 @@ def resolve_scenario(name_or_path: str | os.PathLike[str]) -> Path:
 
 def vendor_argv(scenario: str | os.PathLike[str],
                 state_dir: str | os.PathLike[str] | None = None) -> list[str]:
-    """The argv prefix that behaves like the vendor binary for ``scenario``."""
     argv = [sys.executable, "-m", __name__, "--scenario", str(resolve_scenario(scenario))]
     if state_dir is not None:
         argv += ["--state-dir", str(state_dir)]

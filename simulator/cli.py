@@ -1,11 +1,7 @@
-"""``smartarray-sim``: answer like ssacli/hpssacli/hpacucli for a scenario.
-
-Argv mode: ``smartarray-sim --scenario gen9-battery ctrl all show config detail``.
-Console mode (no command words): the vendor banner, then a ``=> `` prompt reading commands.
-Exit codes follow the vendor CLI: 0, or 1 after an ``Error:``; 2 for a bad scenario.
-
-The program's steps (:func:`open_session`, :func:`start`, :func:`answer_line`) are also what
-answers in the caller's process (:mod:`.inprocess`), so both print the same bytes.
+"""``smartarray-sim --scenario NAME [COMMAND...]``: one command (argv mode), or without one
+the vendor banner and a ``=> `` prompt (console mode). Exit 0, 1 after an ``Error:``, 2 for a
+bad scenario, as the vendor CLI. Its steps (:func:`open_session`, :func:`start`,
+:func:`answer_line`) also answer in the caller's process (:mod:`.inprocess`), byte for byte.
 """
 
 from __future__ import annotations
@@ -45,7 +41,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the simulator; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     if args.list:

@@ -1,9 +1,6 @@
-"""A vendor command line (``ctrl slot=0 show config detail``) -> an action. Pure.
-
-Keywords and values are case-insensitive (the real CLI lower-cases what it quotes back in
-its errors); ``controller``/``logicaldrive``/``physicaldrive`` abbreviate to ``ctrl``/``ld``/
-``pd``. Errors raise :class:`CommandError` carrying the vendor's ``Error:`` lines.
-"""
+"""A vendor command line (``ctrl slot=0 show config detail``) -> an action. Pure. Words are
+case-insensitive (the CLI lower-cases what its errors quote), with the CLI's short forms
+(``ctrl``, ``ld``, ``pd``); a refusal is a :class:`CommandError` with the ``Error:`` lines."""
 
 from __future__ import annotations
 
@@ -26,8 +23,6 @@ MISSING_TARGET = (
 
 
 class CommandError(Exception):
-    """A command the CLI rejects; ``lines`` is its ``Error:`` text."""
-
     def __init__(self, *lines: str) -> None:
         super().__init__(lines[0])
         self.lines = lines
@@ -52,8 +47,7 @@ class Target:
     ld: str | None = None
     pd: str | None = None
 
-    def text(self) -> str:
-        """How ``set target`` echoes it: ``controller slot=0``."""
+    def text(self) -> str:  # as set target echoes it: "controller slot=0"
         return "controller all" if self.slot is None else f"controller slot={self.slot}"
 
 
@@ -93,13 +87,12 @@ def _word(token: str) -> str:
     return f"{key}={value.strip(_QUOTES)}" if eq else key
 
 
-def canonical(tokens: list[str]) -> str:
-    """The normalised command text faults match against: ``ctrl slot=0 show config``."""
+def canonical(tokens: list[str]) -> str:  # what faults match: "ctrl slot=0 show config"
     return " ".join(_word(t) for t in tokens if t.strip())
 
 
 def parse(tokens: list[str], default: Target | None = None) -> Action:
-    """Parse one command; ``default`` is the console's ``set target``."""
+    """``default``: the console's ``set target``."""
     command = canonical(tokens)
     words = command.split()
     if not words:

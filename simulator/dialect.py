@@ -1,9 +1,5 @@
-"""What differs between the CLI generations: names, units, wording. Pure data.
-
-Texts marked "seen" are in the real field captures the conformance tests read (beside the
-checkout, in ../shared/captures/real); the others are the closest analogue and are named as
-guesses where they are defined.
-"""
+"""What differs between the CLI generations: names, units, wording. Pure data. Texts marked
+"seen" are in the real captures (../shared/captures/real); a guess says so."""
 
 from __future__ import annotations
 
@@ -104,44 +100,29 @@ _SSACLI3 = Dialect(
     monitor_delay="60  min",
     unused_space="0 MB (0.00%)",
 )
+# What hpssacli 2 prints differently from ssacli 3, which kept the rest.
+_HPSSACLI2 = replace(
+    _SSACLI3, generation="hpssacli2", banner="HP Smart Storage Administrator CLI {version}",
+    default_version="2.10.14.0",
+    # Guess: shaped like the ssacli 3.25 `version` output quoted in libstoragemgmt#344.
+    version_lines=("   HPSSACLI Version: {version}", "   SOULAPI Version: {version}"),
+    size_style="mb-gb", array_word="array", unassigned_word="unassigned", mirror_group_base=0,
+    new_drive_words=False, cages=False, dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL,
+    unused_space="0  MB",
+)
 
 
 DIALECTS: dict[str, Dialect] = {
-    "hpacucli9": Dialect(
-        generation="hpacucli9",
-        banner="HP Array Configuration Utility CLI {version}",
+    "hpacucli9": replace(
+        _HPSSACLI2, generation="hpacucli9", banner="HP Array Configuration Utility CLI {version}",
         default_version="9.40.12.0",
         version_lines=("   ACU CLI Version: {version}", "   SoulAPI Version: 6.2.25.0"),
-        ratio_label="Accelerator Ratio",
-        ratio_step=25,
-        size_style="mb",
-        modes=False,
-        gen10=False,
-        array_word="array",
-        unassigned_word="unassigned",
-        raid_prefix="RAID ",
-        ld_caching_label="Array Accelerator: ",
-        ld_caching_params=("arrayaccelerator",),
-        mirror_group_base=0,
-        new_drive_words=False,
-        cages=False,
-        dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL,
-        no_controllers=_NO_CONTROLLERS_SHORT,
-        monitor_delay="60 min",
-        unused_space="0 MB",
+        ratio_label="Accelerator Ratio", ratio_step=25, size_style="mb", modes=False,
+        raid_prefix="RAID ", ld_caching_label="Array Accelerator: ",
+        ld_caching_params=("arrayaccelerator",), no_controllers=_NO_CONTROLLERS_SHORT,
+        monitor_delay="60 min", unused_space="0 MB",
     ),
-    # What hpssacli 2 prints differently from ssacli 3, which kept the rest.
-    "hpssacli2": replace(
-        _SSACLI3,
-        generation="hpssacli2",
-        banner="HP Smart Storage Administrator CLI {version}",
-        default_version="2.10.14.0",
-        # Guess: shaped like the ssacli 3.25 `version` output quoted in libstoragemgmt#344.
-        version_lines=("   HPSSACLI Version: {version}", "   SOULAPI Version: {version}"),
-        size_style="mb-gb", array_word="array", unassigned_word="unassigned",
-        mirror_group_base=0, new_drive_words=False, cages=False,
-        dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL, unused_space="0  MB",
-    ),
+    "hpssacli2": _HPSSACLI2,
     "ssacli3": _SSACLI3,
     "ssacli-gen10": replace(
         _SSACLI3, generation="ssacli-gen10", default_version="3.30.13.0", gen10=True

@@ -1,14 +1,12 @@
-"""Fault knobs: which command a fault hits, the scenario after the battery timeline, garbage.
-
-``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys, so any
-bundled scenario can be made slow, hung or broken without writing a file.
-"""
+"""Which command a fault hits, the scenario after the battery timeline, garbage.
+``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys."""
 
 from __future__ import annotations
 
 import json
 import os
 
+from smartarray_agent.simulator.modify import Change, apply
 from smartarray_agent.simulator.scenario import (
     Faults,
     Scenario,
@@ -20,7 +18,6 @@ FAULTS_ENV = "SMARTARRAY_SIM_FAULTS"
 
 
 def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) -> Faults:
-    """The scenario's faults with ``SMARTARRAY_SIM_FAULTS`` laid over them."""
     raw = (os.environ if environ is None else environ).get(FAULTS_ENV, "").strip()
     if not raw:
         return scenario.faults
@@ -34,7 +31,6 @@ def effective_faults(scenario: Scenario, environ: dict[str, str] | None = None) 
 
 
 def matches(patterns: list[str], command: str) -> bool:
-    """Whether ``command`` (canonical text) is one that ``patterns`` name."""
     return any(p == "*" or (p and " ".join(p.lower().split()) in command) for p in patterns)
 
 
@@ -42,19 +38,10 @@ def at_time(scenario: Scenario, faults: Faults, elapsed_s: float) -> Scenario:
     """``scenario`` with every battery-timeline step due by ``elapsed_s`` applied."""
     due = sorted((s for s in faults.battery_timeline if s.after_s <= elapsed_s),
                  key=lambda s: s.after_s)
-    if not due:
-        return scenario
-    new = scenario.model_copy(deep=True)
-    for step in due:
-        ctrl = new.controller(step.slot)
-        assert ctrl is not None, step.slot
-        if step.battery_status is not None:
-            ctrl.backup_power.status = step.battery_status
-        if step.cache_status is not None:
-            ctrl.cache.status = step.cache_status
-        if step.cache_status_details is not None:
-            ctrl.cache.status_details = step.cache_status_details or None
-    return new
+    changes = [Change(step.slot, field, value or None) for step in due for field, value in (
+        ("backup_power.status", step.battery_status), ("cache.status", step.cache_status),
+        ("cache.status_details", step.cache_status_details)) if value is not None]
+    return apply(scenario, changes) if changes else scenario
 
 
 def garbage(seed: str, size: int = 1536) -> bytes:

@@ -1,9 +1,6 @@
-"""``modify`` commands: check them against the controller and say what they change. Pure.
-
-Seen in captures: the Gen10 ``usage`` error, the drive-write-cache warning (dialect.py), and
-that a good ``cacheratio`` prints nothing. The invalid-value error follows the seen
-``Error: "raid=1" is not a valid option for array A`` + ``Available options are:`` shape.
-"""
+"""``modify`` commands checked against the controller, and what they change. Pure. Seen in
+captures: the Gen10 ``usage`` error, the drive write cache warning, a good ``cacheratio``
+printing nothing, and the shape of the invalid-value error."""
 
 from __future__ import annotations
 
@@ -25,16 +22,13 @@ _USAGES = ("configured", "unconfigured", "hba")
 
 
 @dataclass(frozen=True)
-class Form:
-    """One ``modify`` parameter the simulator accepts, as the CLI's help shows it."""
-
+class Form:  # one modify parameter, as the CLI's help shows it
     target: str  # after ``<target>``: "" for the controller, "ld N" for a logical drive
     param: str
     values: tuple[str, ...]  # "R/W" stands for a ratio; "?" lists the accepted values
     options: tuple[str, ...] = ()  # the optional words that may follow it
 
-    def help(self) -> str:
-        """``ld N modify arrayaccelerator=enable|disable|?``."""
+    def help(self) -> str:  # "ld N modify arrayaccelerator=enable|disable|?"
         words = [self.target, "modify", f"{self.param}={'|'.join(self.values)}",
                  *(f"[{option}]" for option in self.options)]
         return " ".join(word for word in words if word)
@@ -64,9 +58,7 @@ _CONTROLLER_PARAMS = frozenset(form.param for form in FORMS if not form.target)
 
 
 @dataclass(frozen=True)
-class Change:
-    """Set ``field`` (dotted, on the controller or on logical drive ``ld``) to ``value``."""
-
+class Change:  # set field (dotted) of the controller, or of logical drive ld, to value
     slot: str
     field: str
     value: object
@@ -89,7 +81,7 @@ def _invalid(param: str, value: str, target: Target, choices: list[str]) -> Comm
 
 def _switch(param: str, value: str, target: Target, current: str,
             choices: tuple[str, ...] = _SWITCH) -> render.Lines | None:
-    """Options for ``?``; None for a valid value; raises for an invalid one."""
+    """The options for ``?``, None for a valid value; raises for an invalid one."""
     if value == "?":
         return render.options(current, list(choices))
     if value not in choices:
@@ -98,7 +90,6 @@ def _switch(param: str, value: str, target: Target, current: str,
 
 
 def plan(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
-    """What ``action`` does to ``ctrl``; raises :class:`CommandError` when refused."""
     if action.target.pd:
         raise syntax_error("modify")
     if action.target.ld:
@@ -187,15 +178,13 @@ def _plan_ld(ctrl: Controller, d: Dialect, action: Modify) -> Plan:
 
 
 def invalid_ld(ctrl: Controller, wanted: str | None) -> CommandError:
-    """No such logical drive (or none at all) on ``ctrl``."""
     if not ctrl.logical_drives:
         return CommandError("Error: The specified device does not have any logical drives.")
     return invalid_target(f"logicaldrive {wanted}")
 
 
 def apply(scenario: Scenario, changes: list[Change]) -> Scenario:
-    """A copy of ``scenario`` with ``changes`` made. :func:`plan` gives only values the
-    scenario's schema accepts; a field that does not exist raises AttributeError."""
+    """A copy of ``scenario`` with ``changes`` made (values :func:`plan` gave: valid ones)."""
     new = scenario.model_copy(deep=True)
     for change in changes:
         ctrl = new.controller(change.slot)

@@ -1,9 +1,6 @@
-"""Scenario state -> the text a vendor CLI prints. Pure functions returning lines.
-
-Labels, their order and indentation follow real captures of the same generation (checked by
-tests/test_simulator_conformance.py). Lines with no scenario field behind them carry typical
-constant values so the output reads like the real thing.
-"""
+"""Scenario state -> the lines a vendor CLI prints. Pure. Labels, order and indentation are
+those of real captures of the generation (tests/test_simulator_conformance.py); a line with
+no scenario field behind it carries a typical value."""
 
 from __future__ import annotations
 
@@ -23,7 +20,6 @@ _MODE_WORDS = {"raid": "RAID", "hba": "HBA", "mixed": "Mixed"}
 
 
 def text(lines: Iterable[str]) -> str:
-    """Join rendered lines the way the CLI ends its output."""
     return "\n".join(lines) + "\n"
 
 
@@ -36,7 +32,6 @@ def _hex(*parts: str, length: int = 16) -> str:
 
 
 def header(ctrl: Controller, d: Dialect) -> str:
-    """``Smart Array P420i in Slot 0 (Embedded)``, plus ``(HBA Mode)`` where printed."""
     head = f"{ctrl.model} in Slot {ctrl.slot}"
     if ctrl.embedded:
         head += " (Embedded)"
@@ -51,7 +46,7 @@ def _pairs(pairs: Iterable[tuple[str, str]], indent: int) -> Lines:
 
 
 def _cache_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
-    """The cache lines; a line whose value the scenario leaves unset is not printed."""
+    """A line whose value the scenario leaves unset is not printed."""
     cache, power, policy = ctrl.cache, ctrl.backup_power, ctrl.cache.drive_write_cache_policy
 
     def size(size_bytes: int | None) -> str | None:
@@ -128,7 +123,6 @@ def _controller_pairs(ctrl: Controller, d: Dialect) -> list[tuple[str, str]]:
 
 
 def controller_block(ctrl: Controller, d: Dialect) -> Lines:
-    """Header and controller fields: ``ctrl slot=N show [detail]``."""
     lines = [header(ctrl, d), *_pairs(_controller_pairs(ctrl, d), 3)]
     if d.gen10:
         for sensor in ctrl.temperatures.sensors:
@@ -145,8 +139,7 @@ def _interface(pd: PhysicalDrive) -> str:
     return f"Solid State {pd.interface}" if pd.ssd else pd.interface
 
 
-def _place(pd: PhysicalDrive) -> list[str]:
-    """Port, box and bay: the parts of the drive's id."""
+def _place(pd: PhysicalDrive) -> list[str]:  # port, box, bay
     return pd.id.split(":")
 
 
@@ -156,7 +149,6 @@ def _where(pd: PhysicalDrive) -> str:
 
 
 def pd_line(pd: PhysicalDrive, d: Dialect) -> str:
-    """``physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS, 300 GB, OK)``."""
     kind = f"{pd.interface} {'SSD' if pd.ssd else 'HDD'}" if d.new_drive_words else _interface(pd)
     return f"physicaldrive {pd.id} ({_where(pd)}, {kind}, {pd.size}, {pd.status})"
 
@@ -166,27 +158,22 @@ def _raid_words(ld: LogicalDrive, d: Dialect) -> str:
 
 
 def ld_line(ld: LogicalDrive, d: Dialect) -> str:
-    """``logicaldrive 1 (279.4 GB, RAID 1, OK)``."""
     return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}, {ld.status})"
 
 
 def ld_status_line(ld: LogicalDrive, d: Dialect) -> str:
-    """``logicaldrive 1 (279.4 GB, RAID 1): OK``, a line of ``ld all show status``."""
     return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}): {ld.status}"
 
 
 def pd_status_line(pd: PhysicalDrive) -> str:
-    """``physicaldrive 1I:1:1 (port 1I:box 1:bay 1, 300 GB): OK``, of ``pd all show status``."""
     return f"physicaldrive {pd.id} ({_where(pd)}, {pd.size}): {pd.status}"
 
 
 def statuses(lines: Iterable[str]) -> Lines:
-    """``ld|pd all show status``: one line a drive, no controller header."""
     return ["", *[f"   {line}" for line in lines], ""]
 
 
 def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
-    """``Logical Drive: N`` and its fields, at the depth config detail prints them."""
     old = d.generation == "hpacucli9"
     pairs = [("Size", ld.size), ("Fault Tolerance", f"{d.raid_prefix}{ld.raid}"),
              ("Heads", "255"), ("Sectors Per Track", "32"), ("Cylinders", "65535")]
@@ -223,7 +210,6 @@ def _drive_model(pd: PhysicalDrive) -> str:
 
 
 def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
-    """``physicaldrive ID`` and its fields, at the depth config detail prints them."""
     old = d.generation == "hpacucli9"
     if ctrl.mode == "hba":
         drive_type = "HBA Mode Drive"
@@ -252,7 +238,7 @@ def pd_block(ctrl: Controller, pd: PhysicalDrive, d: Dialect) -> Lines:
 
 
 def _groups(ctrl: Controller) -> list[tuple[str | None, list[PhysicalDrive]]]:
-    """Drives by array, declared order, then the ones in no array (``None``)."""
+    """Drives by array, then the ones in none (``None``)."""
     groups = [(a.name, [pd for pd in ctrl.physical_drives if pd.array == a.name])
               for a in ctrl.arrays]
     spare = [pd for pd in ctrl.physical_drives if pd.array is None]
@@ -308,7 +294,6 @@ def _array_lines(ctrl: Controller, name: str, drives: list[PhysicalDrive], d: Di
 
 
 def config_detail_block(ctrl: Controller, d: Dialect) -> Lines:
-    """One controller of ``ctrl all show config detail``."""
     lines = controller_block(ctrl, d)
     if d.cages:
         cages, ports = _cages(ctrl, d), _ports(ctrl)
@@ -324,7 +309,6 @@ def config_detail_block(ctrl: Controller, d: Dialect) -> Lines:
 
 
 def config_block(ctrl: Controller, d: Dialect) -> Lines:
-    """One controller of ``ctrl all show config``."""
     lines = [list_line(ctrl, d), ""]
     short_unused = "0 MB" if d.generation == "hpacucli9" else "0  MB"
     for name, drives in _groups(ctrl):
@@ -340,12 +324,10 @@ def config_block(ctrl: Controller, d: Dialect) -> Lines:
 
 
 def list_line(ctrl: Controller, d: Dialect) -> str:
-    """``ctrl all show``: header padded to column 42, then the serial."""
     return f"{header(ctrl, d):<40}  (sn: {ctrl.serial})"
 
 
 def status_block(ctrl: Controller, d: Dialect) -> Lines:
-    """One controller of ``ctrl all show status``."""
     lines = [header(ctrl, d), f"   Controller Status: {ctrl.status}"]
     cache, power = ctrl.cache, ctrl.backup_power
     if ctrl.mode == "hba" or not cache.present:
@@ -388,7 +370,6 @@ def physical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) -
 
 
 def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
-    """``ctrl all|slot=N show [config|status|detail|config detail]`` for ``ctrls``."""
     if what == "list":
         return ["", *[list_line(c, d) for c in ctrls], ""]
     block, gap = {"status": (status_block, [""]), "detail": (controller_block, [""]),
@@ -406,7 +387,6 @@ def version(scenario: Scenario, d: Dialect) -> Lines:
 
 
 def error(*message: str) -> Lines:
-    """An ``Error: ...`` answer; continuation lines are passed already indented."""
     return ["", *message, ""]
 
 

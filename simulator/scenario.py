@@ -1,12 +1,7 @@
-"""Scenario files: the hardware a simulated vendor CLI pretends to see, and its faults.
-
-A scenario is TOML (or JSON) validated by :class:`Scenario`. Status values are the texts the
-CLI prints (``"OK"``, ``"Failed (Replace Batteries)"``); sizes of the cache take bytes or a
-text with a binary unit (``"512 MiB"``, ``"2 GiB"``). Unknown keys are errors.
-
-These models are also what the simulator renders, modifies and keeps in its state
-directory (as their JSON dump, validated again when read).
-"""
+"""Scenario files (TOML or JSON): the hardware a simulated CLI sees, and its faults. Status
+values are the CLI's texts (``"Failed (Replace Batteries)"``); cache sizes are bytes or a
+text with a binary unit (``"512 MiB"``); unknown keys are errors. The simulator renders,
+modifies and keeps these models (their JSON in the state directory)."""
 
 from __future__ import annotations
 
@@ -30,8 +25,7 @@ class ScenarioError(ValueError):
     """A scenario file that cannot be read or does not validate."""
 
 
-def _bytes(value: object) -> object:
-    """``"512 MiB"`` -> 536870912; ints pass through."""
+def _bytes(value: object) -> object:  # "512 MiB" -> 536870912; ints pass through
     if not isinstance(value, str):
         return value
     match = _SIZE.match(value)
@@ -50,9 +44,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class DriveWriteCachePolicy(_Strict):
-    """Gen10 drive write cache policy per drive usage; ``hba`` is printed only when set."""
-
+class DriveWriteCachePolicy(_Strict):  # Gen10's; hba is printed only when set
     configured: PolicyWord = "Default"
     unconfigured: PolicyWord = "Default"
     hba: PolicyWord | None = None
@@ -170,9 +162,7 @@ class Controller(_Strict):
         return self
 
 
-class TimelineStep(_Strict):
-    """From ``after_s`` seconds after the state was created, these values hold."""
-
+class TimelineStep(_Strict):  # from after_s seconds after the state was made
     slot: str
     after_s: float = Field(ge=0)
     battery_status: str | None = None
@@ -238,7 +228,6 @@ class Scenario(_Strict):
 
 
 def parse_scenario(text: str, suffix: str = ".toml") -> Scenario:
-    """Validate scenario text (TOML, or JSON when ``suffix`` is ``.json``)."""
     try:
         data = json.loads(text) if suffix == ".json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
@@ -250,7 +239,6 @@ def parse_scenario(text: str, suffix: str = ".toml") -> Scenario:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read and validate a scenario file; errors name the file."""
     try:
         return parse_scenario(path.read_text(encoding="utf-8"), path.suffix.lower())
     except OSError as exc:
@@ -260,8 +248,7 @@ def load_scenario(path: Path) -> Scenario:
 
 
 def faults_with(faults: Faults, override: dict[str, object]) -> Faults:
-    """``faults`` with the keys of ``override`` laid over them, validated as ``[faults]``;
-    raises pydantic's ValidationError."""
+    """``faults`` with ``override``'s keys, validated; raises pydantic's ValidationError."""
     return Faults.model_validate({**faults.model_dump(mode="json"), **override})
 
 

@@ -1,13 +1,10 @@
-"""Run vendor commands against a state directory, with the faults of the scenario applied.
-
-Shared by argv mode (one command) and console mode (one command a line).
-"""
+"""Vendor commands answered from a state directory, with the scenario's faults: one command
+in argv mode, one a line in console mode."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from smartarray_agent.simulator import render
@@ -52,9 +49,7 @@ _HELP = [
 ]
 
 
-class Crashed(Exception):
-    """The crash fault fired; the process must end now with ``code``."""
-
+class Crashed(Exception):  # the crash fault fired: the process ends now with ``code``
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
@@ -88,8 +83,7 @@ class Session:
             self.instance = None
         self.store.log("end", self.ident, pid=os.getpid(), exit_code=code)
 
-    def hits(self, patterns: list[str], command: str) -> bool:
-        """Whether a fault of ``patterns`` hits ``command`` in this mode."""
+    def hits(self, patterns: list[str], command: str) -> bool:  # in this mode
         return (self.console or not self.faults.console_only) and matches(patterns, command)
 
     def prompt(self) -> bytes:
@@ -131,8 +125,7 @@ class Session:
         return code
 
     def _flood(self, size: int) -> None:
-        """``size`` bytes of plausible lines, written a MiB at a time (the simulator stays
-        small however much it prints)."""
+        """``size`` bytes of plausible lines, a MiB at a time (the simulator stays small)."""
         line = b"   Controller Status: OK" + b" " * 999 + b"\n"
         block = line * (2**20 // len(line) + 1)
         while size > 0:
@@ -172,7 +165,7 @@ class Session:
         one = (target.ld or target.pd) != "all"  # "ld 1 show" prints the detail block
         detail = action.what == "detail" or one
         if target.ld:
-            found = [c for c in ctrls if _holds(target.ld, c.logical_drives)]
+            found = [c for c in ctrls if any(_is(target.ld, ld) for ld in c.logical_drives)]
             if not found:
                 raise invalid_ld(ctrls[0], target.ld)
             if action.what == "status":
@@ -180,7 +173,7 @@ class Session:
                                        for ld in c.logical_drives if _is(target.ld, ld))
             return [line for c in found for line in render.logical_drives(c, d, target.ld, detail)]
         if target.pd:
-            found = [c for c in ctrls if _holds(target.pd, c.physical_drives)]
+            found = [c for c in ctrls if any(_is(target.pd, pd) for pd in c.physical_drives)]
             if not found:
                 raise invalid_target(f"physicaldrive {target.pd}")
             if action.what == "status":
@@ -214,8 +207,3 @@ class Session:
 def _is(wanted: str, drive: LogicalDrive | PhysicalDrive) -> bool:
     """Whether ``wanted`` (an id, any case, or ``all``) names ``drive``."""
     return wanted in ("all", drive.id.lower())
-
-
-def _holds(wanted: str, drives: Sequence[LogicalDrive | PhysicalDrive]) -> bool:
-    """Whether ``drives`` has the drive ``wanted`` names."""
-    return any(_is(wanted, drive) for drive in drives)

@@ -1,17 +1,13 @@
-"""Per-instance simulator state on disk, the single-instance lock, and the invocation log.
+"""A simulated host's state directory: ``state.json`` (the scenario as changed so far, made
+again from the scenario file when that changes or after :func:`reset`), ``state.lock``
+(around every create, modify and reset), ``instance.lock`` (held while a simulator process
+runs) and ``invocations.jsonl``, one event a line: ``start`` (id, pid, argv, mode),
+``command`` (id, command) or ``end`` (id, pid, exit_code), each with ``monotonic`` and
+``wall`` times.
 
-A state directory holds ``state.json`` (the scenario as modified so far, created from the
-scenario file on first use and again when that file changes, and after a :func:`reset`),
-``state.lock`` (flock around every create, modify and reset), ``instance.lock`` (held while
-a simulator process runs) and
-``invocations.jsonl``: one JSON object a line, ``event`` being ``start`` (id, pid, argv, mode),
-``command`` (id, command) or ``end`` (id, pid, exit_code); every event also has ``monotonic``
-(CLOCK_MONOTONIC, comparable between processes) and ``wall`` (epoch seconds).
-
-Only this user or root may have written the state directory or any directory above it
-(common/trust.py): root given a user's ``XDG_RUNTIME_DIR`` (``su`` without ``-``) refuses it,
-as the agent refuses its lock there, rather than follow the user's links to create or append
-to a file of root's choosing. The files in it are opened without following a link.
+Only this user or root may have written the directory or any above it (common/trust.py), so
+that root given a user's ``XDG_RUNTIME_DIR`` never follows that user's links; the files in
+it are opened without following a link.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust, distrusted_entry
 from smartarray_agent.simulator.scenario import Scenario, ScenarioError, load_scenario
 
@@ -35,9 +32,8 @@ STATE_DIR_ENV = "SMARTARRAY_SIM_STATE_DIR"
 
 
 def default_state_dir(scenario_name: str) -> Path:
-    """``$SMARTARRAY_SIM_STATE_DIR``, else a per-scenario folder in the runtime directory,
-    else in ``/tmp/smartarray-sim-UID``, which must then be this user's own private
-    directory (a name in a shared directory could be planted by another user)."""
+    """``$SMARTARRAY_SIM_STATE_DIR``, else a folder per scenario in the runtime directory,
+    else in this user's private ``/tmp/smartarray-sim-UID`` (a name another could plant)."""
     if os.environ.get(STATE_DIR_ENV):
         return Path(os.environ[STATE_DIR_ENV])
     runtime = os.environ.get("XDG_RUNTIME_DIR")
@@ -47,8 +43,7 @@ def default_state_dir(scenario_name: str) -> Path:
 
 
 def private_directory(directory: Path) -> Path:
-    """``directory``, made 0700 when missing; refused unless it is a real directory of this
-    user that no one else may write."""
+    """``directory``, made 0700 when missing; refused unless no one else may write it."""
     with suppress(FileExistsError):
         directory.mkdir(mode=0o700)
     if distrust(directory.lstat(), kind="directory", owners=(os.getuid(),)) is not None:
@@ -59,9 +54,8 @@ def private_directory(directory: Path) -> Path:
 
 
 def make_state_dir(directory: Path) -> Path:
-    """``directory``, with the directories missing on the way made (0700); ScenarioError,
-    before anything is made, unless only this user or root could have changed it and every
-    directory above it."""
+    """``directory``, the missing ones on the way made 0700; ScenarioError, before anything is
+    made, unless only this user or root could have changed it and every directory above."""
     directory = Path(os.path.abspath(directory))
     missing: list[Path] = []
     existing = directory
@@ -82,8 +76,7 @@ def make_state_dir(directory: Path) -> Path:
 
 def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -> None:
     """ScenarioError unless only this user or root could have changed ``path`` and every
-    directory above it (``path``'s own directory, unless ``sticky_ok``, not even when it is
-    sticky: the state files are made in it)."""
+    directory above it (its own even when sticky, unless ``sticky_ok``)."""
     try:
         found = distrusted_entry(path, owners=(0, os.geteuid()), sticky_ok=sticky_ok)
     except OSError as error:
@@ -100,14 +93,12 @@ def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -
                         f"(set {STATE_DIR_ENV} to a directory of yours)")
 
 
-def _no_follow(path: str, flags: int) -> int:
-    """``open()``'s opener for the state files: never through a symbolic link."""
+def _no_follow(path: str, flags: int) -> int:  # open()'s opener for the state files
     return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
 
 
 @contextmanager
 def _state_lock(directory: Path) -> Iterator[None]:
-    """The state lock: around every create, modify and reset of ``state.json``."""
     with open(directory / "state.lock", "a", opener=_no_follow) as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -117,7 +108,7 @@ def _state_lock(directory: Path) -> Iterator[None]:
 
 
 def _instance_lock(directory: Path) -> int | None:
-    """The single-instance lock, taken: its descriptor; None while another process has it."""
+    """The single-instance lock's descriptor, taken; None while another process has it."""
     fd = _no_follow(str(directory / "instance.lock"), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -132,9 +123,8 @@ class SimulatorBusy(RuntimeError):
 
 
 def reset(directory: Path) -> bool:
-    """Forget what changes did to the simulated host in ``directory``: its next command
-    starts again from the scenario file. False when there was nothing to forget; raises
-    SimulatorBusy while one of its simulator processes runs (its instance lock is held)."""
+    """Forget the changes made to the host in ``directory``; False when there were none.
+    SimulatorBusy while one of its simulator processes runs."""
     state_file = directory / "state.json"
     if not os.path.lexists(state_file):
         return False
@@ -152,8 +142,7 @@ def reset(directory: Path) -> bool:
 
 
 def state_dirs() -> list[Path]:
-    """Every simulated host's state directory of this user: ``$SMARTARRAY_SIM_STATE_DIR``
-    alone when it is set, else each scenario's under the runtime directory."""
+    """This user's simulated hosts: ``$SMARTARRAY_SIM_STATE_DIR``, else each scenario's."""
     if os.environ.get(STATE_DIR_ENV):
         return [Path(os.environ[STATE_DIR_ENV])]
     base = default_state_dir("x").parent
@@ -161,8 +150,6 @@ def state_dirs() -> list[Path]:
 
 
 class StateStore:
-    """The state directory of one simulated host."""
-
     def __init__(self, directory: Path, scenario_path: Path) -> None:
         self.directory = directory
         self.scenario_path = scenario_path
@@ -187,8 +174,7 @@ class StateStore:
 
     @staticmethod
     def _valid(saved: dict | None, digest: str) -> Scenario | None:
-        """The saved state, when it is of this scenario file and still validates (another
-        version of the simulator may have saved it); None otherwise."""
+        """The saved state, if it is this scenario file's and still validates."""
         if saved is None or saved["scenario_sha256"] != digest:
             return None
         try:
@@ -197,7 +183,6 @@ class StateStore:
             return None
 
     def update(self, change: Callable[[Scenario], Scenario]) -> Scenario:
-        """Apply ``change`` to the saved state under the state lock."""
         self.load()
         with _state_lock(self.directory):
             saved = self._read()
@@ -208,7 +193,6 @@ class StateStore:
         return new
 
     def _create(self, digest: str) -> dict:
-        """Validate the scenario file and save its state, keyed by the file's digest."""
         scenario = load_scenario(self.scenario_path)
         saved = {
             "scenario_path": str(self.scenario_path),
@@ -227,10 +211,7 @@ class StateStore:
             return None
 
     def _write(self, saved: dict) -> None:
-        tmp = self.directory / ".state.json.tmp"  # one name: every write holds the state lock
-        with open(tmp, "w", encoding="utf-8", opener=_no_follow) as handle:
-            json.dump(saved, handle, indent=1)
-        os.replace(tmp, self.state_file)
+        replace_file(self.state_file, json.dumps(saved, indent=1).encode(), 0o644)
 
     def claim_instance(self) -> int | None:
         """Take the single-instance lock: its descriptor, to close at the run's end; None if
@@ -238,7 +219,6 @@ class StateStore:
         return _instance_lock(self.directory)
 
     def log(self, event: str, ident: str, **fields: object) -> None:
-        """Append one invocation-log event."""
         record = {"event": event, "id": ident, "monotonic": time.monotonic(), "wall": time.time()}
         line = json.dumps({**record, **fields}) + "\n"
         with open(self.log_file, "a", encoding="utf-8", opener=_no_follow) as handle:
@@ -247,9 +227,7 @@ class StateStore:
 
 
 @dataclass
-class Invocation:
-    """One simulator process, from its ``start`` and ``end`` events."""
-
+class Invocation:  # one simulator process, from its start and end events
     id: str
     pid: int
     argv: list[str]
@@ -263,7 +241,6 @@ class Invocation:
 
 
 def read_invocations(directory: Path) -> list[Invocation]:
-    """Invocations recorded in ``directory``, in start order."""
     found: dict[str, Invocation] = {}
     path = directory / "invocations.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []

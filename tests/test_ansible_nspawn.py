@@ -30,7 +30,9 @@ from pathlib import Path
 import bcrypt
 import pytest
 
+from tests.run_once import build_once
 from tests.test_ansible import BIN, REPO, ansible_env, recap
+from tests.test_packaging_build import build_package
 
 pytestmark = pytest.mark.nspawn
 
@@ -180,11 +182,9 @@ def _systemd_child(pid: int) -> int | None:
 
 @pytest.fixture(scope="module")
 def deb(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("deb")
-    built = subprocess.run([str(REPO / "packaging" / "build-deb.sh"), str(out)],
-                           capture_output=True, text=True, timeout=1200)
-    assert built.returncode == 0, built.stderr[-3000:]
-    return Path(built.stdout.strip().splitlines()[-1])
+    """The .deb of this host's release (Debian 12's, for the container's python3.11), the one
+    tests/test_packaging_build.py reads: built once in the test run."""
+    return build_once(tmp_path_factory, "deb", lambda out: build_package("build-deb.sh", out))
 
 
 def role_runner(tmp_path: Path, container: Container, variables: dict):

@@ -108,12 +108,15 @@ def test_the_role_writes_a_checked_config_then_changes_nothing(tmp_path):
     assert targets == [{"targets": ["localhost:9712"], "labels": {"rack": "r1"}}]
 
 
-def test_a_password_where_a_bcrypt_hash_belongs_stops_the_role(tmp_path):
+@pytest.mark.parametrize("value", ["plain-password", "$2b$13$" + "a" * 53, "$2b$03$" + "a" * 53])
+def test_a_password_or_a_cost_a_login_cannot_finish_stops_the_role(tmp_path, value):
+    """A password where a bcrypt hash belongs, or a hash whose cost the agent's config check
+    refuses (4 to 12, docs/agent.md), stops the role before anything is written."""
     root = tmp_path / "root"
     result = apply(tmp_path, role_vars(
-        root, smartarray_agent_basic_auth_users={"prometheus": "plain-password"}))
+        root, smartarray_agent_basic_auth_users={"prometheus": value}))
     assert result.returncode != 0
-    assert "bcrypt hashes (not passwords)" in result.stdout
+    assert "bcrypt hashes (not passwords) of cost 4 to 12" in result.stdout
     assert not (root / "etc").exists()
 
 

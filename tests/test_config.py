@@ -240,6 +240,29 @@ basic_auth_users:
     assert problem.startswith(f"{path}:2: tls_server_config.cert_file: cannot use it: ")
 
 
+@pytest.mark.parametrize("cost", ["99", "03", "32", "31", "14", "13"])
+def test_config_check_refuses_a_bcrypt_cost_a_login_cannot_finish(tmp_path, cost):
+    """Issue #50 item 4: bcrypt refuses a cost outside 4-31 (a $2y$99$ hash made every unknown
+    user's login a 500 with a traceback), and one of 31 held the single checker thread for
+    hours. A login must finish in about a second: cost 12 at most (docs/agent.md)."""
+    valid = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()
+    web = write(tmp_path, "w.yml", f"basic_auth_users:\n  ok: {valid}\n"
+                                   f"  bob: $2y${cost}${valid[7:]}\n")
+    config = write(tmp_path, "c.toml", '[web]\nconfig_file = "w.yml"\n')
+    result = agent("config", "check", str(config))
+    assert result.returncode == 2
+    assert result.stdout.startswith(f"{web}:3: basic_auth_users.bob: bcrypt cost {int(cost)}: ")
+    assert "with a cost of 4 to 12" in result.stdout
+
+
+@pytest.mark.parametrize("cost", ["04", "10", "12"])
+def test_config_check_takes_the_bcrypt_costs_a_login_finishes_in_time(tmp_path, cost):
+    valid = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode()
+    write(tmp_path, "w.yml", f"basic_auth_users:\n  bob: $2y${cost}${valid[7:]}\n")
+    config = write(tmp_path, "c.toml", '[web]\nconfig_file = "w.yml"\n')
+    assert agent("config", "check", str(config)).returncode == 0
+
+
 def test_web_config_types(tmp_path):
     path = write(tmp_path, "web.yml", """\
 tls_server_config:

@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -25,28 +26,37 @@ from typer.core import TyperOption
 
 from smartarray_agent.cli.app import commands
 
+from .run_once import build_once
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-TARGET_PYTHON = Path("/usr/bin/python3.11")  # Debian 12's; the package's venv links to it
+# A package is built for the release it is built on (docs/packaging.md): its venv links to the
+# release's python3 under its versioned name, and the .deb's version names the release.
+RELEASE_PYTHON = subprocess.run(
+    ["/usr/bin/python3", "-c", 'import sys; print("python%d.%d" % sys.version_info[:2])'],
+    capture_output=True, text=True).stdout.strip() if Path("/usr/bin/python3").exists() else ""
+TARGET_PYTHON = Path("/usr/bin", RELEASE_PYTHON)
+_OS = platform.freedesktop_os_release()
+RELEASE = _OS["ID"].replace("debian", "deb") + _OS.get("VERSION_ID", "")
 PREFIX = "opt/smartarray-agent"
-SITE = f"{PREFIX}/lib/python3.11/site-packages"
+SITE = f"{PREFIX}/lib/{RELEASE_PYTHON}/site-packages"
 CHANGELOG = ROOT / "packaging" / "deb" / "changelog"
 
 pytestmark = pytest.mark.packages
 
 needs_deb_tools = pytest.mark.skipif(
-    not (shutil.which("dpkg-deb") and TARGET_PYTHON.exists()),
-    reason="needs dpkg-deb and /usr/bin/python3.11 (Debian 12)",
+    not (shutil.which("dpkg-deb") and RELEASE_PYTHON >= "python3.11"),
+    reason="needs dpkg-deb and the release's /usr/bin/python3 at 3.11 or newer (Debian 12, 13)",
 )
 needs_rpmbuild = pytest.mark.skipif(
-    not (shutil.which("rpmbuild") and shutil.which("rpm") and TARGET_PYTHON.exists()),
-    reason="needs rpmbuild (apt-get install rpm) and /usr/bin/python3.11",
+    not (shutil.which("rpmbuild") and shutil.which("rpm") and RELEASE_PYTHON >= "python3.11"),
+    reason="needs rpmbuild (apt-get install rpm) and /usr/bin/python3 at 3.11 or newer",
 )
 
 
-def _build(script: str, out: Path) -> Path:
+def build_package(script: str, out: Path) -> Path:
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
-                            text=True, timeout=900)
+                            text=True, timeout=1800)
     assert result.returncode == 0, result.stdout + result.stderr
     package = Path(result.stdout.strip().splitlines()[-1])
     assert package.is_file() and package.parent == out
@@ -55,7 +65,7 @@ def _build(script: str, out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def deb(tmp_path_factory) -> Path:
-    return _build("build-deb.sh", tmp_path_factory.mktemp("deb"))
+    return build_once(tmp_path_factory, "deb", lambda out: build_package("build-deb.sh", out))
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +107,10 @@ def lint_counts(output: str, prefix: str) -> dict[str, int]:
 
 @needs_deb_tools
 def test_deb_metadata(deb):
-    assert deb.name == f"smartarray-agent_{VERSION}-1_amd64.deb"
+    assert deb.name == f"smartarray-agent_{VERSION}-1+{RELEASE}_amd64.deb"
     assert deb_field(deb, "Package") == "smartarray-agent"
-    assert deb_field(deb, "Version") == changelog_field("Version") == f"{VERSION}-1"
+    assert deb_field(deb, "Version") == f"{changelog_field('Version')}+{RELEASE}"
+    assert changelog_field("Version") == f"{VERSION}-1"
     maintainer = deb_field(deb, "Maintainer")
     assert maintainer == changelog_field("Maintainer")
     assert "localhost" not in maintainer and "root@" not in maintainer
@@ -107,7 +118,7 @@ def test_deb_metadata(deb):
     # libc from dpkg-shlibdeps (the bundled pydantic_core and bcrypt link to it), the interpreter
     # the venv links to, and deb-systemd-helper/-invoke for the maintainer scripts.
     assert any(re.fullmatch(r"libc6 \(>= 2\.\d+\)", d) for d in depends), depends
-    assert "python3.11" in depends
+    assert RELEASE_PYTHON in depends
     assert any(d.startswith("init-system-helpers (>= ") for d in depends), depends
     # A dependency, not a recommendation: the README installs with --no-install-recommends,
     # which keeps logrotate's own (cron, a mail server) off the server (issue #43 finding 2).
@@ -121,6 +132,43 @@ def test_deb_metadata(deb):
                               text=True, check=True).stdout
         syntax = subprocess.run(["sh", "-n"], input=text, capture_output=True, text=True)
         assert syntax.returncode == 0, f"{script}: {syntax.stderr}"
+
+
+# What the releases that no root here can be made of have (docs/packaging.md, "One package per
+# release", says how it is known): Ubuntu 24.04's packages (packages.ubuntu.com, noble) with the
+# lowest versions the .deb may ask for, and the C library of the oldest release an .rpm is for.
+NOBLE = {"python3.12": "3.12.3", "libc6": "2.39", "libgcc-s1": "14", "libstdc++6": "14",
+         "systemd": "255", "init-system-helpers": "1.66", "libseccomp2": "2.5.5",
+         "logrotate": "3.21"}
+RHEL9_GLIBC = (2, 34)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:2])
+
+
+@needs_deb_tools
+def test_the_deb_built_on_ubuntu_24_04_would_find_its_dependencies_there(deb):
+    """The release's python3.X aside, the .deb built here depends on what noble has, at
+    versions noble meets; built on noble, it would depend on noble's python3.12."""
+    for dependency in deb_field(deb, "Depends").split(","):
+        name, _, minimum = dependency.strip().partition(" ")
+        name = "python3.12" if name == RELEASE_PYTHON else name
+        assert name in NOBLE, name
+        if minimum:
+            assert _version(minimum.strip("(>=~ )")) <= _version(NOBLE[name]), dependency
+
+
+@needs_deb_tools
+def test_the_bundled_objects_need_no_newer_c_library_than_rhel_9_has(installed):
+    """The wheels pip picked need at most glibc 2.34 (RHEL 9's; Debian 12 has 2.36): the
+    lowest C library of the releases the packages are for."""
+    needed = set()
+    for path in (installed / PREFIX).rglob("*.so*"):
+        symbols = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True,
+                                 check=True).stdout
+        needed |= {_version(v) for v in re.findall(r"GLIBC_(\d+\.\d+)", symbols)}
+    assert needed and max(needed) <= RHEL9_GLIBC, max(needed)
 
 
 @needs_deb_tools
@@ -195,9 +243,9 @@ def test_deb_files(installed):
         "usr/share/doc/smartarray-agent/copyright",
         "usr/share/doc/smartarray-agent/changelog.Debian.gz",
         "usr/share/lintian/overrides/smartarray-agent",
-        "lib/systemd/system/smartarray-agent.service",
-        "lib/systemd/system/smartarray-agent-textfile.service",
-        "lib/systemd/system/smartarray-agent-textfile.timer",
+        "usr/lib/systemd/system/smartarray-agent.service",
+        "usr/lib/systemd/system/smartarray-agent-textfile.service",
+        "usr/lib/systemd/system/smartarray-agent-textfile.timer",
         "usr/lib/modules-load.d/smartarray-agent.conf",
         "usr/share/bash-completion/completions/smartarray-agent",
         "usr/share/man/man8/smartarray-agent.8.gz",
@@ -228,11 +276,11 @@ def test_deb_files(installed):
         assert (installed / "usr/share/doc/smartarray-agent/examples" / example).read_bytes() == (
             ROOT / "packaging/nagios" / example).read_bytes()
     assert not (installed / "etc/sudoers.d").exists(), "the sudoers rule is an example only"
-    assert os.readlink(installed / PREFIX / "bin/python3.11") == str(TARGET_PYTHON)
+    assert os.readlink(installed / PREFIX / "bin" / RELEASE_PYTHON) == str(TARGET_PYTHON)
     assert (installed / "etc/smartarray-agent/config.toml").read_bytes() == (
         ROOT / "packaging/config.toml").read_bytes()
     assert sorted(p.name for p in (installed / PREFIX / "bin").iterdir()) == [
-        "python", "python3", "python3.11", "smartarray-agent", "smartarray-sim"]
+        "python", "python3", RELEASE_PYTHON, "smartarray-agent", "smartarray-sim"]
 
 
 @needs_deb_tools
@@ -388,7 +436,7 @@ def test_the_man_page_documents_every_command_and_option(installed):
 
 @pytest.fixture(scope="module")
 def rpm(tmp_path_factory) -> Path:
-    return _build("build-rpm.sh", tmp_path_factory.mktemp("rpm"))
+    return build_once(tmp_path_factory, "rpm", lambda out: build_package("build-rpm.sh", out))
 
 
 def rpm_query(rpm: Path, *args: str) -> list[str]:
@@ -404,7 +452,7 @@ def test_rpm(rpm):
         return rpm_query(rpm, *args)
 
     requires = query("--requires")
-    assert "python3.11" in requires
+    assert str(TARGET_PYTHON) in requires  # a file dependency: any package that has it
     assert "libc.so.6()(64bit)" in requires
     assert sorted(query("--recommends")) == ["logrotate", "ssacli"]
     assert query("--qf", "%{PACKAGER}") == [changelog_field("Maintainer")]

@@ -25,7 +25,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from .test_packaging_build import needs_deb_tools, needs_rpmbuild
+from .run_once import build_once
+from .test_packaging_build import build_package, needs_deb_tools, needs_rpmbuild
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_DIFF_LINES = 60
@@ -39,42 +40,35 @@ def commit_time() -> int:
     return int(out)
 
 
-# Two build environments that differ in everything a build should not depend on: time zone,
-# locale, umask, and whether SOURCE_DATE_EPOCH is given or left to its default.
-ENVIRONMENTS = [
-    ({"TZ": "UTC", "LC_ALL": "C.UTF-8"}, 0o022, False),
-    ({"TZ": "Pacific/Chatham", "LC_ALL": "C"}, 0o002, True),
-]
+# The package tests/test_packaging_build.py reads (built once in the test run, in the test's
+# environment: TZ unset or UTC, the locale given, umask 022, SOURCE_DATE_EPOCH left to its
+# default), and a second build in an environment that differs in everything a build should
+# not depend on: time zone, locale, umask, and SOURCE_DATE_EPOCH given.
+OTHER_ENVIRONMENT = {"TZ": "Pacific/Chatham", "LC_ALL": "C"}
+OTHER_UMASK = 0o002
 
 
-def _build(script: str, out: Path, changes: dict[str, str], umask: int, epoch: bool) -> Path:
+def _two_builds(name: str, script: str, factory) -> tuple[Path, Path]:
+    first = build_once(factory, name, lambda out: build_package(script, out))
     env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "LANG")}
-    env.update(changes)
-    if epoch:
-        env["SOURCE_DATE_EPOCH"] = str(commit_time())
+    env.update(OTHER_ENVIRONMENT, SOURCE_DATE_EPOCH=str(commit_time()))
+    out = factory.mktemp(f"{name}-again")
     result = subprocess.run([str(ROOT / "packaging" / script), str(out)], capture_output=True,
-                            text=True, timeout=900, env=env, umask=umask)
+                            text=True, timeout=1800, env=env, umask=OTHER_UMASK)
     assert result.returncode == 0, result.stdout + result.stderr
-    package = Path(result.stdout.strip().splitlines()[-1])
-    assert package.is_file() and package.parent == out
-    return package
-
-
-def _two_builds(script: str, factory) -> tuple[Path, Path]:
-    first, second = (_build(script, factory.mktemp(f"{script}-{n}"), *environment)
-                     for n, environment in enumerate(ENVIRONMENTS))
-    assert first.name == second.name
+    second = Path(result.stdout.strip().splitlines()[-1])
+    assert second.parent == out and second.name == first.name
     return first, second
 
 
 @pytest.fixture(scope="module")
 def debs(tmp_path_factory) -> tuple[Path, Path]:
-    return _two_builds("build-deb.sh", tmp_path_factory)
+    return _two_builds("deb", "build-deb.sh", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def rpms(tmp_path_factory) -> tuple[Path, Path]:
-    return _two_builds("build-rpm.sh", tmp_path_factory)
+    return _two_builds("rpm", "build-rpm.sh", tmp_path_factory)
 
 
 # --- what differs, for the failure message --------------------------------------------------

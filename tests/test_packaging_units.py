@@ -20,6 +20,8 @@ from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
 from smartarray_agent.locations import AUDIT_FILE
 
+from .agent_cli import agent
+
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMD = ROOT / "systemd"
 UNITS = ["smartarray-agent.service", "smartarray-agent-textfile.service",
@@ -134,7 +136,6 @@ def test_the_daemon_unit_is_a_watched_notify_service():
     assert one(unit, "Service.Type") == "notify"
     assert one(unit, "Service.NotifyAccess") == "main"
     assert one(unit, "Service.Restart") == "on-failure"
-    assert one(unit, "Service.ExecReload").endswith("kill -HUP $$MAINPID'")
     assert one(unit, "Install.WantedBy") == "multi-user.target"
 
 
@@ -204,6 +205,26 @@ def test_execstart_is_a_valid_command_line(unit):
               for a in arguments[1:]]
     parsed = command.make_context(f"{PROG} {arguments[0]}", values)
     assert parsed.params["config"] == DEFAULT_PATH
+
+
+def test_a_reload_of_a_configuration_that_does_not_load_fails(tmp_path):
+    """``systemctl reload`` runs the ExecReload= lines in turn and fails at the first that
+    fails (issue #48 item 5): the configuration the daemon would load is checked by the same
+    code (``config check``), and only one that loads reaches the daemon as SIGHUP. A broken
+    one makes the reload fail, with the problem in the unit's journal, and the daemon keeps
+    its running configuration."""
+    *checks, signal = directives("smartarray-agent.service")["Service.ExecReload"]
+    assert signal == "/bin/sh -c 'kill -HUP $$MAINPID'"
+    check = checks[0].split()
+    assert len(checks) == 1 and check[:3] == [PACKAGED_BINARY, "config", "check"]
+    assert check[3:] == _arguments("smartarray-agent.service")[2:] == [str(DEFAULT_PATH)]
+    broken = tmp_path / "config.toml"
+    broken.write_text("[collect]\ninterval_s = -1\n")
+    refused = agent(*check[1:3], broken)
+    assert refused.returncode == exitcodes.BAD_INPUT
+    assert refused.stdout.startswith(f"{broken}:2: collect.interval_s: "), refused.stdout
+    broken.write_text("[collect]\ninterval_s = 30\n")
+    assert agent(*check[1:3], broken).returncode == 0
 
 
 def test_the_timer_runs_the_textfile_service_every_minute():

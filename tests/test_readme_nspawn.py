@@ -1,10 +1,13 @@
-"""packaging/nspawn/readme.sh under pytest: the README's "On a real server" lines, copied from
-README.md, run as a script runs them in a booted Debian 12 root, as root and as a user with sudo:
-they must end with exit 0 and the service's metric found, bring no compiler and no mail server,
-and a purge must leave /opt and take the publish directory and the group (issue #43).
+"""packaging/nspawn/readme.sh under pytest: the README's first command and its "On a real
+server" lines, copied from README.md, run as a script runs them in a fresh booted root of
+Debian 12 as root and of Debian 13 as a user with sudo: the first serves the simulated
+controller; the lines end with exit 0 and the service's metric found, bring no compiler and no
+mail server, and a purge leaves /opt and takes the publish directory and the group (issues #43,
+#48). The README's second command, the tests, runs on Debian 13's Python 3.13 in .ci/run
+(readme.sh trixie smartops tests).
 
 Needs root, debootstrap and systemd-nspawn (skipped without them), and the network: the lines
-fetch Debian packages and the build fetches from PyPI. The Debian root is kept in
+fetch Debian packages and the build fetches from PyPI. The Debian roots are kept in
 $SMARTARRAY_CI_CACHE between runs (as for test_packaging_nspawn.py). Marked ``nspawn``."""
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from .nspawn import run_nspawn_script
 pytestmark = pytest.mark.nspawn
 
 
-def test_the_readme_real_server_lines_in_a_debian_12_root():
-    output = run_nspawn_script("readme.sh", timeout_s=2400)
-    for user in ("root", "smartops"):
-        for check in (f"1 ok ({user})", f"2 ok ({user})", f"3 ok ({user})"):
-            assert check in output, check
-    assert "PASS in" in output
+@pytest.mark.parametrize(("release", "user"), [("bookworm", "root"), ("trixie", "smartops")])
+def test_the_readme_lines_in_a_fresh_root(release, user, tmp_path_factory):
+    output = run_nspawn_script("readme.sh", release, user, "server", factory=tmp_path_factory,
+                               timeout_s=2400)
+    for check in (f"1 ok ({user}): the first command serves smartarray_controller_info{{",
+                  f"2 ok ({user}): the lines ran", f"2 ok ({user}): no compiler",
+                  f"3 ok ({user})", "PASS in"):
+        assert check in output, check

@@ -82,7 +82,7 @@ def test_every_backup_power_source_status(value, battery, model, state, unprotec
     charge = found.get(("smartarray_backup_power_charge_ratio", ()))
     assert charge == (None if model[3] is None else 0.99)
     # judged by the policy, as the CLI's snapshot is; the metric is that judgement
-    assert unprotected_write_cache(ctrl, THRESHOLD) is unprotected
+    assert bool(unprotected_write_cache(ctrl, THRESHOLD)) is unprotected
     assert found[("smartarray_unprotected_write_cache", ())] == float(unprotected)
 
 

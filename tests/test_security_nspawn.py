@@ -14,8 +14,8 @@ from .nspawn import run_nspawn_script
 pytestmark = pytest.mark.nspawn
 
 
-def test_privilege_separation_under_a_real_systemd():
-    output = run_nspawn_script("privileges.sh")
+def test_privilege_separation_under_a_real_systemd(tmp_path_factory):
+    output = run_nspawn_script("privileges.sh", factory=tmp_path_factory)
     for check in ("1 ok: both units active",
                   "2 ok: serve runs as uid",
                   "3 ok: inside smartarray-agent.service systemd-run is refused",

@@ -1,13 +1,8 @@
-"""The ``smartarray-agent`` Typer app: every command and group, with its line in ``--help``.
-
-Help and usage errors are click's plain text (no rich panels: the output goes to terminals,
-logs and monitoring alike), ``-h`` is ``--help``, and a crash prints Python's own traceback.
-Shell completion is typer's (``--install-completion``, ``--show-completion``).
-
-Typer reads every command's signature at each start, to build the whole app. The modules
-that declare commands therefore keep their annotations evaluated (no ``from __future__
-import annotations``): as strings, each would be compiled and evaluated again at every
-start of every command."""
+"""The ``smartarray-agent`` Typer app: every command and group, with its line in ``--help``;
+click's plain text for help and usage errors (no rich panels), ``-h`` for ``--help``,
+Python's own traceback for a crash, typer's shell completion. Typer reads every command's
+signature at each start: the modules that declare commands keep their annotations evaluated
+(no ``from __future__ import annotations``), or each would be compiled at every start."""
 
 from __future__ import annotations
 
@@ -80,13 +75,10 @@ app.add_typer(simulator, name="simulate")
 
 
 def main() -> None:
-    """Run the app. SIGTERM and SIGHUP end a command as Ctrl-C does (typer exits 130 on
-    SIGINT): with exit 128 + the signal's number, after the vendor CLI it started is stopped
-    (collectors/ssacli/run.py). ``run`` and ``serve`` set their own handlers; a change being
-    sent holds them off (write/signals.py). A signal the caller ignores (nohup) stays
-    ignored, but for a Ctrl-C from the terminal whose foreground the program leads
-    (:func:`_heed_the_terminal`). As root, the program confines itself before its first
-    vendor CLI (confine.py)."""
+    """Run the app. SIGTERM and SIGHUP end a command as Ctrl-C does, with exit 128 + the
+    signal, after the vendor CLI it started is stopped (``run`` and ``serve`` set their own;
+    a change being sent holds them off: write/signals.py); one the caller ignores (nohup)
+    stays ignored, but for :func:`_heed_the_terminal`."""
     confine.enable()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) is not signal.SIG_IGN:
@@ -100,12 +92,9 @@ def main() -> None:
 
 def _heed_the_terminal() -> None:
     """Let Ctrl-C stop the program when it leads its terminal's foreground process group,
-    SIGINT ignored or not. A job a non-interactive shell starts in the background inherits
-    SIGINT ignored, so that a Ctrl-C meant for the script does not stop it; a program such a
-    job then starts in a terminal of its own (pexpect, ``script``) inherits that too, and would
-    run on to the vendor CLI's timeout however often it is told to stop. Where the program does
-    not lead the foreground group (a script's background job is in the script's group), an
-    ignored SIGINT stays ignored."""
+    even with SIGINT ignored: a shell script's background job inherits it ignored, and so
+    does what that job starts in a terminal of its own (pexpect, ``script``), which would run
+    on to the vendor CLI's timeout however often it is told to stop."""
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN or os.getpgrp() != os.getpid():
         return
     try:
@@ -127,8 +116,7 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 
 
 def commands() -> Iterator[tuple[list[str], TyperCommand]]:
-    """Every command with the words that name it, in ``--help``'s order (for what reads the
-    whole tree: the manual page, the tests)."""
+    """Every command with the words that name it, in ``--help``'s order (the manual page)."""
 
     def walk(group: TyperGroup, path: list[str]) -> Iterator[tuple[list[str], TyperCommand]]:
         for name, command in group.commands.items():

@@ -33,8 +33,7 @@ PluginTimeout = Annotated[float, typer.Option(
          f"parse); then UNKNOWN, and the vendor CLI is ended (default: {TIMEOUT_S:g}).")]
 
 
-class PluginCommand(TyperCommand):
-    """A usage error is UNKNOWN, exit 3, on standard output, as the plugin guidelines say."""
+class PluginCommand(TyperCommand):  # a usage error is UNKNOWN, exit 3, on standard output
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         try:
@@ -51,7 +50,6 @@ def _range(text: str) -> plugin.Range:
 
 
 def _threshold(*names: str, help: str) -> Any:
-    """A charge threshold option: a range of the plugin guidelines (cli/plugin.py)."""
     return typer.Option(*names, parser=_range, metavar="RANGE", help=help)
 
 
@@ -96,7 +94,6 @@ def check(
 
 def _check(context: CommandContext, input_file: str | None, warning: plugin.Range | None,
            critical: plugin.Range | None, ilo: str | None = None) -> tuple[str, int]:
-    """Read the controllers and judge them: the status line and the exit code."""
     settings = context.config
     interlock = (settings.check.charge_critical_percent
                  if settings.check.charge_critical_percent is not None
@@ -119,7 +116,6 @@ def _check(context: CommandContext, input_file: str | None, warning: plugin.Rang
 
 
 def _doing(context: CommandContext) -> str:
-    """What the check is doing, for the line that says it timed out."""
     runner = context.opened
     if runner is not None and runner.lock.waiting:
         return f"the wait for the host lock {runner.lock.path}, held by {runner.lock.who()},"

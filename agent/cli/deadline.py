@@ -1,8 +1,6 @@
-"""A time limit on a whole command (``check -t``). When it is up, SIGALRM raises
-:class:`TimeUp` in the main thread wherever the command is: waiting for the host lock, reading
-the vendor CLI, parsing. It unwinds as Ctrl-C and SIGTERM do (cli/app.py): the one-shot run
-ends the vendor CLI's process group on its way out (collectors/ssacli/run.py), the host lock
-is let go, and the command reports what timed out."""
+"""A time limit on a whole command (``check -t``): SIGALRM raises :class:`TimeUp` in the main
+thread wherever the command is, which unwinds as Ctrl-C does (the vendor CLI ended, the host
+lock let go), and the command says what timed out."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from types import FrameType
 
 
 class TimeUp(BaseException):
-    """The time is up. A BaseException, as KeyboardInterrupt is, so that no ``except
-    Exception`` on the way takes it for an error of its own and goes on."""
+    """A BaseException, as KeyboardInterrupt, so that no ``except Exception`` catches it."""
 
     def __init__(self, what: str, seconds: float) -> None:
         super().__init__(f"{what} timed out after {seconds:g} s")
@@ -22,8 +19,8 @@ class TimeUp(BaseException):
 
 @contextlib.contextmanager
 def deadline(seconds: float, doing: Callable[[], str]) -> Iterator[None]:
-    """Raise TimeUp when the block runs longer than ``seconds``; ``doing`` says, when the
-    time is up, what was running. The main thread only (signals go there)."""
+    """TimeUp when the block runs past ``seconds``, saying what ``doing`` says was running.
+    The main thread only."""
 
     def expire(_signum: int, _frame: FrameType | None) -> None:
         raise TimeUp(doing(), seconds)

@@ -1,6 +1,5 @@
-"""``--ilo HOST[:PORT]`` of ``status`` and ``check``: the controllers from the iLO's Redfish
-service alone, with no vendor CLI (docs/redfish.md, "Without the vendor CLI"). Read-only:
-no command that changes a controller takes it."""
+"""``--ilo HOST[:PORT]`` of ``status`` and ``check``: the controllers from the iLO alone, no
+vendor CLI (docs/redfish.md, "Without the vendor CLI"); no command that changes takes it."""
 
 from __future__ import annotations
 
@@ -16,10 +15,8 @@ EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI
 
 
 def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
-    """Every controller the iLO at ``address`` knows, read with the configuration's
-    ``[redfish]`` settings (credentials, TLS, timeouts). Raises CommandError: bad input
-    without a ``[redfish]`` table or for an address that is not ``host[:port]``, exit 1 when
-    the iLO cannot be read."""
+    """The iLO at ``address`` read with ``[redfish]``'s settings; CommandError when there are
+    none, the address is not ``host[:port]`` or the iLO cannot be read."""
     import asyncio
 
     from pydantic import ValidationError

@@ -1,12 +1,7 @@
-"""Read a saved capture for ``--input``: clear one-line errors for anything unusable.
-
-A capture is at most ``MAX_BYTES`` (4 MiB): ``ctrl all show config detail`` of the
-simulator's ``large`` host (8 controllers, 192 drives) is 150 KiB, so that is room for a
-host 25 times larger, and parsing it costs seconds and about a hundred MB. A larger file is
-refused from its size before anything is read; standard input is read in chunks and refused
-as soon as it passes the limit. Only a regular file or standard input is read: a FIFO or a
-device is refused (it may never end, or never start).
-"""
+"""Read a saved capture for ``--input``, with a one-line error for anything unusable: at most
+``MAX_BYTES`` (room for a host 25 times the simulator's ``large``), refused from its size or
+as soon as standard input passes it, and only a regular file or standard input (a FIFO or a
+device may never end)."""
 
 from __future__ import annotations
 
@@ -27,8 +22,7 @@ _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f\v\x1b")
 _NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
 
 
-def read_capture(path: str) -> str:
-    """The text of ``path`` (``-`` is standard input)."""
+def read_capture(path: str) -> str:  # "-": standard input
     name = "standard input" if path == "-" else path
     data = _read_capped(sys.stdin.buffer, name) if path == "-" else _read_file(path)
     if not data.strip():

@@ -66,7 +66,6 @@ def metrics(
 
 
 def _collect_and_render(context: CommandContext) -> tuple[bytes, Failures]:
-    """One collection of every configured collector, rendered."""
     from smartarray_agent.collectors.base import collect_once
     from smartarray_agent.daemon.logs import setup_logging
     from smartarray_agent.sources import build_collectors
@@ -88,8 +87,8 @@ def _collect_and_render(context: CommandContext) -> tuple[bytes, Failures]:
 
 
 def _render_capture(context: CommandContext, input_file: str) -> tuple[bytes, Failures]:
-    """The ssacli collector's page for saved CLI output (``-``: standard input), read as
-    ``status --input`` reads it: no iLO charge, no sysfs, since it may be another host's."""
+    """The ssacli collector's page for saved CLI output: no iLO charge, no sysfs (it may be
+    another host's)."""
     from smartarray_agent.collectors.base import CollectionError, CollectorResult
     from smartarray_agent.collectors.redfish.charge import Charge
     from smartarray_agent.collectors.ssacli.collector import SsacliCollector

@@ -1,6 +1,4 @@
-"""The options several commands share, each declared once as an ``Annotated`` type. Every
-command that talks to the vendor CLI takes ``--config``, ``--simulate``, ``--cli``,
-``--timeout`` and ``--lock-file`` (cli/context.py builds the command's context from them)."""
+"""The options several commands share, each declared once as an ``Annotated`` type."""
 
 from __future__ import annotations
 
@@ -18,8 +16,7 @@ PROG = "smartarray-agent"
 
 
 def float_range(minimum: float, maximum: float | None = None) -> Callable[[str], float]:
-    """A parser of a finite number from ``minimum`` to ``maximum`` (inclusive): ``nan``,
-    ``inf`` and any number outside are usage errors (exit 2)."""
+    """A parser of a finite number from ``minimum`` to ``maximum``; else a usage error."""
     bounds = f"x>={minimum:g}" if maximum is None else f"{minimum:g}<=x<={maximum:g}"
 
     def number(text: str) -> float:
@@ -37,7 +34,6 @@ def float_range(minimum: float, maximum: float | None = None) -> Callable[[str],
 
 
 def version_option(program: str, *names: str) -> Any:
-    """An option (``names``) that prints ``program VERSION`` and exits 0."""
 
     def show(value: bool) -> None:
         if value:

@@ -1,7 +1,5 @@
 """The Nagios/Icinga plugin's judgement: a snapshot in, one status line and perfdata out
-(docs/cli.md, ``check``, says what is critical and what a warning). The drive classes are
-those of :data:`smartarray_agent.common.model.LOGICAL_DRIVE_STATES` /
-``PHYSICAL_DRIVE_STATES``, which the alert rules and dashboards use too."""
+(docs/cli.md, ``check``); drive classes as common/model.py's, which the alerts use too."""
 
 from __future__ import annotations
 
@@ -17,11 +15,7 @@ from smartarray_agent.common.model import (
     Snapshot,
     drive_class,
 )
-from smartarray_agent.common.policy import (
-    backup_power_state,
-    unprotected_write_cache,
-    write_cache_active,
-)
+from smartarray_agent.common.policy import unprotected_write_cache, write_cache_active
 from smartarray_agent.moving import notes
 
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
@@ -33,17 +27,13 @@ DRIVE_CODES = {"failed": CRITICAL, "degraded": WARNING, "rebuilding": WARNING,
 
 
 class RangeError(ValueError):
-    """A threshold that is not a range (the message says why)."""
+    pass
 
 
 @dataclass(frozen=True)
 class Range:
-    """A threshold range of the monitoring plugins' guidelines, ``[@]start:end``: a value
-    outside ``start`` to ``end`` (both included) alerts; with ``@``, a value inside does. An
-    empty start is 0, ``~`` none (minus infinity), an empty end none (infinity). One
-    difference, since a charge is good when high: a bare ``N`` is ``N:`` (alert below N),
-    where the guidelines read ``0:N``. The values compared are charge percentages, so every
-    number is one from 0 to 100."""
+    """A range of the monitoring plugins' guidelines, ``[@]start:end`` (docs/cli.md): a bare
+    ``N`` is ``N:`` here, since a charge is good when high; every number a percentage."""
 
     start: float | None  # None: ~, no lower end
     end: float | None = None  # None: no upper end
@@ -51,7 +41,6 @@ class Range:
 
     @classmethod
     def parse(cls, text: str) -> Range:
-        """The range ``text`` writes; RangeError saying what is wrong with it."""
         body = text.strip()
         inside = body.startswith("@")
         body = body.removeprefix("@")
@@ -71,7 +60,6 @@ class Range:
         return cls(start, end, inside)
 
     def alerts(self, value: float) -> bool:
-        """Whether ``value`` raises this range's alert."""
         within = ((self.start is None or value >= self.start)
                   and (self.end is None or value <= self.end))
         return within is self.inside
@@ -82,15 +70,13 @@ class Range:
         return self.start if self.end is None and not self.inside else None
 
     def __str__(self) -> str:
-        """The guidelines' text, as perfdata carries it: never a bare number, which readers
-        of perfdata take for ``0:N``."""
+        """As perfdata carries it: never a bare number, which its readers take for ``0:N``."""
         start = "~" if self.start is None else f"{self.start:g}"
         end = "" if self.end is None else f"{self.end:g}"
         return f"{'@' if self.inside else ''}{start}:{end}"
 
 
 def _percent(text: str, number: str) -> float:
-    """``number``, one of the numbers of the range ``text``, as a charge percentage."""
     where = "" if number == text else f"{text!r}: "
     try:
         value = float(number)
@@ -112,9 +98,8 @@ class Thresholds:
 
 
 def thresholds(warning: Range, critical: Range, interlock_percent: float) -> Thresholds:
-    """The check's thresholds. What counts as protected write cache is the critical range's
-    N when that range is "below N" (``N``, ``N:``), as ``-c`` always meant; any other range
-    leaves it at ``interlock_percent``."""
+    """Protected write cache is the critical range's N when it is "below N" (``N``, ``N:``),
+    else ``interlock_percent``."""
     floor = critical.floor
     return Thresholds(warning, critical, interlock_percent if floor is None else floor)
 
@@ -146,8 +131,7 @@ def judge(snapshot: Snapshot, thresholds: Thresholds) -> CheckResult:
 
 
 def summary(snapshot: Snapshot) -> str:
-    """The OK line: the counts, and the drives that move or wear without a problem (an
-    erase, an expansion, an SSD with little endurance left), which the line names."""
+    """The OK line: the counts, and the drives that move or wear without a problem."""
     drives = sum(len(c.physical_drives) for c in snapshot.controllers)
     text = f"{len(snapshot.controllers)} controller(s) ok, {drives} physical drive(s) ok"
     moving = [f"{_name(ctrl)} {note}" for ctrl in snapshot.controllers for note in notes(ctrl)
@@ -175,9 +159,9 @@ def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> No
             result.raise_to(WARNING, f"{name} backup power charge {power.charge_percent:g}%")
     if cache.status not in _HEALTHY_CACHE:
         result.raise_to(WARNING, f"{name} cache {cache.status}")
-    if unprotected_write_cache(ctrl, limits.protected_percent):
-        result.raise_to(CRITICAL, f"{name} write cache unprotected: "
-                                  f"{_why_unprotected(ctrl, limits.protected_percent)}")
+    unprotected = unprotected_write_cache(ctrl, limits.protected_percent)
+    if unprotected:
+        result.raise_to(CRITICAL, f"{name} write cache unprotected: {'; '.join(unprotected)}")
     for ld in ctrl.logical_drives:
         _drive(result, f"{name} logical drive", ld, LOGICAL_DRIVE_STATES)
     for pd in ctrl.physical_drives:
@@ -185,28 +169,7 @@ def _controller(ctrl: Controller, limits: Thresholds, result: CheckResult) -> No
     _perfdata(ctrl, name, limits, result)
 
 
-def _why_unprotected(ctrl: Controller, threshold: float) -> str:
-    """What makes the write cache unprotected, in the words an operator acts on."""
-    cache = ctrl.cache
-    policy = cache.drive_write_cache_policy
-    reasons = []
-    if cache.drive_write_cache is True:
-        reasons.append("drive write cache on (a drive's own cache has no backup power)")
-    if policy is not None:
-        on = [usage for usage in ("configured", "unconfigured", "hba")
-              if getattr(policy, usage) == "enable"]
-        if on:
-            reasons.append(f"drive write cache on for {', '.join(on)} drives (no backup "
-                           "power)")
-    if write_cache_active(ctrl) is True and not backup_power_state(ctrl, threshold).protected:
-        forced = " (no-battery write cache on)" if cache.no_battery_write_cache else ""
-        reasons.append(f"controller write cache active{forced} on backup power "
-                       f"{backup_power_state(ctrl, threshold).summary}")
-    return "; ".join(reasons)
-
-
 def drive_code(states: dict[str, str], word: str | None) -> int:
-    """The plugin code a drive state word raises."""
     return DRIVE_CODES.get(drive_class(states, word) or "ok", OK)
 
 

@@ -1,11 +1,7 @@
-"""``smartarray-agent run``: the HTTP endpoint, the collection loop, the udev watch and the
-signals that steer them.
-
-The main thread only waits for signals (through a wakeup pipe, so a handler never runs
-into a lock): SIGTERM or SIGINT stop the agent, SIGHUP reloads the configuration. A stop
-ends within a few seconds even while a collection hangs: the loop gets ``STOP_GRACE_S`` to
-finish, then the vendor processes are ended with their process groups.
-"""
+"""``smartarray-agent run``: the endpoint, the collection loop and the signals that steer
+them. The main thread only reads signal numbers from a wakeup pipe (no handler runs into a
+lock): SIGTERM or SIGINT stop, SIGHUP reloads. A stop ends within seconds even while a
+collection hangs: after ``STOP_GRACE_S`` the vendor processes are ended with their groups."""
 
 from __future__ import annotations
 
@@ -38,7 +34,7 @@ _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class StartError(RuntimeError):
-    """The agent cannot start serving (address in use, permission denied)."""
+    """Cannot serve: the address in use, permission denied."""
 
 
 def web_security(config: Config) -> WebSecurity:
@@ -74,9 +70,8 @@ class Agent:
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
-        """Catch the signals, then serve and start collecting: READY can reach systemd from
-        the first round on, and a reload or stop from then on must find the handlers. As
-        root, out of PID 1's reach first (confine.py)."""
+        """As root out of PID 1's reach first (confine.py); the signals caught before READY
+        can be sent; then serve and collect."""
         confine_root()
         self._previous_handlers = {
             sig: signal.signal(sig, _note) for sig in (*_STOP_SIGNALS, signal.SIGHUP)}
@@ -106,8 +101,7 @@ class Agent:
         self.loop.start()
 
     def serve_until_stopped(self) -> None:
-        """Handle signals until SIGTERM or SIGINT, then stop. Main thread only, after
-        :meth:`start`."""
+        """Handle signals until SIGTERM or SIGINT, then stop (the main thread)."""
         try:
             while True:
                 for signum in os.read(self._wakeup_r, 64):
@@ -119,8 +113,7 @@ class Agent:
             self.stop()
 
     def stop(self) -> None:
-        """Put back the signal handling :meth:`start` replaced, then stop serving and
-        collecting."""
+        """Put back the signal handling, then stop serving and collecting."""
         if self._previous_handlers:
             signal.set_wakeup_fd(self._previous_wakeup_fd)
             for sig, handler in self._previous_handlers.items():
@@ -185,4 +178,4 @@ def _collector_inputs(config: Config) -> tuple[object, ...]:
 
 
 def _note(signum: int, frame: object) -> None:
-    """The signal's number reaches the main thread through the wakeup pipe."""
+    """Nothing: the signal's number goes through the wakeup pipe."""

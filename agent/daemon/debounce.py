@@ -1,6 +1,5 @@
-"""Trailing-edge debounce for early collections: a burst of udev events (a controller and
-its 24 disks appearing) asks for one collection, ``delay_s`` after the last event, and no
-later than ``max_delay_s`` after the first one. Pure: the caller passes the time."""
+"""Trailing-edge debounce: a burst of udev events (a controller and its disks) asks for one
+collection, ``delay_s`` after the last event, at most ``max_delay_s`` after the first."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ class Debounce:
             self._first = now
         self._last = now
 
-    def due_at(self) -> float | None:
-        """When the early collection should start, or None when nothing asked for one."""
+    def due_at(self) -> float | None:  # None: nothing asked for one
         if self._first is None or self._last is None:
             return None
         return min(self._last + self.delay_s, self._first + self.max_delay_s)

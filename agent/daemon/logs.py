@@ -1,9 +1,6 @@
-"""Logging to stderr in a form the journal reads well.
-
-Under systemd (``$JOURNAL_STREAM`` set) each line starts with its syslog priority, ``<4>``,
-which journald turns into the entry's priority, and carries no timestamp (the journal adds
-one). On a terminal a line reads ``2024-05-01 12:00:00 WARNING message``.
-"""
+"""Logging to stderr: under systemd (``$JOURNAL_STREAM``) each line starts with its syslog
+priority (``<4>``) for journald, without a timestamp; elsewhere ``2024-05-01 12:00:00
+WARNING message``."""
 
 from __future__ import annotations
 

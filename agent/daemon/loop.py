@@ -1,15 +1,9 @@
-"""The collection loop: one background thread that runs every collector on the schedule
-(``interval_s`` after the start of the previous round) and early when udev asks (debounced),
-publishes each result to the view as soon as it has it, and tells systemd how it went. A
-collector with an interval of its own (the iLO's, which can be slow) runs in a thread of its
-own, one read at a time, so that a round never waits for it: its result is published when it
-comes, with the other collectors' results made again over it (the iLO's charge is laid over
-the CLI's snapshot when the page is made).
-
-It sends ``READY=1`` when the first round is done, and is the only sender of ``WATCHDOG=1``,
-so a collection stuck beyond the unit's ``WatchdogSec`` has systemd restart the agent
-(docs/agent.md says when each is sent).
-"""
+"""The collection loop: one thread that runs every collector ``interval_s`` after the start
+of the previous round, and early when udev asks (debounced), publishes each round's results
+and tells systemd (``READY=1`` after the first round; the only sender of ``WATCHDOG=1``, so a
+stuck collection has systemd restart the agent: docs/agent.md). A collector with an interval
+of its own (the slow iLO) reads in a thread of its own, one read at a time, so that no round
+waits for it; its result is published when it comes, the other pages made again over it."""
 
 from __future__ import annotations
 
@@ -17,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from smartarray_agent.collectors.base import AnyCollector, CollectorResult, collect_once
 from smartarray_agent.daemon.debounce import Debounce
@@ -36,8 +31,8 @@ class CollectionLoop:
                  notifier: Notifier, *, interval_s: float, debounce_s: float,
                  enforce: Enforce | None = None,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
-        """``enforce`` (the guard) sees each successful result; when it changes the
-        hardware, that collector is collected again at once."""
+        """``enforce`` (the guard) sees each successful result; when it changes the hardware,
+        that collector is collected again at once."""
         self._collectors = list(collectors)
         self._enforce = enforce
         self._view = view
@@ -60,34 +55,28 @@ class CollectionLoop:
 
     # -- called from other threads -------------------------------------------------------
     def start(self) -> None:
-        """Start collecting. Until a collector's first attempt ends, the exposition has no
-        series of it: not attempted is not failed (docs/metrics.md)."""
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
 
-    def join(self, timeout: float | None = None) -> bool:
-        """True when the loop has ended."""
+    def join(self, timeout: float | None = None) -> bool:  # True when the loop has ended
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
     @property
     def collectors(self) -> list[AnyCollector]:
-        """The collectors of the current configuration."""
         return list(self._collectors)
 
-    def poke(self) -> None:
-        """Ask for an early collection (udev); a burst of pokes makes one collection."""
+    def poke(self) -> None:  # an early collection (udev), one for a burst of pokes
         with self._lock:
             self._debounce.poke(self._monotonic())
         self._wake.set()
 
     def reconfigure(self, collectors: list[AnyCollector] | None, interval_s: float,
                     debounce_s: float, enforce: Enforce | None = None) -> None:
-        """Applied between collections; ``collectors`` None keeps the running ones (and
-        their ``enforce``)."""
+        """Applied between rounds; ``collectors`` None keeps the running ones and ``enforce``."""
         with self._lock:
             self._pending = (collectors, enforce, interval_s, debounce_s)
         self._wake.set()
@@ -118,12 +107,7 @@ class CollectionLoop:
             if collector.interval_s is not None:
                 self._collect_aside(collector)
                 continue
-            previous = self._last.get(collector.name)
-            result = collect_once(collector, previous[1] if previous else None)
-            if self._acted_on(collector, result):
-                result = collect_once(collector, result)  # what the hardware shows now
-            self._last[collector.name] = (collector, result)
-            collected.append(((collector, result), previous[1] if previous else None))
+            collected.append(self._collect(collector))
         self._view.publish(entry for entry, _ in collected)
         # Logged once served: whoever reads "collector ssacli ok" finds the data in /metrics.
         for (collector, result), previous_result in collected:
@@ -136,8 +120,18 @@ class CollectionLoop:
             self._notifier.status(status)
         self._notifier.watchdog()
 
+    def _collect(self, collector: AnyCollector) -> tuple[Entry, CollectorResult | None]:
+        """Collect now (again when the guard changed the hardware); with the previous result,
+        its data let go: a big host's last snapshot must not outlive the new one's render."""
+        previous = self._last.get(collector.name)
+        before = previous[1] if previous else None
+        result = collect_once(collector, before)
+        if self._acted_on(collector, result):
+            result = collect_once(collector, result)  # what the hardware shows now
+        self._last[collector.name] = (collector, result)
+        return (collector, result), before and replace(before, data=None)
+
     def _collect_aside(self, collector: AnyCollector) -> None:
-        """Start ``collector`` in its own thread, unless its last read is still going."""
         running = self._aside.get(collector.name)
         if running is not None and running.is_alive():
             return
@@ -155,8 +149,8 @@ class CollectionLoop:
         thread.start()
 
     def _publish_aside(self) -> None:
-        """Publish what the own-interval collectors brought, and make the other collectors'
-        pages again over it; a result of a collector that a reload replaced is dropped."""
+        """Publish what the own-interval collectors brought (not a collector a reload
+        replaced), the other pages made again over it."""
         with self._lock:
             came, self._came = self._came, []
         came = [(c, r) for c, r in came if c in self._collectors]
@@ -178,8 +172,7 @@ class CollectionLoop:
             return False
 
     def _due(self, collector: AnyCollector) -> bool:
-        """A collector with an ``interval_s`` of its own (Redfish: the iLO is slow) runs in
-        the first round at least that long after its last attempt."""
+        """A collector with an ``interval_s`` of its own runs that long after its last try."""
         interval = collector.interval_s
         last = self._attempted_at.get(collector.name)
         if interval is None or last is None:
@@ -235,8 +228,7 @@ class CollectionLoop:
 
 
 def status_line(entries: Sequence[Entry]) -> str:
-    """``STATUS=`` text: each collector's last outcome, e.g. ``ssacli ok: 2 controllers
-    in 1.2 s; sysfs ok: 2 hosts in 0.0 s``."""
+    """``STATUS=``: ``ssacli ok: 2 controllers in 1.2 s; sysfs failed: ...``."""
     parts = []
     for collector, result in entries:
         if result.success and result.data is not None:

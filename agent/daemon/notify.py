@@ -1,9 +1,6 @@
-"""systemd's notify protocol, written by hand: one datagram of ``KEY=value`` lines to the
-unix socket named by ``$NOTIFY_SOCKET`` (a path, or ``@name`` for an abstract socket).
-
-Outside systemd (no ``$NOTIFY_SOCKET``) every call does nothing. The variables are taken out
-of the environment when read, so the vendor CLI and other children do not inherit them.
-"""
+"""systemd's notify protocol: a datagram of ``KEY=value`` lines to ``$NOTIFY_SOCKET`` (a
+path, or ``@name``: abstract); nothing outside systemd. The variables leave the environment
+when read, so that no child inherits them."""
 
 from __future__ import annotations
 
@@ -33,7 +30,7 @@ class Notifier:
         return cls(address, interval)
 
     def send(self, *assignments: str) -> bool:
-        """Send ``KEY=value`` lines in one datagram; False when not sent (never raises)."""
+        """False when not sent (never raises)."""
         if self._address is None:
             return False
         message = "\n".join(assignments).encode("utf-8", errors="replace")
@@ -58,8 +55,7 @@ class Notifier:
     def status(self, text: str) -> bool:
         return self.send(f"STATUS={text}")
 
-    def watchdog(self) -> bool:
-        """Only the collection loop calls this: a stuck loop stops the pings."""
+    def watchdog(self) -> bool:  # the collection loop's alone: a stuck loop stops the pings
         if self.watchdog_interval_s is None:
             return False
         return self.send("WATCHDOG=1")

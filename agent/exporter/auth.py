@@ -12,35 +12,32 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import math
 import threading
 import time
-from dataclasses import dataclass
+from typing import TypeVar
 
 import aiohttp
 import bcrypt
 
 BCRYPT_MAX_PASSWORD_BYTES = 72
+# The costliest hash a web config may hold: each step doubles a check, which exporter-toolkit
+# puts at ~70 ms for cost 10: 12 takes about a second at 8 processes per CPU, 14 three
+# (docs/benchmarks.md, login_attack.py). It bounds how long one request holds the single
+# checker thread, and so how long a scraper's first login waits.
+MAX_BCRYPT_COST = 12
 FAILURE_FLOOR_S = 0.5  # a failed login is never answered sooner than this
 _VERIFIED_CACHE_SIZE = 256
+V = TypeVar("V")
 
 
-@dataclass(frozen=True)
-class Credentials:
-    user: str
-    password: bytes
-
-
-def credentials(header: str | None) -> Credentials | None:
-    """The user and password of a ``Basic`` Authorization header; None if none or malformed."""
-    if not header:
-        return None
+def credentials(header: str | None) -> aiohttp.BasicAuth | None:
+    """The user and password of a ``Basic`` Authorization header (the password's bytes as
+    latin-1, every one as sent); None if none or malformed."""
     try:
-        given = aiohttp.BasicAuth.decode(header, encoding="latin-1")  # every byte, as sent
+        given = aiohttp.BasicAuth.decode(header or "", encoding="latin-1")
     except ValueError:
         return None
-    user = given.login.encode("latin-1").decode("utf-8", errors="replace")
-    return Credentials(user, given.password.encode("latin-1"))
+    return given._replace(login=given.login.encode("latin-1").decode("utf-8", errors="replace"))
 
 
 class BasicAuth:
@@ -60,36 +57,34 @@ class BasicAuth:
     def adopt(self, previous: BasicAuth) -> None:
         """Keep the logins ``previous`` verified (on reload): safe whatever changed, as a
         digest covers the user's hash (:meth:`_digest`)."""
-        with previous._lock:
-            verified = set(previous._verified)
-        with self._lock:
-            self._verified |= verified
+        with previous._lock, self._lock:
+            self._verified |= previous._verified
 
-    def remembered(self, given: Credentials) -> bool:
+    def remembered(self, given: aiohttp.BasicAuth) -> bool:
         """True when these credentials were verified before: no bcrypt needed."""
         with self._lock:
             return self._digest(given) in self._verified
 
-    def verify(self, given: Credentials) -> bool:
+    def verify(self, given: aiohttp.BasicAuth) -> bool:
         """The bcrypt check (tens of milliseconds or more: call it off the event loop).
         Thread-safe; a success is remembered."""
-        hashed = self._users.get(given.user)
-        password = given.password[:BCRYPT_MAX_PASSWORD_BYTES]
+        hashed = self._users.get(given.login)
+        password = given.password.encode("latin-1")[:BCRYPT_MAX_PASSWORD_BYTES]
         started = time.monotonic()
         matched = bcrypt.checkpw(password, hashed or self._decoy) and hashed is not None
-        took = time.monotonic() - started
         with self._lock:
-            self._slowest_s = max(self._slowest_s, took)
+            self._slowest_s = max(self._slowest_s, time.monotonic() - started)
             if matched:
                 if len(self._verified) >= _VERIFIED_CACHE_SIZE:
                     self._verified.clear()
                 self._verified.add(self._digest(given))
         return matched
 
-    def _digest(self, given: Credentials) -> bytes:
+    def _digest(self, given: aiohttp.BasicAuth) -> bytes:
         """Covers the user's hash: a changed or removed user's old password matches none."""
-        hashed = self._users.get(given.user, b"")
-        return hashlib.sha256(b"\0".join((given.user.encode(), given.password, hashed))).digest()
+        hashed = self._users.get(given.login, b"")
+        parts = (given.login.encode(), given.password.encode("latin-1"), hashed)
+        return hashlib.sha256(b"\0".join(parts)).digest()
 
 
 def client_key(address: str) -> str:
@@ -105,42 +100,21 @@ def client_key(address: str) -> str:
     return str(parsed)
 
 
-class _Bucket:
-    """``burst`` tokens (full from the start), refilled one every ``every_s`` seconds."""
-
-    def __init__(self, burst: int, every_s: float) -> None:
-        self.burst, self.every_s = burst, every_s
-        self.tokens, self.at = float(burst), -math.inf
-
-    def level(self, now: float) -> float:
-        return min(self.burst, self.tokens + (now - self.at) / self.every_s)
-
-    def take(self, now: float) -> float | None:
-        """None when a token was taken, else the seconds until the next."""
-        tokens = self.level(now)
-        if tokens < 1:
-            return (1 - tokens) * self.every_s
-        self.tokens, self.at = tokens - 1, now
-        return None
-
-    def give_back(self, now: float) -> None:
-        self.tokens, self.at = min(self.burst, self.level(now) + 1), now
-
-
 class AttemptLimiter:
     """Per client (:func:`client_key`), ``burst`` unverified attempts refilled one every
     ``every_s``; for all clients that never logged in, a shared ``total_burst`` refilled one
     every ``total_every_s``. An attempt takes its tokens before bcrypt runs; a success gives
     them back and makes the client known. At most ``clients`` buckets and as many known
-    clients are kept (the oldest go first)."""
+    clients are kept (the oldest go first). Each token bucket is held as the moment it is
+    full again (the generic cell rate algorithm): one number, no timer."""
 
     def __init__(self, burst: int = 5, every_s: float = 5.0, clients: int = 4096,
                  total_burst: int = 8, total_every_s: float = 1.0) -> None:
         self.burst, self.every_s, self.clients = burst, every_s, clients
         self.total_burst, self.total_every_s = total_burst, total_every_s
-        self._buckets: dict[str, _Bucket] = {}
+        self._full_at: dict[str, float] = {}  # per client; absent: full
+        self._shared_full_at = 0.0
         self._known: dict[str, None] = {}  # insertion-ordered: the oldest first
-        self._shared = _Bucket(total_burst, total_every_s)
 
     def known(self, client: str) -> bool:
         return client_key(client) in self._known
@@ -148,27 +122,35 @@ class AttemptLimiter:
     def take(self, client: str, now: float) -> float | None:
         """Take a token: None when there was one, else the seconds until the next."""
         key = client_key(client)
-        bucket = self._buckets.get(key) or _Bucket(self.burst, self.every_s)
-        if bucket.level(now) < 1:
-            return bucket.take(now)
-        if key not in self._known and (wait := self._shared.take(now)) is not None:
+        own = max(now, self._full_at.get(key, now))
+        wait = own - now - (self.burst - 1) * self.every_s
+        if wait <= 0 and key not in self._known:
+            shared = max(now, self._shared_full_at)
+            wait = shared - now - (self.total_burst - 1) * self.total_every_s
+            if wait <= 0:
+                self._shared_full_at = shared + self.total_every_s
+        if wait > 0:
             return wait
-        bucket.take(now)
-        if key not in self._buckets and len(self._buckets) >= self.clients:
-            self._buckets.pop(next(iter(self._buckets)))
-        self._buckets[key] = bucket
+        _put(self._full_at, key, own + self.every_s, self.clients)
         return None
 
-    def give_back(self, client: str, now: float) -> None:
-        """A success: the client's token back, and the client known from now on."""
+    def refund(self, client: str, now: float) -> None:
+        """Give back the tokens an attempt took (one refused for another reason)."""
         key = client_key(client)
-        if (bucket := self._buckets.get(key)) is not None:
-            bucket.give_back(now)
-            if bucket.level(now) >= self.burst:
-                del self._buckets[key]
+        if key in self._full_at and (own := self._full_at.pop(key) - self.every_s) > now:
+            self._full_at[key] = own
         if key not in self._known:
-            self._shared.give_back(now)
-            if len(self._known) >= self.clients:
-                self._known.pop(next(iter(self._known)))
-        self._known.pop(key, None)
-        self._known[key] = None
+            self._shared_full_at = max(now, self._shared_full_at - self.total_every_s)
+
+    def verified(self, client: str, now: float) -> None:
+        """A success: the tokens back, and the client known from now on."""
+        self.refund(client, now)
+        _put(self._known, client_key(client), None, self.clients)
+
+
+def _put(table: dict[str, V], key: str, value: V, size: int) -> None:
+    """``table[key] = value`` as its newest entry, the oldest dropped past ``size``."""
+    table.pop(key, None)
+    if len(table) >= size:
+        table.pop(next(iter(table)))
+    table[key] = value

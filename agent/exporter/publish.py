@@ -104,7 +104,6 @@ def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
     return ExporterServer(address, body, security, telemetry_path=telemetry_path)
 
 
-
 class PublishedExposition:
     """``body(compressed)`` for ``serve``'s endpoint: the published page and ``serve``'s own
     series, or None when the agent has published nothing recent. PermissionError when

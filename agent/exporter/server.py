@@ -1,12 +1,12 @@
-"""The HTTP endpoint, on aiohttp's server (its llhttp parser, asyncio, TLS with a handshake
-timeout), in a thread of its own, for ``run`` and ``serve`` alike: ``/metrics`` (the last
-exposition, never a vendor CLI call; gzip when the scraper accepts it), ``/`` (a page linking
-to it), ``/-/healthy``, and ``/probe`` when a prober is set (agent/probe/). Optional TLS and
-basic auth (webconfig.py, auth.py) apply to every path.
+"""The HTTP endpoint of ``run`` and ``serve``: ``/metrics`` (the last exposition, gzip when the
+scraper accepts it), ``/``, ``/-/healthy`` and ``/probe`` (agent/probe/), behind optional TLS
+and basic auth (webconfig.py, auth.py), on aiohttp's low-level server in a thread of its own.
 
-Limits (docs/privileges.md): a TLS handshake, a connection's first request, an idle
-keep-alive connection and a client that stops reading an answer each have their time (below);
-connections.py keeps at most :func:`connection_cap` connections.
+aiohttp, like asyncio's create_server, takes every connection the kernel hands it, with no
+bound in all or per client and no deadline for a first request, and fixes a listener's TLS
+when it is made. So the endpoint accepts, refuses or makes room (connections.py) before
+aiohttp sees a connection, and hands each to aiohttp with the TLS of the moment
+(``loop.connect_accepted_socket``). Time limits (docs/privileges.md): below.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from importlib.metadata import version
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
-from aiohttp.web_protocol import RequestHandler
 
-from smartarray_agent.exporter.auth import AttemptLimiter, credentials
-from smartarray_agent.exporter.connections import Connections
+from smartarray_agent.exporter.auth import AttemptLimiter, client_key, credentials
+from smartarray_agent.exporter.connections import Connection, Connections
 from smartarray_agent.exporter.render import CONTENT_TYPE
 from smartarray_agent.exporter.webconfig import WebSecurity
 from smartarray_agent.probe.prober import PATH as PROBE_PATH
@@ -36,7 +35,7 @@ from smartarray_agent.probe.prober import SCRAPE_TIMEOUT_HEADER, Prober
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 4096
-PER_CLIENT = 256
+PER_CLIENT = 1024  # /probe of ~6,000 iLOs from one Prometheus (docs/privileges.md)
 FD_RESERVE = 128  # descriptors kept for the rest of the agent: CLI pipes, logs, iLO, udev
 BACKLOG = 512
 HANDSHAKE_TIMEOUT_S = 10.0
@@ -73,41 +72,6 @@ def _malformed_is_one_debug_line(record: logging.LogRecord) -> bool:
 log.addFilter(_malformed_is_one_debug_line)  # aiohttp logs to ``log`` (below)
 
 
-class _Protocols(web.Server):
-    """aiohttp's server, each connection counted in (or refused by) ``table``."""
-
-    def __init__(self, handler: Callable[[web.BaseRequest], object],
-                 table: Connections[RequestHandler]) -> None:
-        super().__init__(handler, keepalive_timeout=IDLE_TIMEOUT_S,  # type: ignore[arg-type]
-                         access_log=None, logger=log, max_headers=100)
-        self.table = table
-
-    def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
-        super().connection_made(handler, transport)
-        peer = transport.get_extra_info("peername")
-        victim = self.table.admit(handler, peer[0] if peer else "")
-        if victim is not None:
-            log.debug("%s: %s", peer and peer[0], "making room for a new connection"
-                      if victim is not handler else "every connection is busy; closed")
-            _abort(victim)
-        asyncio.get_running_loop().call_later(REQUEST_DEADLINE_S, self._deadline, handler)
-
-    def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
-        super().connection_lost(handler, exc)
-        self.table.drop(handler)
-
-    def _deadline(self, handler: RequestHandler) -> None:
-        if self.table.unused(handler):
-            log.debug("closing a connection: no complete request")
-            _abort(handler)
-
-
-def _abort(handler: RequestHandler) -> None:
-    """Close now, dropping what is unsent (a plain close waits for the client to read it)."""
-    if handler.transport is not None:
-        handler.transport.abort()
-
-
 class ExporterServer:
     def __init__(
         self, address: tuple[str, int], body: Callable[[bool], bytes | None],
@@ -121,22 +85,21 @@ class ExporterServer:
         self.telemetry_path = telemetry_path
         self.prober: Prober | None = None  # /probe; set (and swapped) by its owner
         self._security = security
-        self.table: Connections[RequestHandler] = Connections(
-            max_connections or connection_cap(), PER_CLIENT)
+        self.table = Connections(max_connections or connection_cap(), PER_CLIENT)
         self.page = _PAGE.format(version=version("smartarray-agent"),
                                  path=html.escape(telemetry_path),
                                  link=html.escape(telemetry_path[1:])).encode()
         v6 = ":" in address[0]  # "::" takes IPv4 too, as Linux does by default
         self._socket = socket.create_server(address, backlog=BACKLOG, dualstack_ipv6=v6,
                                             family=socket.AF_INET6 if v6 else socket.AF_INET)
+        self._socket.setblocking(False)
         self.server_address = self._socket.getsockname()
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="http-auth")
         self.limiter = AttemptLimiter()
         self._checks = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._protocols: _Protocols | None = None
-        self._listener: asyncio.Server | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
+        self._accepting: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
@@ -155,54 +118,72 @@ class ExporterServer:
         if security.auth is not None and self._security.auth is not None:
             security.auth.adopt(self._security.auth)
         self._security = security
-        if self._loop is not None:
-            asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result()
 
     def start(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="http", daemon=True)
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result()
+        asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result()
 
     def stop(self) -> None:
         """Close every connection and the port; once is enough, again does nothing."""
-        loop, self._loop = self._loop, None
-        if loop is not None and self._thread is not None:
-            asyncio.run_coroutine_threadsafe(self._close(), loop).result()
-            loop.call_soon_threadsafe(loop.stop)
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self._close(), self._loop).result()
+            self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
-            loop.close()
+        self._loop.close()
         self._socket.close()
         self.checker.shutdown(wait=False, cancel_futures=True)
 
-    async def _listen(self) -> None:
-        """Accept on a copy of the socket, with TLS as the security says. A reload opens another,
-        then closes the one before once it accepts no more and what it accepted has started
-        (asyncio refuses a connection of a closed listener); the port stays open."""
-        if self._protocols is None:  # the first: aiohttp's server is made on its loop
-            self._protocols = _Protocols(self._handle, self.table)
+    async def _serve(self) -> None:
+        self._http = web.Server(self._handle, keepalive_timeout=IDLE_TIMEOUT_S,
+                                access_log=None, logger=log, max_headers=100)
+        self._accepting = asyncio.create_task(self._accept())
+
+    async def _accept(self) -> None:
         loop = asyncio.get_running_loop()
-        before, tls = self._listener, self._security.tls
-        self._listener = await loop.create_server(
-            self._protocols, sock=self._socket.dup(), backlog=BACKLOG, ssl=tls,
-            ssl_handshake_timeout=HANDSHAKE_TIMEOUT_S if tls is not None else None)
-        if before is not None:
-            for sock in before.sockets:
-                loop.remove_reader(sock.fileno())
-            for _ in range(2):
-                await asyncio.sleep(0)
-            before.close()
+        while True:  # without a pause while connections wait, as asyncio's own server
+            try:
+                sock, peer = await loop.sock_accept(self._socket)
+            except OSError as error:  # out of descriptors: wait, as asyncio's own server does
+                log.debug("cannot accept: %s", error)
+                await asyncio.sleep(1.0)
+                continue
+            conn = Connection(self._http(), client_key(peer[0]), self.table, REQUEST_DEADLINE_S)
+            victim = self.table.admit(conn)
+            if victim is conn:
+                log.debug("%s: every connection is busy; closed", peer[0])
+                sock.close()
+                continue
+            if victim is not None:
+                log.debug("%s: making room for a new connection", peer[0])
+                victim.close()
+            conn.handover = asyncio.create_task(self._hand_over(conn, sock))
+
+    async def _hand_over(self, conn: Connection, sock: socket.socket) -> None:
+        """``sock`` to aiohttp's protocol through ``conn``, after the TLS handshake if any."""
+        tls = self._security.tls
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(
+                lambda: conn, sock, ssl=tls,
+                ssl_handshake_timeout=HANDSHAKE_TIMEOUT_S if tls is not None else None)
+        except (OSError, asyncio.CancelledError) as error:  # a failed or stalled handshake
+            log.debug("%s: no connection: %r", conn.client, error)
+            self.table.drop(conn)
+            sock.close()
 
     async def _close(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-        if self._protocols is not None:
-            await self._protocols.shutdown(1.0)
+        if self._accepting is not None:
+            self._accepting.cancel()
+        handshakes = [conn.handover for conn in self.table
+                      if conn.handover is not None and not conn.handover.done()]
+        for task in handshakes:
+            task.cancel()
+        await asyncio.gather(*handshakes, return_exceptions=True)
+        await self._http.shutdown(1.0)
 
     # -- answering ---------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        conn = request.protocol
-        self.table.begin(conn)
+        http = request.protocol
+        self.table.begin(http)
         try:
             response = await self._answer(request)
             response.headers["Server"] = "smartarray-agent"  # not aiohttp's, nor its version
@@ -211,11 +192,12 @@ class ExporterServer:
                 await response.write_eof()
         except TimeoutError:
             log.debug("closing the connection of %s: not reading the answer", request.remote)
-            _abort(conn)
+            if request.transport is not None:
+                request.transport.abort()  # a plain close would wait for the client to read
         except ConnectionError as error:  # aiohttp, finishing, finds it gone too: quietly
             log.debug("%s went away: %s", request.remote, error)
         finally:
-            self.table.end(conn)
+            self.table.end(http)
         return response
 
     async def _answer(self, request: web.BaseRequest) -> web.Response:
@@ -264,7 +246,7 @@ class ExporterServer:
         peer, limiter = request.remote or "", self.limiter
         wait = limiter.take(peer, time.monotonic())
         if wait is None and self._checks >= MAX_PENDING_CHECKS and not limiter.known(peer):
-            limiter.give_back(peer, time.monotonic())
+            limiter.refund(peer, time.monotonic())
             wait = 1.0
         if wait is not None:
             log.debug("%s: too many login attempts", peer)
@@ -278,7 +260,7 @@ class ExporterServer:
         finally:
             self._checks -= 1
         if verified:
-            limiter.give_back(peer, time.monotonic())
+            limiter.verified(peer, time.monotonic())
             return None
         log.debug("%s: wrong user or password", peer)
         await asyncio.sleep(max(0.0, started + auth.failure_floor_s - time.monotonic()))

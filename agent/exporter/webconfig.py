@@ -26,9 +26,9 @@ from smartarray_agent.common.configfile import (
     secret_problem,
     validate,
 )
-from smartarray_agent.exporter.auth import BasicAuth
+from smartarray_agent.exporter.auth import MAX_BCRYPT_COST, BasicAuth
 
-_BCRYPT = re.compile(r"^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$")
+_BCRYPT = re.compile(r"^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$")
 _CLIENT_AUTH = {"NoClientCert": ssl.CERT_NONE, "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
                 "RequireAndVerifyClientCert": ssl.CERT_REQUIRED}
 _VERSIONS = {"TLS12": ssl.TLSVersion.TLSv1_2, "TLS13": ssl.TLSVersion.TLSv1_3}
@@ -52,9 +52,14 @@ class TlsServerConfig(Settings):
 
 
 def _bcrypt_hash(value: str) -> str:
-    if not _BCRYPT.match(value):
+    if not (matched := _BCRYPT.match(value)):
         raise ValueError("not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 \"\" | tr -d :'); "
                          "plain passwords are not accepted")
+    cost = int(matched[1])
+    if not 4 <= cost <= MAX_BCRYPT_COST:
+        why = "bcrypt takes 4 to 31" if not 4 <= cost <= 31 else "a login could take over a second"
+        raise ValueError(f"bcrypt cost {cost}: {why}; make the hash with a cost of 4 to "
+                         f"{MAX_BCRYPT_COST} ('htpasswd -nBC 10 \"\" | tr -d :')")
     return value
 
 

@@ -10,7 +10,6 @@ the write path all judge through ``overlay``; the exposition is made again at ``
 from __future__ import annotations
 
 import asyncio
-import copy
 import threading
 import time
 from collections.abc import Callable
@@ -105,9 +104,8 @@ class Charge:
         if reading is None:
             if error is None:
                 return snapshot
-            merged = copy.deepcopy(snapshot)
-            merged.notices.append(f"redfish: no battery charge from the iLO: {error}")
-            return merged
+            return snapshot.model_copy(update={"notices": [
+                *snapshot.notices, f"redfish: no battery charge from the iLO: {error}"]})
         from smartarray_agent.collectors.redfish.merge import merge_charge
 
         when = self._clock() if now is None else now

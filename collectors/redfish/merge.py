@@ -12,8 +12,6 @@ while the reading is at most ``max_age_s`` old on the monotonic clock (:func:`ch
 
 from __future__ import annotations
 
-import copy
-
 from smartarray_agent.collectors.redfish.resources import ArrayController, Reading
 from smartarray_agent.common.model import Controller, Snapshot
 
@@ -55,14 +53,17 @@ def merge_charge(snapshot: Snapshot, reading: Reading, now: float,
     """A copy of ``snapshot`` with ``backup_power.charge_percent`` set on the controllers the
     reading's battery backs, and their status where the iLO's word is worse, when the reading
     is fresh. ``snapshot`` is not changed."""
-    merged = copy.deepcopy(snapshot)
+    # Only what changes is copied: a big host's drives are shared, not copied at every render.
+    merged = snapshot.model_copy(update={"controllers": list(snapshot.controllers),
+                                         "notices": list(snapshot.notices)})
     positions, why = _backed(snapshot, reading, now, max_age_s)
     if why is not None:
         merged.notices.append(f"{NOTICE}{why}")
         return merged
     battery = reading.batteries[0]
     for position in positions:
-        ctrl = merged.controllers[position]
+        ctrl = merged.controllers[position] = snapshot.controllers[position].model_copy(
+            update={"backup_power": snapshot.controllers[position].backup_power.model_copy()})
         charging = any(rf.backup_power == CHARGING and _same(ctrl, rf)
                        for rf in reading.controllers)
         status = battery_status(battery.health, charging)

@@ -1,15 +1,11 @@
-"""Turn pasted or captured text into clean lines before parsing.
-
-Handles CRLF and lone CR, tabs, trailing blanks, shell and console prompts pasted with the
-output (``root@host:~# hpacucli ...``, ``=> ctrl all show``), the console banner, the echo of
-``set target``, and a uniform indentation added by the paste. What it drops it reports, so
-the parser can tell CLI output from anything else.
-"""
+"""Pasted or captured text -> clean lines: CRLF and lone CR, tabs, trailing blanks, shell and
+console prompts (``root@host:~# hpacucli ...``, ``=> ctrl all show``), the banner, the echo of
+``set target`` and a paste's indentation go; what went is reported, so that the parser can
+tell CLI output from anything else."""
 
 from __future__ import annotations
 
 import re
-import textwrap
 from dataclasses import dataclass
 
 _BANNER = re.compile(
@@ -20,6 +16,7 @@ _BANNER_FIXED = (
     'Type "help" for a list of supported commands.',
     'Type "exit" to close the console.',
 )
+_LINE_END = re.compile(r"\r\n?|\n")
 _CONSOLE_PROMPT = re.compile(r"^=>(?:\s(.*))?$")
 _TARGET_ECHO = re.compile(r'^"[^"]*"$')
 _TOOL = r"(?:\S*/)?(?:ssacli|hpssacli|hpacucli|uname26)\b"
@@ -36,8 +33,6 @@ _SHELL_PROMPT = re.compile(
 
 @dataclass
 class CleanText:
-    """The output's lines with the CLI's banner, prompts and echoes taken out."""
-
     lines: list[str]
     cli_version: str | None = None
     saw_cli_frame: bool = False  # a banner, console prompt or target echo was present
@@ -46,13 +41,14 @@ class CleanText:
 def clean(text: str | bytes) -> CleanText:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     out = CleanText(lines=[])
-    for raw in text.split("\n"):
-        line = raw.expandtabs(8).rstrip()
+    for raw in _LINE_END.split(text):  # no copy of the whole text: it may be 16 MiB
+        line = raw.replace("\x00", "").expandtabs(8).rstrip()
         if not _is_frame(line.strip(), out):
             out.lines.append(line)
-    out.lines = textwrap.dedent("\n".join(out.lines)).split("\n")  # a paste's indentation
+    margin = min((indent_of(line) for line in out.lines if line), default=0)
+    if margin:  # a paste's indentation
+        out.lines = [line[margin:] for line in out.lines]
     return out
 
 

@@ -1,8 +1,6 @@
-"""Give the scanned blocks their meaning: the keys each CLI generation prints, mapped onto
-the model. Both labels of a renamed field are read (``Cache Ratio`` / ``Accelerator
-Ratio``, ``Battery/Capacitor Status`` / ``Battery Status``, ``Caching`` / ``Array
-Accelerator``). A drive printed several times (cage list, mirror group, detail block) is one
-drive whose fields are merged."""
+"""The scanned blocks' meaning: each generation's keys mapped onto the model, both labels of a
+renamed field read (``Cache Ratio`` / ``Accelerator Ratio``). A drive printed several times
+(cage list, mirror group, detail block) is one drive, its fields merged."""
 
 from __future__ import annotations
 
@@ -26,24 +24,20 @@ from smartarray_agent.common.model import (
 
 _MODES = {"raid": "raid", "raid mode": "raid", "hba": "hba", "hba mode": "hba",
           "mixed": "mixed", "mixed mode": "mixed"}
-_PORT_BOX_BAY = re.compile(r"port\s+(?P<port>[^:]+):box\s+(?P<box>[^:]+):bay\s+(?P<bay>\S+)")
+# Bounded, so that a search tried from every "port" of a long text stays linear in it
+_PORT_BOX_BAY = re.compile(
+    r"port\s+(?P<port>[^:]{1,64}):box\s+(?P<box>[^:]{1,64}):bay\s+(?P<bay>\S+)")
 _INTERFACE = re.compile(r"SAS|SATA|SSD|HDD|NVMe|SCSI", re.I)
 _LD_INFO = re.compile(r"^(?P<size>[\d.]+\s*[KMGT]i?B),\s*(?P<raid>RAID\s.*?),\s*(?P<status>.+)$")
 
 
-class _Pairs:
-    """A block's pairs by key, compared case-insensitively."""
-
+class _Pairs:  # a block's pairs by key, any case
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         self.pairs = pairs
         self._first = {key.lower(): value for key, value in reversed(pairs)}
 
-    def get(self, *keys: str) -> str | None:
-        """The first value of the first of ``keys`` printed."""
+    def get(self, *keys: str) -> str | None:  # the first value of the first key printed
         return next((self._first[k.lower()] for k in keys if k.lower() in self._first), None)
-
-    def all(self, key: str) -> list[str]:
-        return [value for k, value in self.pairs if k.lower() == key.lower()]
 
 
 def controller(text: ControllerText) -> Controller:
@@ -108,30 +102,27 @@ def _backup_power(pairs: _Pairs) -> BackupPower:
         count=values.integer(pairs.get("Battery/Capacitor Count")),
         status=normalise_status(status_text),
         status_text=status_text,
-        failed_locations=[v for v in pairs.all("Failed Battery Location") if v],
+        failed_locations=[v for k, v in pairs.pairs if k.lower() == "failed battery location"
+                          and v],
     )
 
 
 def _temperatures(pairs: _Pairs, blocks: list[Block]) -> Temperatures:
-    sensors = []
-    for block in blocks:
-        if block.kind != "sensor":
-            continue
-        sensor = _Pairs(block.pairs)
-        sensors.append(
-            TemperatureSensor(
-                sensor_id=block.ident,
-                location=values.text_or_none(sensor.get("Location")),
-                current_c=values.number(sensor.get("Current Value (C)")),
-                max_since_power_on_c=values.number(sensor.get("Max Value Since Power On")),
-            )
-        )
+    sensors = [_sensor(block.ident, _Pairs(block.pairs)) for block in blocks
+               if block.kind == "sensor"]
     return Temperatures(
         controller_c=values.number(pairs.get("Controller Temperature (C)")),
         cache_module_c=values.number(pairs.get("Cache Module Temperature (C)")),
         capacitor_c=values.number(pairs.get("Capacitor Temperature (C)")),
         sensors=sensors,
     )
+
+
+def _sensor(ident: str, pairs: _Pairs) -> TemperatureSensor:
+    return TemperatureSensor(sensor_id=ident, location=values.text_or_none(pairs.get("Location")),
+                             current_c=values.number(pairs.get("Current Value (C)")),
+                             max_since_power_on_c=values.number(
+                                 pairs.get("Max Value Since Power On")))
 
 
 def _drives_and_components(ctrl: Controller, blocks: list[Block]) -> None:
@@ -167,7 +158,7 @@ def _merge_array(arrays: dict[str, Array], block: Block) -> None:
     pairs = _Pairs(block.pairs)
     array.status = normalise_status(pairs.get("Status")) or array.status
     array.interface = values.text_or_none(pairs.get("Interface Type")) or array.interface
-    array.raw = array.raw + block.pairs
+    array.raw += block.pairs  # in place: a block printed n times costs n, not n squared
 
 
 def _fill_logical(drive: LogicalDrive, block: Block) -> None:
@@ -191,7 +182,7 @@ def _fill_logical(drive: LogicalDrive, block: Block) -> None:
     caching = values.switch(pairs.get("Caching", "Array Accelerator"))
     drive.caching = caching if caching is not None else drive.caching
     drive.disk_name = values.text_or_none(pairs.get("Disk Name")) or drive.disk_name
-    drive.raw = drive.raw + block.pairs
+    drive.raw += block.pairs
 
 
 def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
@@ -219,7 +210,7 @@ def _fill_physical(drive: PhysicalDrive, block: Block) -> None:
         progress = values.percent(pairs.get("Erase Percent Complete"))
     if progress is not None:
         drive.progress_percent = progress
-    drive.raw = drive.raw + block.pairs
+    drive.raw += block.pairs
 
 
 # A physical drive's field, the key of its detail block that gives it, and how it is read

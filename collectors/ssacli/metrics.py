@@ -1,9 +1,5 @@
-"""A CLI snapshot -> Prometheus metric families. Pure: no I/O, no clock.
-
-Every controller-level series carries ``controller`` (collectors/families.py: the slot, else
-``sn:<serial>``, else ``index:<n>``; a repeated value gets ``#2``, ``#3``). docs/metrics.md
-documents every family in ``HELP``, with a sample of each.
-"""
+"""A CLI snapshot -> Prometheus metric families. Pure. Every controller's series carry
+``controller`` (collectors/families.py); docs/metrics.md has a sample of each family."""
 
 from __future__ import annotations
 
@@ -82,13 +78,11 @@ HELP = {
 
 
 def controller_ids(controllers: Sequence[Controller]) -> list[str]:
-    """The ``controller`` label of each controller, in order, unique."""
     return unique([controller_label(c.slot, c.serial, i) for i, c in enumerate(controllers)])
 
 
 def families(snapshot: Snapshot, threshold_percent: float) -> list[Metric]:
-    """The metric families of ``snapshot``; ``threshold_percent`` is the interlock's, for
-    ``smartarray_unprotected_write_cache``."""
+    """``threshold_percent``: the interlock's, for ``smartarray_unprotected_write_cache``."""
     out = Families(HELP)
     if snapshot.cli_version:
         out.gauge("smartarray_cli_info", {"version": snapshot.cli_version}, 1.0)
@@ -129,7 +123,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
                       POLICY_STATES, getattr(dwc_policy, usage))
     out.flag("smartarray_write_cache_active", c, policy.write_cache_active(ctrl))
     out.flag("smartarray_unprotected_write_cache", c,
-             policy.unprotected_write_cache(ctrl, threshold))
+             bool(policy.unprotected_write_cache(ctrl, threshold)))
 
     power = ctrl.backup_power
     out.state("smartarray_backup_power_source", c, BACKUP_SOURCES, power.source,
@@ -168,8 +162,7 @@ def _controller(out: Families, ident: str, ctrl: Controller, threshold: float) -
 
 def _drive_health(out: Families, prefix: str, labels: Mapping[str, str], states: Sequence[str],
                   drive: model.LogicalDrive | model.PhysicalDrive) -> None:
-    """What logical and physical drives both have: the status (a state, and the word when it
-    is not a known one), the progress of a rebuild or the like, and the size."""
+    """What logical and physical drives both have: status, progress, size."""
     out.state(f"{prefix}_status", labels, states, drive.status)
     out.unknown_word(f"{prefix}_status_info", labels, states, drive.status)
     out.gauge(f"{prefix}_progress_ratio", labels, _ratio(drive.progress_percent))

@@ -1,12 +1,7 @@
-"""Parse Smart Array CLI output (hpacucli 8/9, hpssacli 2, ssacli 3-6) into a
-:class:`~smartarray_agent.common.model.Snapshot`. Pure: text in, model out, no I/O.
-
-Reads ``ctrl all show config detail``, ``show detail``, ``show status``, ``show config``, the
-one-line ``ctrl all show``, logical and physical drive listings and ``Error:`` outputs, as
-printed or as pasted (prompts, banners, CRLF, trailing blanks, uniform indentation). Lines it
-does not know are kept in ``unparsed_lines``. Text that is not CLI output at all raises
-:class:`ParseError`, the only exception that leaves :func:`parse`.
-"""
+"""Smart Array CLI output (hpacucli 8/9, hpssacli 2, ssacli 3-6: ``show config detail``,
+``detail``, ``status``, ``config``, drive listings, ``Error:``), as printed or pasted -> a
+:class:`~smartarray_agent.common.model.Snapshot`. Pure. Lines it does not know are kept in
+``unparsed_lines``; text that is no CLI output raises :class:`ParseError`, and nothing else."""
 
 from __future__ import annotations
 
@@ -27,12 +22,13 @@ _VERSION_OUTPUT_KEY = re.compile(r"(CLI|SoulAPI) Version$", re.I)
 
 def parse(text: str | bytes) -> Snapshot:
     cleaned = clean(text)
-    scanned = scan(cleaned.lines)
+    scanned = ScanResult()
+    controllers = [interpret.controller(c) for c in scan(cleaned.lines, scanned)]
     version = next((v.split()[0] for k, v in scanned.pairs if _VERSION_KEY.search(k) and v), None)
-    if not (scanned.controllers or scanned.errors or cleaned.saw_cli_frame or version):
+    if not (controllers or scanned.errors or cleaned.saw_cli_frame or version):
         raise ParseError(_describe_refusal(cleaned.lines))
     return Snapshot(
-        controllers=[interpret.controller(c) for c in scanned.controllers],
+        controllers=controllers,
         error=_first_error(scanned),
         cli_version=cleaned.cli_version or version,
         notices=scanned.notices,
@@ -41,17 +37,18 @@ def parse(text: str | bytes) -> Snapshot:
     )
 
 
-# Every error line the scanner knows holds one of these: output without them is not cleaned
-# and scanned a second time (the caller parses it once).
+# Every error line the scanner knows holds one: output without them is not scanned again.
 _ERROR_MARKERS = ("Error:", "Could not find ")
 
 
 def find_error(text: str) -> VendorError | None:
-    """The first ``Error: ...`` of any vendor output (a modify command's too, which may
-    print nothing else), or ``None``. Never raises."""
+    """The first ``Error: ...`` of any vendor output (a modify's too), or None; never raises."""
     if not any(marker in text for marker in _ERROR_MARKERS):
         return None
-    return _first_error(scan(clean(text).lines))
+    scanned = ScanResult()
+    for _ in scan(clean(text).lines, scanned):
+        pass
+    return _first_error(scanned)
 
 
 def _first_error(scanned: ScanResult) -> VendorError | None:

@@ -1,13 +1,12 @@
-"""Cut clean CLI lines into blocks: controllers, their key/value pairs and sub-blocks.
-
-The scan knows the *shape* of the output (headers, indentation, one-line drive entries,
-notices, ``Error:`` outputs) but not what any key means; :mod:`.interpret` does that.
-Every line ends up somewhere: a pair, an item of a block, a notice, or ``unparsed``.
-"""
+"""Cut clean CLI lines into controllers, their key/value pairs and sub-blocks: the shape of
+the output (headers, indentation, one-line drive entries, notices, ``Error:``), not what a
+key means (:mod:`.interpret`). Every line ends up in a pair, a block, a notice or
+``unparsed``."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from smartarray_agent.collectors.ssacli.cleanup import indent_of
@@ -27,9 +26,12 @@ _LD_DETAIL = re.compile(r"^Logical Drive:\s*(?P<id>\S+)$")
 _PD_LINE = re.compile(r"^physicaldrive\s+(?P<id>\S+)\s+\((?P<info>.*)\)$")
 _PD_DETAIL = re.compile(r"^physicaldrive\s+(?P<id>\S+)$")
 _SENSOR = re.compile(r"^Sensor ID:\s*(?P<id>\S+)$")
-_PAIR = re.compile(r"^(?P<key>[A-Za-z0-9](?:[^:(]|\([^)]*\))*?)\s*:(?:\s+(?P<value>.*))?$")
+# The key runs to the first colon outside parentheses (its trailing spaces are stripped
+# after); no part of this or the next pattern is tried again from inside a run of spaces,
+# which would cost a long line its length squared.
+_PAIR = re.compile(r"^(?P<key>[A-Za-z0-9](?:[^:(]|\([^)]*\))*+):(?:\s+(?P<value>.*))?$")
 # "Disk Name: /dev/sda          Mount Points: None" (hpssacli prints two pairs on one line)
-_SECOND_PAIR = re.compile(r"\s{3,}(?=[A-Z][A-Za-z ]{2,40}:(?:\s|$))")
+_SECOND_PAIR = re.compile(r"(?<!\s)\s{3,}+(?=[A-Z][A-Za-z ]{2,40}:(?:\s|$))")
 _SPACES = re.compile(r"\s+")
 # Nested levels step by 3 columns; a one-column slip is a mis-indented line, not nesting
 _NESTING_STEP = 2
@@ -50,9 +52,7 @@ class Block:
 
 
 @dataclass
-class ControllerText:
-    """One controller's part of the output: its title line, its own pairs and its blocks."""
-
+class ControllerText:  # one controller's part of the output
     model: str
     slot: str | None
     place: str | None
@@ -65,19 +65,13 @@ class ControllerText:
 
 
 @dataclass
-class ErrorText:
-    """A vendor error in the output (an ``Error:`` line, or the CLI's "could not find"),
-    with the lines that follow it."""
-
+class ErrorText:  # an "Error:" line (or the CLI's "could not find"), and what follows it
     message: str
     detail: list[str] = field(default_factory=list)
 
 
 @dataclass
-class ScanResult:
-    """The output cut into controllers and errors; what fits neither is kept too."""
-
-    controllers: list[ControllerText] = field(default_factory=list)
+class ScanResult:  # what the output holds besides its controllers
     errors: list[ErrorText] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # outside any controller
     notices: list[str] = field(default_factory=list)
@@ -85,13 +79,19 @@ class ScanResult:
 
 
 class _Scanner:
-    def __init__(self) -> None:
-        self.result = ScanResult()
+    def __init__(self, result: ScanResult) -> None:
+        self.result = result
         self.ctrl: ControllerText | None = None
+        self.ended: ControllerText | None = None  # the controller the last line ended
         self.stack: list[Block] = []
         self.error: ErrorText | None = None
         self.notice: list[str] | None = None
         self.last_pair: tuple[list[tuple[str, str]], int, int] | None = None  # (pairs, idx, indent)
+        self.wrapped: list[str] = []  # the lines that continue the last pair's value
+        # One copy of each key, value and pair: a big host prints "Status: OK" a hundred
+        # thousand times, and the model keeps every pair.
+        self.words: dict[str, str] = {}
+        self.pairs: dict[tuple[str, str], tuple[str, str]] = {}
 
     def feed(self, line: str) -> None:
         text = line.strip()
@@ -135,6 +135,7 @@ class _Scanner:
     def _start_controller(self, header: re.Match[str]) -> None:
         tags = _TAG.findall(header.group("tags") or "")
         serial = (header.group("sn") or "").strip() or None
+        self.ended = self.ctrl
         self.ctrl = ControllerText(
             model=_SPACES.sub(" ", header.group("model").strip()),
             slot=header.group("slot"),
@@ -142,10 +143,9 @@ class _Scanner:
             tags=tags,
             serial=serial,
         )
-        self.result.controllers.append(self.ctrl)
         self.stack = []
         self.error = None
-        self.last_pair = None
+        self._last(None)
 
     def _continues_notice(self, text: str, indent: int) -> bool:
         return not (HEADER.match(text) or _ERROR.match(text)) and (
@@ -159,7 +159,7 @@ class _Scanner:
         self.notice = None
 
     def _outside(self, text: str) -> None:
-        pair = _split_pair(text)
+        pair = self._pair(text)
         if pair:
             self.result.pairs.append(pair)
         else:
@@ -169,35 +169,27 @@ class _Scanner:
     def _inside(self, text: str, indent: int) -> None:
         ctrl = self.ctrl
         assert ctrl is not None
-        for pattern, kind in (
-            (_LD_LINE, "ld_line"),
-            (_PD_LINE, "pd_line"),
-        ):
+        for pattern, kind in ((_LD_LINE, "ld_line"), (_PD_LINE, "pd_line")):
             match = pattern.match(text)
             if match:
-                self._pop(lambda top, i=indent: top.indent > i)
-                ctrl.blocks.append(
-                    Block(kind=kind, ident=match.group("id"), indent=indent,
-                          info=match.group("info"), array=self._array())
-                )
-                self.last_pair = None
+                self._pop(indent + 1)
+                ctrl.blocks.append(Block(kind, match.group("id"), indent, match.group("info"),
+                                         self._array()))
+                self._last(None)
                 return
         opened = self._opened_block(text, indent)
         if opened is not None:
-            self._pop(lambda top, i=indent: top.indent >= i)
-            opened.array = self._array()
-            ctrl.blocks.append(opened)
-            self.stack.append(opened)
-            self.last_pair = None
+            self._last(None)
+            self._open(opened)
             return
         if self._continues_value(text, indent):
             return
         for part in _SECOND_PAIR.split(text):
-            pair = _split_pair(part)
+            pair = self._pair(part)
             if pair is None:
                 self._title_or_item(text, indent)
                 return
-            self._pop(lambda top, i=indent: top.indent >= i)
+            self._pop(indent)
             target = self.stack[-1].pairs if self.stack else ctrl.pairs
             if (
                 self.last_pair
@@ -206,19 +198,25 @@ class _Scanner:
             ):
                 target = self._pair_to_block().pairs
             target.append(pair)
-            self.last_pair = (target, len(target) - 1, indent)
+            self._last((target, len(target) - 1, indent))
+
+    def _last(self, pair: tuple[list[tuple[str, str]], int, int] | None) -> None:
+        """Make ``pair`` the one a wrapped line continues, after joining the lines that
+        continued the one before (at once: line by line costs a long value its square)."""
+        if self.wrapped and self.last_pair is not None:
+            pairs, index, _ = self.last_pair
+            key, value = pairs[index]
+            pairs[index] = (key, " ".join([value, *self.wrapped]))
+        self.wrapped = []
+        self.last_pair = pair
 
     def _pair_to_block(self) -> Block:
-        """The last pair turned out to head deeper pairs (``Port Name: 1I`` and its port
-        details): make it the title of a component block."""
+        """The last pair heads deeper pairs (``Port Name: 1I``): a component block's title."""
         assert self.ctrl is not None and self.last_pair is not None
+        self._last(self.last_pair)
         pairs, index, indent = self.last_pair
         key, value = pairs.pop(index)
-        block = Block(kind="component", ident=f"{key}: {value}" if value else key, indent=indent)
-        block.array = self._array()
-        self.ctrl.blocks.append(block)
-        self.stack.append(block)
-        return block
+        return self._open(Block("component", f"{key}: {value}" if value else key, indent))
 
     def _opened_block(self, text: str, indent: int) -> Block | None:
         array = _ARRAY.match(text)
@@ -236,52 +234,65 @@ class _Scanner:
         return None
 
     def _continues_value(self, text: str, indent: int) -> bool:
-        """A wrapped value: a line with no key, deeper than the pair it continues."""
+        """A line with no key, deeper than the pair whose value it continues."""
         if self.last_pair is None or _PAIR.match(text):
             return False
         pairs, index, pair_indent = self.last_pair
-        key, value = pairs[index]
-        if indent < pair_indent + _NESTING_STEP or not value:
+        if indent < pair_indent + _NESTING_STEP or not pairs[index][1]:
             return False
-        pairs[index] = (key, f"{value} {text}")
+        self.wrapped.append(text)
         return True
 
     def _title_or_item(self, text: str, indent: int) -> None:
-        """A line with no ``key: value`` shape: the title of a component (drive cage, port
-        list, enclosure) when it is no deeper than the open block, else an item of it."""
+        """A line with no ``key: value``: a component's title (drive cage, enclosure) when it
+        is no deeper than the open block, else an item of it."""
         ctrl = self.ctrl
         assert ctrl is not None
-        self.last_pair = None
+        self._last(None)
         if self.stack and indent > self.stack[-1].indent:
             self.stack[-1].pairs.append(("", text))
             return
         if indent == 0 and not self.stack and ctrl.pairs:
             ctrl.unparsed.append(text)
             return
-        self._pop(lambda top, i=indent: top.indent >= i)
-        block = Block(kind="component", ident=text, indent=indent, array=self._array())
-        ctrl.blocks.append(block)
-        self.stack.append(block)
+        self._open(Block("component", text, indent))
 
-    def _pop(self, condition) -> None:
-        while self.stack and condition(self.stack[-1]):
+    def _pair(self, text: str) -> tuple[str, str] | None:
+        match = _PAIR.match(text)
+        if not match:
+            return None
+        key = _SPACES.sub(" ", match.group("key").strip())
+        value = (match.group("value") or "").strip()
+        pair = self.words.setdefault(key, key), self.words.setdefault(value, value)
+        return self.pairs.setdefault(pair, pair)
+
+    def _open(self, block: Block) -> Block:
+        """``block`` in the controller's, in place of the open ones no shallower."""
+        assert self.ctrl is not None
+        self._pop(block.indent)
+        block.array = self._array()
+        self.ctrl.blocks.append(block)
+        self.stack.append(block)
+        return block
+
+    def _pop(self, indent: int) -> None:  # close the open blocks at ``indent`` and deeper
+        while self.stack and self.stack[-1].indent >= indent:
             self.stack.pop()
 
     def _array(self) -> str | None:
         return next((block.ident for block in reversed(self.stack) if block.kind == "array"), None)
 
 
-def _split_pair(text: str) -> tuple[str, str] | None:
-    match = _PAIR.match(text)
-    if not match:
-        return None
-    key = _SPACES.sub(" ", match.group("key").strip())
-    return key, (match.group("value") or "").strip()
-
-
-def scan(lines: list[str]) -> ScanResult:
-    scanner = _Scanner()
+def scan(lines: Iterable[str], result: ScanResult) -> Iterator[ControllerText]:
+    """Each controller's part of ``lines`` as soon as it ends (the caller lets it go before
+    the next is read); the rest of the output goes into ``result``."""
+    scanner = _Scanner(result)
     for line in lines:
         scanner.feed(line)
+        if scanner.ended is not None:
+            yield scanner.ended
+            scanner.ended = None
     scanner._end_notice()
-    return scanner.result
+    scanner._last(None)
+    if scanner.ctrl is not None:
+        yield scanner.ctrl

@@ -8,24 +8,25 @@ import re
 from smartarray_agent.common.model import normalise_status
 
 _NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]i?B)?$", re.I)
-_RATIO = re.compile(r"(\d+)\s*%\s*Read\s*/\s*(\d+)\s*%\s*Write", re.I)
+# A search starts only at a number's first digit: tried from each digit of a long run, it
+# would cost the run's length squared.
+_RATIO = re.compile(r"(?<!\d)(\d++)\s*+%\s*+Read\s*+/\s*+(\d++)\s*+%\s*+Write", re.I)
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _DIGITS = re.compile(r"[0-9]+")
 _PERCENT = re.compile(r"^(?P<n>[-+]?\d+(?:\.\d+)?)\s*%")
-_PROGRESS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*%\s*complete", re.I)
+_PROGRESS = re.compile(r"(?<!\d)(?P<n>\d++(?:\.\d++)?)\s*+%\s*+complete", re.I)
 _DAYS = re.compile(r"^(?P<n>\d+)\s*days?$", re.I)
 # a drive status ends at the first comma, sentence stop or parenthesised tail:
 # "Recovering, 55.73% complete", "Erase Complete. Reenable Before Using.", "OK, spare"
 _DRIVE_STATUS_END = re.compile(r"[,(]|\.(?:\s|$)")
 _PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", re.I)
-_TRUE = {"true", "enabled", "enable", "yes", "on"}
-_FALSE = {"false", "disabled", "disable", "no", "off"}
+_SWITCH = {**dict.fromkeys(("true", "enabled", "enable", "yes", "on"), True),
+           **dict.fromkeys(("false", "disabled", "disable", "no", "off"), False)}
 
 
 def cache_size_bytes(text: str | None) -> int | None:
-    """``'512 MB'`` -> 512 MiB; ``'2.0 GB'`` and the bare ``'2.0'`` of ssacli 3.x -> 2 GiB.
-    Cache sizes are binary whatever the unit says."""
+    """``'512 MB'`` -> 512 MiB; ``'2.0 GB'`` and ssacli 3's bare ``'2.0'`` -> 2 GiB."""
     return _size(text, _BINARY, default_unit="G")
 
 
@@ -59,12 +60,7 @@ def cache_ratio(text: str | None) -> tuple[int, int] | None:
 
 def switch(text: str | None) -> bool | None:
     """``True``/``Enabled``/``Yes`` -> True; ``False``/``Disabled``/``No`` -> False."""
-    word = (text or "").strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    return None
+    return _SWITCH.get((text or "").strip().lower())
 
 
 def integer(text: str | None) -> int | None:
@@ -102,12 +98,9 @@ def days(text: str | None) -> int | None:
 
 
 def drive_status(text: str | None) -> tuple[str | None, float | None]:
-    """A drive's status as printed -> (state word, progress percent or None).
-
-    ``'Recovering, 55.73% complete'`` -> ``('recovering', 55.73)``;
-    ``'Erase Complete. Reenable Before Using.'`` -> ``('erase_complete', None)``;
-    ``'OK, active spare for 1I:3:3'`` -> ``('ok', None)``. Any unfamiliar text gets the same
-    treatment, so a new word is one state, not a new value at every percent."""
+    """``'Recovering, 55.73% complete'`` -> ``('recovering', 55.73)``; ``'Erase Complete.
+    Reenable Before Using.'`` -> ``('erase_complete', None)``: a new word is one state, not
+    one at every percent."""
     if text is None:
         return None, None
     head = _DRIVE_STATUS_END.split(text.strip(), maxsplit=1)[0]
@@ -116,7 +109,6 @@ def drive_status(text: str | None) -> tuple[str | None, float | None]:
 
 
 def pci_address(text: str | None) -> str | None:
-    """``'0000:0B:00.0'`` -> ``'0000:0b:00.0'``: lower-case, as sysfs and the hpsa metrics
-    name it."""
+    """``'0000:0B:00.0'`` -> ``'0000:0b:00.0'``, as sysfs names it."""
     word = text_or_none(text)
     return word.lower() if word and _PCI_ADDRESS.match(word) else None

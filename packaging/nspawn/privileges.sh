@@ -22,6 +22,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 nspawn_name=privileges
+nspawn_release=bookworm
 # shellcheck source=lib.sh
 . "$repo/packaging/nspawn/lib.sh"
 nspawn_check_tools privileges.sh
@@ -29,11 +30,9 @@ nspawn_check_tools privileges.sh
 work=$(mktemp -d /tmp/smartarray-privileges.XXXXXX)
 trap 'nspawn_cleanup "$work"' EXIT
 
-deb=$(nspawn_deb "${1:-}" "$work")
+nspawn_deb "${1:-}"
 nspawn_prepare "$work"
-
-say "installing $(basename "$deb")"
-nspawn_install_deb "$deb" "$work/dpkg.log"
+nspawn_install_deb "$deb" "$work/apt.log"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service" ] \
     || fail "the package did not enable smartarray-agent-serve.service"
 
@@ -120,7 +119,7 @@ grep -q '^CapBnd:[[:space:]]*0000000000000000$' <<<"$serve_status" || fail "serv
 journal smartarray-agent.service | grep -c 'listening on file:///run/smartarray-agent-metrics/' >/dev/null \
     || fail "the root daemon did not publish instead of listening"
 agent_pid=$(show smartarray-agent.service MainPID)
-in_ct python3.11 - "$agent_pid" <<'PY' || fail "the root daemon has a listening TCP socket"
+in_ct /opt/smartarray-agent/bin/python - "$agent_pid" <<'PY' || fail "the root daemon has a listening TCP socket"
 import os, sys
 pid = sys.argv[1]
 inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")

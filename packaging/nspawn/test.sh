@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# End to end under a real systemd: build the .deb, install it into a Debian 12 root made with
-# debootstrap, boot that root with systemd-nspawn, and check that
+# End to end under a real systemd, for one Debian release (bookworm: 12, trixie: 13): build the
+# .deb by docs/packaging.md's lines in a fresh root of the release (lib.sh), install it with
+# apt-get into a second fresh root of the release, which brings its dependencies from the
+# release's archive, boot that root with systemd-nspawn, and check that
 #   1. smartarray-agent.service reaches "active" (so Type=notify readiness works),
 #   2. /metrics answers with the simulator's controller,
-#   3. systemctl reload (SIGHUP through ExecReload) keeps it running,
+#   3. systemctl reload (SIGHUP through ExecReload) keeps it running; a reload of a
+#      configuration that does not load fails, says why, and the running one stays,
 #   4. a SIGKILL of the main process brings a restart (Restart=on-failure),
 #   5. a collection that hangs (simulator hang fault) trips the watchdog, which restarts it,
 #   6. the textfile timer starts without node_exporter's directory and its service is skipped,
@@ -16,18 +19,19 @@
 #      CLI on the simulator shows in the service's /metrics,
 # and print the live `systemd-analyze security` exposure of both services.
 #
-#   sudo packaging/nspawn/test.sh [DEB]
+#   sudo packaging/nspawn/test.sh [RELEASE [DEB]]       (RELEASE: bookworm, the default, or trixie)
 #
-# Needs root, systemd-container (systemd-nspawn), debootstrap, util-linux (nsenter) and, to
-# build the .deb, what packaging/build-deb.sh needs. The Debian root is cached in
-# $SMARTARRAY_CI_CACHE (default /var/cache/smartarray-agent-ci) and reused; each run boots a
-# throw-away overlay (or copy) of it. Network: only debootstrap's, to $DEBIAN_MIRROR; the
-# container has a private network with loopback only.
+# Needs root, systemd-container (systemd-nspawn), debootstrap and util-linux (nsenter). The
+# minimal root of each release is cached in $SMARTARRAY_CI_CACHE (default
+# /var/cache/smartarray-agent-ci) and reused; each root here is a throw-away overlay (or copy) of
+# it. Network: the host's, for debootstrap, apt-get and the build's pip (Debian's archive at
+# $DEBIAN_MIRROR, PyPI); the booted container has a private network with loopback only.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 machine="saci-$$"
 nspawn_name=nspawn
+nspawn_release=${1:-bookworm}
 # shellcheck source=lib.sh
 . "$repo/packaging/nspawn/lib.sh"
 nspawn_check_tools test.sh
@@ -35,16 +39,15 @@ nspawn_check_tools test.sh
 work=$(mktemp -d /tmp/smartarray-nspawn.XXXXXX)
 trap 'nspawn_cleanup "$work"' EXIT
 
-# --- the package ------------------------------------------------------------------------
-deb=$(nspawn_deb "${1:-}" "$work")
-say "package: $(basename "$deb") ($(du -h "$deb" | cut -f1))"
+# --- the package, built in a fresh root of the release (lib.sh) ----------------------------
+nspawn_deb "${2:-}"
 
-# --- the Debian 12 root, cached (lib.sh) ---------------------------------------------------
+# --- a second fresh root of the release ---------------------------------------------------
 nspawn_prepare "$work"
 
 # --- install and configure (no boot yet) ------------------------------------------------
-say "installing the package"
-nspawn_install_deb "$deb" "$work/dpkg.log"
+nspawn_install_deb "$deb" "$work/apt.log"
+say "installed with apt-get, which took from the archive: $(sed -n 's/^Unpacking \([^ ]*\) .*/\1/p' "$work/apt.log" | paste -sd ' ')"
 for unit in smartarray-agent.service smartarray-agent-serve.service; do
     [ -L "$root/etc/systemd/system/multi-user.target.wants/$unit" ] \
         || fail "the package did not enable $unit"
@@ -139,6 +142,21 @@ if [ "$(show ActiveState)" != active ] || [ "$(show MainPID)" != "$pid_before" ]
     fail "reload changed the service: $(show ActiveState), pid $(show MainPID)"
 fi
 say "3 ok: reload (SIGHUP) kept pid $pid_before active"
+# A configuration that does not load: the reload fails at once and says why; the daemon keeps
+# running on the configuration it has (the next scrape still has the controller).
+cp "$root/etc/smartarray-agent/config.toml" "$work/config.toml"
+sed -i 's/^interval_s = 2.0$/interval_s = -1/' "$root/etc/smartarray-agent/config.toml"
+in_ct systemctl reload smartarray-agent.service > "$work/reload.log" 2>&1 \
+    && fail "systemctl reload of a configuration that does not load exited 0"
+status=$(in_ct systemctl status --no-pager -n 20 smartarray-agent.service || true)
+grep -q 'config.toml:[0-9]*: collect.interval_s' <<<"$status" \
+    || { echo "$status"; fail "systemctl status does not say what is wrong"; }
+[ "$(show ActiveState)" = active ] && [ "$(show MainPID)" = "$pid_before" ] \
+    || fail "a failed reload changed the service: $(show ActiveState), pid $(show MainPID)"
+nspawn_metrics_match '^smartarray_controller_info{' || fail "no /metrics after a failed reload"
+cp "$work/config.toml" "$root/etc/smartarray-agent/config.toml"
+in_ct systemctl reload smartarray-agent.service || fail "systemctl reload of the config put back"
+say "3 ok: a reload of a configuration that does not load fails ($(head -n 1 "$work/reload.log")), systemctl status says why, pid $pid_before runs on"
 
 # 4. SIGKILL -> Restart=on-failure
 restarts=$(show NRestarts)
@@ -242,9 +260,9 @@ say "8 ok: a cache ratio set from the CLI shows in the service's /metrics (share
 # with the administrator's config kept, purge removes the config and keeps the audit log.
 in_ct dpkg -r smartarray-agent > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log"; fail "dpkg -r"; }
 [ "$(show ActiveState)" = inactive ] || fail "still $(show ActiveState) after dpkg -r"
-[ ! -e "$root/lib/systemd/system/smartarray-agent.service" ] || fail "unit left after dpkg -r"
+[ ! -e "$root/usr/lib/systemd/system/smartarray-agent.service" ] || fail "unit left after dpkg -r"
 [ ! -e "$prom" ] || fail "smartarray.prom left after dpkg -r"
-in_ct dpkg -i /var/tmp/smartarray-agent.deb > "$work/dpkg-i.log" 2>&1 \
+in_ct dpkg -i "/var/tmp/${deb##*/}" > "$work/dpkg-i.log" 2>&1 \
     || { cat "$work/dpkg-i.log"; fail "dpkg -i on the running system"; }
 wait_active 60 || {
     cat "$work/dpkg-i.log"; in_ct systemctl status --no-pager smartarray-agent.service
