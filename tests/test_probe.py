@@ -313,16 +313,14 @@ def test_tls_is_verified_by_default(tmp_path, caplog):
 
 
 def test_a_hung_ilo_is_answered_within_the_probe_timeout(tmp_path):
+    """The answer comes while the read still hangs: the probe's time, not the iLO's."""
     config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=1)
-    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(
-            Prober(config, 80.0)) as server:
-        started = time.monotonic()
+    prober = Prober(config, 80.0)
+    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(prober) as server:
         status, page = get(server, f"target={ilo.address}")
-        took = time.monotonic() - started
-        assert ilo.hanging.is_set()
+        assert ilo.hanging.is_set() and reading(prober, ilo.address)
     assert status == 200 and value(page, "smartarray_probe_success") == 0.0
-    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
-    assert 1.0 <= took < 3.0
+    assert value(page, "smartarray_probe_duration_seconds") == 1.0  # timeout_s
 
 
 def test_a_slow_ilo_s_session_ends_at_the_refresh_timeout(tmp_path, on_loop):
@@ -346,15 +344,13 @@ def test_a_slow_ilo_s_session_ends_at_the_refresh_timeout(tmp_path, on_loop):
 
 def test_prometheus_scrape_timeout_shortens_the_probe_timeout(tmp_path):
     config = probe_config(tmp_path, ["127.0.0.1:*"], timeout_s=60)
-    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(
-            Prober(config, 80.0)) as server:
-        started = time.monotonic()
+    prober = Prober(config, 80.0)
+    with serve(Ilo(tree(ILO5_TREE), hang={CHASSIS})) as ilo, endpoint(prober) as server:
         status, page = get(server, f"target={ilo.address}",
                            {"X-Prometheus-Scrape-Timeout-Seconds": "1.5"})
-        took = time.monotonic() - started
+        assert reading(prober, ilo.address)  # answered while the read hangs
     assert status == 200 and value(page, "smartarray_probe_success") == 0.0
-    assert 0.9 <= value(page, "smartarray_probe_duration_seconds") < 1.5
-    assert 1.0 <= took < 3.0
+    assert value(page, "smartarray_probe_duration_seconds") == 1.0  # 1.5 s less the margin
 
 
 def test_a_target_is_logged_in_to_once_per_min_interval(tmp_path):
