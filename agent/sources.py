@@ -36,7 +36,8 @@ DAEMON_USER = "smartarray-agent (daemon)"
 COLLECTORS: tuple[tuple[Any, Callable[[Config, Charge], AnyCollector | None]], ...] = (
     # always: the vendor CLI is what the agent is for
     (SsacliCollector, lambda config, charge: SsacliCollector(
-        lambda: open_runner(config.ssacli), charge, config.policy.battery_threshold_percent)),
+        lambda: open_runner(config.ssacli, service=True), charge,
+        config.policy.battery_threshold_percent)),
     # with a [redfish] table that names the host's own iLO
     (RedfishCollector, lambda config, charge: None if config.own_ilo is None
      else RedfishCollector(config.own_ilo, charge)),
