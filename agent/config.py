@@ -7,7 +7,6 @@ their defaults. Relative paths in the file are relative to the file's own direct
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from smartarray_agent.collectors.redfish.settings import IloLogin, RedfishSettings, RedfishTable
+from smartarray_agent.collectors.redfish.settings import RedfishSettings, RedfishTable
 from smartarray_agent.common.configfile import (
     ConfigError,
     Document,
@@ -26,7 +25,7 @@ from smartarray_agent.common.configfile import (
     validate,
 )
 from smartarray_agent.locations import CONFIG_FILE
-from smartarray_agent.probe.targets import target_pattern
+from smartarray_agent.probe.settings import ProbeConfig
 
 DEFAULT_PATH = Path(CONFIG_FILE)
 # Loopback: the metrics name every controller, drive serial and firmware of the host, so
@@ -156,45 +155,6 @@ class CheckConfig(Settings):
     charge_warning_percent: Percent = 90.0
     # default: [policy] battery_threshold_percent, what the interlock calls protected
     charge_critical_percent: Percent | None = None
-
-
-_MODULE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-class ProbeModule(IloLogin):
-    """``[probe.modules.NAME]``: how ``/probe?module=NAME`` logs in to an iLO; the keys of
-    ``[redfish]`` except ``address`` (the probe names the target) and the schedule."""
-
-
-def _some(value: list | dict) -> list | dict:
-    if not value:
-        raise ValueError("must not be empty")
-    return value
-
-
-class ProbeConfig(Settings):
-    """``[probe]``: ``/probe?target=HOST[:PORT]&module=NAME`` reads an iLO for Prometheus."""
-
-    targets: Annotated[list[Annotated[str, AfterValidator(target_pattern)]],
-                       Field(max_length=10000), AfterValidator(_some)]
-    modules: Annotated[dict[str, ProbeModule], Field(max_length=100), AfterValidator(_some)]
-    # below Prometheus' scrape_timeout (10 s by default): how long a target's first probe
-    # waits for its first read; later probes are answered at once from the last read
-    timeout_s: Annotated[float, Field(gt=0, le=120)] = 9.0
-    # one read of an iLO, login to logout, in the background (a dozen requests of 1-3 s)
-    refresh_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
-    max_sessions: Annotated[int, Field(ge=1, le=64)] = 4  # iLO sessions open at once
-    # a target is logged in to at most once in this time; probes within it get the last answer
-    min_interval_s: Annotated[float, Field(ge=0, le=DAY_S)] = 60.0
-
-    @field_validator("modules", mode="before")
-    @classmethod
-    def _module_names(cls, value: object) -> object:
-        """Before the modules' own keys, so that a bad name is told with their problems."""
-        for name in value if isinstance(value, dict) else ():
-            if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
-                raise ValueError(f"module name {name!r}: use letters, digits, _ and - only")
-        return value
 
 
 class Config(Settings):

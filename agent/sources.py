@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smartarray_agent.collectors.base import AnyCollector
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.lock import LockError

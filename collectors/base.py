@@ -56,9 +56,12 @@ class CollectorResult(Generic[T]):
     name: str
     success: bool
     duration_s: float  # of this attempt
-    last_success_at: float | None  # Unix time the last successful attempt ended
+    last_success_at: float | None  # Unix time the last successful attempt ended, to be shown
     data: T | None  # what the last successful attempt returned
     error: str | None = None  # one line: why this attempt failed
+    # the same moment on the monotonic clock, which the data's age is judged on: a step of
+    # the wall clock (NTP, date -s) must neither keep old data nor drop new
+    last_success_monotonic: float | None = None
 
 
 AnyCollector = Collector[Any]
@@ -79,10 +82,15 @@ def collect_once(
         log.exception("collector %s failed unexpectedly", collector.name)
         message = f"{type(error).__name__}: {_one_line(error)}"
     else:
-        return CollectorResult(collector.name, True, time.monotonic() - started, clock(), data)
+        ended = time.monotonic()
+        return CollectorResult(collector.name, True, ended - started, clock(), data,
+                               last_success_monotonic=ended)
+    if previous is None:
+        return CollectorResult(collector.name, False, time.monotonic() - started, None, None,
+                               message)
     return CollectorResult(collector.name, False, time.monotonic() - started,
-                           previous.last_success_at if previous else None,
-                           previous.data if previous else None, message)
+                           previous.last_success_at, previous.data, message,
+                           previous.last_success_monotonic)
 
 
 def _one_line(error: BaseException) -> str:

@@ -4,7 +4,7 @@ with a runner that is never opened."""
 from __future__ import annotations
 
 from smartarray_agent.collectors.base import CollectorResult
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.exporter.render import Entry

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner

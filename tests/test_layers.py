@@ -1,8 +1,10 @@
 """The layers of docs/layout.md, held by the imports: ``common`` imports nothing else of the
 package, ``collectors`` and ``simulator`` only ``common`` and themselves, and ``agent``
-whatever it needs but the few ways inside it that are closed (``MAY_NOT_IMPORT``). Every
-import counts, those under ``TYPE_CHECKING`` and inside functions too: a back-import is a
-back-import whenever it runs."""
+whatever it needs but the few ways inside it that are closed (``MAY_NOT_IMPORT``); and
+imports run one way: no module, and no unit (a module or package of a layer's top level,
+such as ``agent/config.py`` or ``collectors/redfish/``), imports one that imports it back.
+Every import counts, those under ``TYPE_CHECKING`` and inside functions too: a back-import
+is a back-import whenever it runs."""
 
 from __future__ import annotations
 
@@ -22,10 +24,12 @@ MAY_IMPORT = {
     "smartarray_agent.simulator": ("smartarray_agent.common", "smartarray_agent.simulator"),
 }
 # a package inside ``agent`` -> the packages of ``agent`` it may not import from: the prober
-# is called by the endpoint (exporter), never the other way round
+# is called by the endpoint (exporter), never the other way round, and takes its settings as
+# a collector does (``[probe]``'s models are its own, which agent/config.py imports)
 MAY_NOT_IMPORT = {
     "smartarray_agent.probe": ("smartarray_agent.exporter", "smartarray_agent.cli",
-                               "smartarray_agent.daemon", "smartarray_agent.write"),
+                               "smartarray_agent.daemon", "smartarray_agent.write",
+                               "smartarray_agent.config"),
 }
 
 
@@ -49,14 +53,67 @@ def imported_modules(path: Path, module: str) -> set[str]:
                 parts = module.split(".")
                 parts = parts[: len(parts) - node.level + (path.name == "__init__.py")]
                 base = ".".join([*parts, base] if base else parts)
-            found.add(base)
-            if base == PACKAGE:
-                found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.add(base)  # and each name, which may be a module of the package ``base`` is
+            found.update(f"{base}.{alias.name}" for alias in node.names)
     return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
 
 
 def _within(name: str, packages: tuple[str, ...]) -> bool:
     return any(name == package or name.startswith(package + ".") for package in packages)
+
+
+def _sources() -> dict[str, Path]:
+    """Every module of the installed package, with its source file."""
+    found = {}
+    for package, folder in _source_dirs().items():
+        for path in folder.rglob("*.py"):
+            parts = [p for p in path.relative_to(folder).with_suffix("").parts if p != "__init__"]
+            if package != PACKAGE or not parts or (folder / parts[0]) not in {
+                    ROOT / other for other in ("collectors", "common", "simulator")}:
+                found[".".join([package, *parts])] = path
+    return found
+
+
+def _unit(module: str) -> str:
+    """The module or package of its layer's top level that ``module`` is or is in."""
+    layer = max((name for name in _source_dirs() if _within(module, (name,))), key=len)
+    return ".".join(module.split(".")[: layer.count(".") + 2])
+
+
+def import_graph(unit: bool = False) -> dict[str, set[str]]:
+    """Each module (or unit) -> the modules (or units) of the package it imports."""
+    sources = _sources()
+    graph: dict[str, set[str]] = {}
+    for module, path in sources.items():
+        imported = set()
+        for name in imported_modules(path, module):
+            while name not in sources:  # ``a.b.f``, a function of module ``a.b``: ``a.b``
+                name = name.rpartition(".")[0]
+            imported.add(name)
+        if unit:
+            graph.setdefault(_unit(module), set()).update(_unit(name) for name in imported)
+        else:
+            graph[module] = imported
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[str]:
+    """``a -> b`` for each import of ``b`` by ``a`` where ``b`` imports ``a`` back, directly
+    or through others."""
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            node = todo.pop()
+            if node == goal:
+                return True
+            if node not in seen:
+                seen.add(node)
+                todo.extend(graph.get(node, ()))
+        return False
+
+    return sorted(f"{a} -> {b}" for a, imported in graph.items() for b in imported
+                  if b != a and reaches(b, a))
 
 
 def back_imports(package: str) -> list[str]:
@@ -92,6 +149,23 @@ def test_a_package_of_the_agent_imports_none_it_may_not(package):
     assert back_imports(package) == []
 
 
+@pytest.mark.parametrize("unit", [False, True], ids=["modules", "units"])
+def test_imports_run_one_way(unit):
+    assert cycles(import_graph(unit)) == []
+
+
+def test_the_check_sees_a_cycle():
+    """A cycle through a third module, and one of two units only (their modules import no
+    module back)."""
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}) == [
+        "a -> b", "b -> c", "c -> a"]
+    assert _unit("smartarray_agent.probe.prober") == "smartarray_agent.probe"
+    assert _unit("smartarray_agent.config") == "smartarray_agent.config"
+    assert _unit("smartarray_agent.collectors.redfish.crawl") == (
+        "smartarray_agent.collectors.redfish")
+    assert _unit("smartarray_agent.collectors") == "smartarray_agent.collectors"
+
+
 def test_the_check_sees_a_back_import(tmp_path):
     """What the test above walks: an import in a function, a relative one and a bare
     ``from smartarray_agent import``, each found."""
@@ -101,7 +175,8 @@ def test_the_check_sees_a_back_import(tmp_path):
                       "def f():\n    from smartarray_agent.write.audit import AuditLog\n")
     assert imported_modules(source, "smartarray_agent.collectors.redfish.reader") == {
         "smartarray_agent", "smartarray_agent.vendor", "smartarray_agent.collectors.ssacli",
-        "smartarray_agent.write.audit"}
+        "smartarray_agent.collectors.ssacli.parser", "smartarray_agent.write.audit",
+        "smartarray_agent.write.audit.AuditLog"}
     package = tmp_path / "__init__.py"
     package.write_text("from .. import sources\n")
     assert imported_modules(package, "smartarray_agent.collectors") == {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError, CollectorResult, collect_once
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
@@ -45,7 +45,8 @@ def exposition(*results: CollectorResult, now: float = T0 + 1,
 
 
 def ok(snapshot: Snapshot, at: float = T0) -> CollectorResult:
-    return CollectorResult("ssacli", True, 2.0, at, snapshot)
+    """A success at ``at``, as Unix time and on the monotonic clock alike."""
+    return CollectorResult("ssacli", True, 2.0, at, snapshot, last_success_monotonic=at)
 
 
 def controller(**fields) -> Controller:
@@ -169,7 +170,7 @@ def test_a_failure_keeps_the_last_good_values_with_their_time():
 
 def test_values_older_than_stale_after_are_dropped_the_collector_metrics_stay():
     result = CollectorResult("ssacli", False, 60.0, T0, Snapshot(controllers=[controller()]),
-                             "timed out")
+                             "timed out", T0)
     fresh = exposition(result, now=T0 + 180)
     stale = exposition(result, now=T0 + 180.5)
     assert "smartarray_controller_info{" in fresh
@@ -243,7 +244,8 @@ def test_both_charge_series_of_one_ilo_reading_expire_at_max_age_together():
     view = MetricsView(MetricSettings(stale_after_s=None), clock=lambda: clock[0])
     view.publish([(ssacli(charge=charge), ok(Snapshot(controllers=[controller()]))),
                   (RedfishCollector(settings, charge),
-                   CollectorResult("redfish", True, 1.0, T0, reading))])
+                   CollectorResult("redfish", True, 1.0, T0, reading,
+                                   last_success_monotonic=T0))])
     body = view.body()
     assert b'smartarray_backup_power_charge_ratio{controller="0"} 0.97' in body
     assert b'smartarray_battery_charge_ratio{battery="1",controller="0",model=""} 0.97' in body

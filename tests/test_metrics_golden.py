@@ -38,7 +38,8 @@ COLLECTED_AT = 1_700_000_000.0
 def exposition(scenario: str, lock_dir: Path) -> bytes:
     snapshot = read_snapshot(VendorRunner(SimulatedCli(resolve_scenario(scenario)),
                                           HostLock(lock_dir / "cli.lock", 10), timeout_s=60))
-    result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot)
+    result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot,
+                             last_success_monotonic=COLLECTED_AT)
     text = render(ssacli_entries(result), now=COLLECTED_AT + 1, settings=MetricSettings(180))
     # The build's version and Python are this machine's, not the scenario's.
     return b"".join(line for line in text.splitlines(keepends=True)

@@ -49,14 +49,14 @@ def test_a_probe_table_with_relative_paths(private):
 def test_probe_problems_are_named_with_their_line(private):
     creds = credentials_file(private)
     path = private / "config.toml"
-    path.write_text('[probe]\ntargets = ["*", "ilo/1"]\ntimeout_s = 0\nmax_sessions = 1000\n'
+    path.write_text('[probe]\ntargets = ["*", "ilo/1"]\ntimeout_s = 0\nmax_sessions = 2000\n'
                     f'[probe.modules."a b"]\ncredentials_file = "{creds}"\n')
     assert problems(path) == [
         f"{path}:2: probe.targets.0: '*' would allow any host: name the iLOs",
         f"{path}:2: probe.targets.1: 'ilo/1' is not a host[:port] pattern such as "
         "'ilo-*.example.net', '10.1.2.3:443' or '10.99.0.0/24'",
         f"{path}:3: probe.timeout_s: must be greater than 0 (got 0)",
-        f"{path}:4: probe.max_sessions: must be at most 64 (got 1000)",
+        f"{path}:4: probe.max_sessions: must be at most 1024 (got 2000)",
         f"{path}:5: probe.modules: module name 'a b': use letters, digits, _ and - only",
     ]
     path.write_text('[probe]\ntargets = ["ilo-1"]\nrefresh_timeout_s = 601\n'

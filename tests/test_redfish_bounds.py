@@ -4,14 +4,14 @@ a read kept every document until it ended."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from smartarray_agent.collectors.redfish.client import MAX_ANSWER_BYTES, MAX_READ_BYTES
-from smartarray_agent.collectors.redfish.collector import read_reading
-from smartarray_agent.collectors.redfish.crawl import read_ilo
+from smartarray_agent.collectors.redfish.crawl import read_ilo, read_reading
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 
@@ -33,7 +33,7 @@ def test_an_answer_larger_than_1_mib_ends_the_read(tmp_path):
     resources[fake.CHASSIS] = {"Oem": {"Hpe": {"SmartStorageBattery": [{}] * MAX_ANSWER_BYTES}}}
     with fake.serve(fake.Ilo(resources)) as ilo:
         with pytest.raises(RedfishError, match=r"answer larger than 1 MiB"):
-            read_reading(_settings(tmp_path, ilo.address))
+            asyncio.run(read_reading(_settings(tmp_path, ilo.address)))
         assert ilo.logouts == ilo.logins
 
 
@@ -44,15 +44,15 @@ def test_answers_that_pass_2_mib_in_one_read_end_it(tmp_path):
     assert sum(len(json.dumps(c)) for c in controllers) > MAX_READ_BYTES
     with fake.serve(fake.Ilo(resources)) as ilo:
         with pytest.raises(RedfishError, match=r"the read's answers passed 2 MiB"):
-            read_reading(_settings(tmp_path, ilo.address))
+            asyncio.run(read_reading(_settings(tmp_path, ilo.address)))
         with pytest.raises(RedfishError, match=r"passed 2 MiB|larger than 1 MiB"):
-            read_ilo(_settings(tmp_path, ilo.address))
+            asyncio.run(read_ilo(_settings(tmp_path, ilo.address)))
 
 
 def test_a_read_within_the_bounds_is_read(tmp_path):
     controllers = [_padded(fake.controller(), 512 * 1024)]
     with fake.serve(fake.Ilo(fake.ilo5(controllers=controllers))) as ilo:
-        reading = read_reading(_settings(tmp_path, ilo.address))
+        reading = asyncio.run(read_reading(_settings(tmp_path, ilo.address)))
     assert [c.serial for c in reading.controllers] == [fake.GEN10_SERIAL]
 
 

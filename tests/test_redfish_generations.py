@@ -7,6 +7,8 @@ crawl tests read them from the fake iLO over real HTTPS, as ``status --ilo`` doe
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from smartarray_agent.collectors.redfish.crawl import read_ilo
@@ -72,7 +74,7 @@ def test_ilo4_with_both_link_forms_reads_the_redfish_one():
 def test_the_crawl_follows_ilo4_links_over_https(tmp_path, name):
     documents = tree(name)
     with serve(Ilo(documents)) as ilo:
-        snapshot = read_ilo(settings(tmp_path, ilo.address))
+        snapshot = asyncio.run(read_ilo(settings(tmp_path, ilo.address)))
     assert snapshot.model_dump() == read(documents).model_dump() | {
         "notices": snapshot.notices}
     (ctrl,) = snapshot.controllers
@@ -85,7 +87,7 @@ def test_the_crawl_follows_ilo4_links_over_https(tmp_path, name):
 @pytest.mark.parametrize("status", [404, 500])
 def test_ilo6_controllers_collection_unread_keeps_the_inline_controller(tmp_path, status):
     with serve(Ilo(tree(ILO6_TREE), status={STORAGE_CONTROLLERS: status})) as ilo:
-        snapshot = read_ilo(settings(tmp_path, ilo.address))
+        snapshot = asyncio.run(read_ilo(settings(tmp_path, ilo.address)))
     (ctrl,) = snapshot.controllers
     assert (ctrl.slot, ctrl.model, ctrl.serial, ctrl.firmware, ctrl.status) == (
         "1", "HPE MR408i-o Gen11", "PXXGC0ARHGN0AB", "52.26.3-5379", "ok")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from smartarray_agent.collectors.base import CollectorResult
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.collector import RedfishCollector
 from smartarray_agent.collectors.redfish.resources import ArrayController, Battery, Reading
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
@@ -19,7 +19,8 @@ SETTINGS = RedfishSettings.model_construct(address="https://ilo.example",
 def exposition(reading, *, success: bool, duration_s: float,
                last_success_at: float | None) -> str:
     result = CollectorResult(name="redfish", success=success, duration_s=duration_s,
-                             last_success_at=last_success_at, data=reading)
+                             last_success_at=last_success_at, data=reading,
+                             last_success_monotonic=last_success_at)
     collector = RedfishCollector(SETTINGS, Charge(SETTINGS))
     return render([(collector, result)], now=1_700_000_100.0,
                   settings=MetricSettings(stale_after_s=None)).decode()

@@ -13,8 +13,9 @@ import pytest
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.common.configfile import MAX_DEPTH
-from smartarray_agent.config import Config, ConfigError, ProbeConfig, load_config
+from smartarray_agent.config import Config, ConfigError, load_config
 from smartarray_agent.exporter.webconfig import load_web_config
+from smartarray_agent.probe.settings import ProbeConfig
 
 from .agent_cli import agent as run_agent
 from .agent_process import AgentInProcess, simulated

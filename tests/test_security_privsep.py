@@ -166,7 +166,8 @@ def _tcp_sockets(pid: int) -> list[str]:
 
 def test_a_stale_or_missing_publication_is_none(tmp_path):
     now = [1000.0]
-    published = PublishedExposition(tmp_path, max_age_s=90, clock=lambda: now[0])
+    published = PublishedExposition(tmp_path, max_age_s=90, clock=lambda: now[0],
+                                    monotonic=lambda: now[0])
     assert published.body() is None
     (tmp_path / PLAIN).write_bytes(b"a 1\n")
     os.utime(tmp_path / PLAIN, (1000, 1000))
@@ -177,6 +178,24 @@ def test_a_stale_or_missing_publication_is_none(tmp_path):
     assert published.body() is None  # the agent stopped touching it: dead or stuck
     os.utime(tmp_path / PLAIN, (1090, 1090))
     assert (published.body() or b"").startswith(b"a 1\n")
+
+
+def test_a_wall_clock_stepped_back_keeps_no_dead_agent_s_page(tmp_path):
+    """The page's age is judged on the monotonic clock from when serve saw the agent write
+    or touch it (issue #50 item 3): an hour's step back of the wall clock once kept a dead
+    agent's page served for that hour."""
+    wall, monotonic = [1000.0], [5000.0]
+    published = PublishedExposition(tmp_path, max_age_s=90, clock=lambda: wall[0],
+                                    monotonic=lambda: monotonic[0])
+    (tmp_path / PLAIN).write_bytes(b"a 1\n")
+    os.utime(tmp_path / PLAIN, (1000, 1000))
+    assert published.body() is not None
+    wall[0], monotonic[0] = 1000 - 3600 + 91, 5091  # stepped back; the agent has stopped
+    assert published.body() is None
+    os.utime(tmp_path / PLAIN, (wall[0], wall[0]))  # a live agent touches it, stepped or not
+    assert published.body() is not None
+    first_sight = PublishedExposition(tmp_path, max_age_s=90, clock=lambda: wall[0] - 3600)
+    assert first_sight.body() is None  # a page from the future has no age to trust
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root may give the publish directory away")

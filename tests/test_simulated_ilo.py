@@ -157,7 +157,7 @@ def test_one_process_is_many_ilos_each_port_one_with_sessions_of_its_own(tmp_pat
 @pytest.mark.parametrize("form", ["smartstorage", "dmtf"])
 def test_the_agents_reader_reads_the_scenarios_host_in_either_form(tmp_path, tls, form):
     with running(tmp_path, tls, "two-controllers", form) as (ilo, (address,)):
-        snapshot = read_ilo(settings(tmp_path, address, tls[0]))
+        snapshot = asyncio.run(read_ilo(settings(tmp_path, address, tls[0])))
         assert ilo.logins == 1 and not ilo.sessions  # logged in once, and out again
     assert [(c.slot, c.model, c.serial) for c in snapshot.controllers] == [
         ("0", "Smart Array P440ar", "PSIM9TWOCTRL00"), ("1", "Smart Array P840", "PSIM9TWOCTRL01")]
@@ -200,11 +200,11 @@ def test_the_charge_is_the_simulated_hosts_state_at_the_next_read(tmp_path, tls)
     env = {**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}
     with running(tmp_path, tls) as (_, (address,)):
         read = settings(tmp_path, address, tls[0])
-        assert read_ilo(read).controllers[0].backup_power.charge_percent == 100
+        assert asyncio.run(read_ilo(read)).controllers[0].backup_power.charge_percent == 100
         assert agent("simulate", "charge", "gen10", "40", env=env).returncode == 0
-        assert read_ilo(read).controllers[0].backup_power.charge_percent == 40
+        assert asyncio.run(read_ilo(read)).controllers[0].backup_power.charge_percent == 40
         assert agent("simulate", "reset", "gen10", env=env).returncode == 0
-        assert read_ilo(read).controllers[0].backup_power.charge_percent == 100
+        assert asyncio.run(read_ilo(read)).controllers[0].backup_power.charge_percent == 100
 
 
 def test_the_interlock_refuses_at_a_low_charge_and_allows_at_a_high_one_through_the_ilo(

@@ -77,7 +77,8 @@ def test_udev_discovery_runs_on_this_machine():
 
 
 def test_host_metrics(sysfs):
-    result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs))
+    result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs),
+                             last_success_monotonic=1_700_000_000.0)
     text = render([(SysfsCollector(), result)], now=1_700_000_001.0,
                   settings=MetricSettings(180)).decode()
     samples = parse_samples(text)
@@ -93,7 +94,8 @@ def test_host_metrics(sysfs):
 
 @needs_promtool
 def test_host_metrics_pass_promtool(sysfs):
-    result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs))
+    result = CollectorResult("sysfs", True, 0.01, 1_700_000_000.0, collect(sysfs),
+                             last_success_monotonic=1_700_000_000.0)
     check_metrics(render([(SysfsCollector(), result)], now=1_700_000_001.0,
                          settings=MetricSettings(180)))
 

@@ -5,6 +5,7 @@ JSON. Each found a change let through, or its record lost; each must fail closed
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import os
@@ -14,7 +15,7 @@ import time
 import pytest
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.redfish.collector import read_reading
+from smartarray_agent.collectors.redfish.crawl import read_reading
 from smartarray_agent.collectors.redfish.errors import RedfishError
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.sysfs import SysfsCollector
@@ -80,7 +81,7 @@ def test_a_read_whose_answers_each_come_in_time_still_ends_at_read_deadline(tmp_
     with fake.serve(fake.Ilo(fake.ilo5(), delay_s=slow)) as ilo:
         settings = _settings(tmp_path, ilo.address, read_timeout_s=5, read_deadline_s=0.6)
         with pytest.raises(RedfishError, match=r"the read.s time"):
-            read_reading(settings)
+            asyncio.run(read_reading(settings))
         assert ilo.logouts == ilo.logins  # the session was still ended
 
 

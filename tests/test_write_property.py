@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.errors import CliFailed, CliTimeout, VendorCommandError

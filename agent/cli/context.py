@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from smartarray_agent.cli import exitcodes
 
 if TYPE_CHECKING:
-    from smartarray_agent.collectors.charge import Charge
+    from smartarray_agent.collectors.redfish.charge import Charge
     from smartarray_agent.collectors.ssacli.runner import VendorRunner
     from smartarray_agent.common.model import Snapshot
     from smartarray_agent.config import Config, Overrides
@@ -106,7 +106,7 @@ class CommandContext:
     def read_charge(self) -> Charge:
         """The iLO's battery charge, read now, before the CLI lock is taken (the iLO is
         slow); a failure is a warning and the command goes on without it."""
-        from smartarray_agent.collectors.charge import Charge
+        from smartarray_agent.collectors.redfish.charge import Charge
 
         charge = Charge(self.config.own_ilo)
         if charge.configured:

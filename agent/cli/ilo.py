@@ -17,6 +17,8 @@ EXCLUDES = "--ilo excludes --input, --simulate and --cli: it reads no vendor CLI
 def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
     """The iLO at ``address`` read with ``[redfish]``'s settings; CommandError when there are
     none, the address is not ``host[:port]`` or the iLO cannot be read."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from smartarray_agent.collectors.redfish.crawl import read_ilo
@@ -35,7 +37,7 @@ def read_from_ilo(context: CommandContext, address: str) -> Snapshot:
                         for problem in error.errors())
         raise CommandError(f"--ilo {address}: {why}", exitcodes.BAD_INPUT) from None
     try:
-        return read_ilo(ilo)
+        return asyncio.run(read_ilo(ilo))
     except RedfishError as error:
         raise CommandError(f"the iLO could not be read: {error}",
                            exitcodes.VENDOR_ERROR) from None

@@ -90,7 +90,7 @@ def _render_capture(context: CommandContext, input_file: str) -> tuple[bytes, Fa
     """The ssacli collector's page for saved CLI output: no iLO charge, no sysfs (it may be
     another host's)."""
     from smartarray_agent.collectors.base import CollectionError, CollectorResult
-    from smartarray_agent.collectors.charge import Charge
+    from smartarray_agent.collectors.redfish.charge import Charge
     from smartarray_agent.collectors.ssacli.collector import SsacliCollector
 
     try:
@@ -116,6 +116,6 @@ def _render(entries: "list[Entry]") -> tuple[bytes, Failures]:
     from smartarray_agent.exporter.render import MetricSettings, render
 
     # One collection: every value is served, whatever its age.
-    body = render(entries, now=time.time(), settings=MetricSettings(stale_after_s=None))
+    body = render(entries, now=time.monotonic(), settings=MetricSettings(stale_after_s=None))
     return body, [(r.name, r.error) for _, r in entries if not r.success]
 

@@ -69,8 +69,8 @@ def serve_published(config: Path | None, web: Overrides) -> None:
         log.info("%s: stopping", signal.Signals(received).name)
     finally:
         notifier.stopping()
+        _swap_prober(server, None)  # its reads are cancelled on the loop, then it stops
         server.stop()
-        _swap_prober(server, None)
 
 
 def _prober(config: Config) -> Prober | None:

@@ -193,7 +193,7 @@ class CollectionLoop:
                 return
             changes_at = self._view.changes_at()
             if changes_at is not None:
-                until_change = changes_at - time.time()
+                until_change = changes_at - self._monotonic()
                 if until_change < 0:
                     self._view.advance()  # data expired: the page without it
                     continue

@@ -110,7 +110,8 @@ class PublishedExposition:
     ``directory`` is not a directory that only its owner may write."""
 
     def __init__(self, directory: Path, max_age_s: float = MAX_AGE_S,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         info = os.lstat(directory)
         found = distrust(info, kind="directory", owners=(info.st_uid,))
         if found is not None:
@@ -121,7 +122,10 @@ class PublishedExposition:
         self.directory = directory
         self.owner = info.st_uid
         self.max_age_s = max_age_s
-        self._clock = clock
+        self._clock, self._monotonic = clock, monotonic
+        # when (monotonic) the agent last wrote or touched the page serve answers with: its
+        # age is judged on this, the wall clock (mtime) only where it tells a plausible one
+        self._written_at: float | None = None
         self._own = CollectorRegistry(auto_describe=False)
         ProcessCollector(namespace="smartarray_serve", registry=self._own)
         self._cache: tuple[tuple[int, int], tuple[bytes, bytes]] | None = None  # plain, gzip
@@ -134,14 +138,19 @@ class PublishedExposition:
             return None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
-            if (distrust(info, kind="file", owners=(self.owner,), forbidden=0) is not None
-                    or self._clock() - info.st_mtime > self.max_age_s):
+            if distrust(info, kind="file", owners=(self.owner,), forbidden=0) is not None:
                 return None
             key = (info.st_ino, info.st_mtime_ns)
-            if self._cache is None or self._cache[0] != key:
+            if self._cache is None or self._cache[0] != key:  # written or touched since
+                now, age = self._monotonic(), self._clock() - info.st_mtime
+                # a wall age out of range (a clock stepped since) is now, but at first sight
+                self._written_at = now - age if 0 <= age <= self.max_age_s else (
+                    None if self._cache is None else now)
                 try:
                     plain = handle.read() + generate_latest(self._own)
                 except OSError:
                     return None
                 self._cache = (key, (plain, gzip.compress(plain, compresslevel=6, mtime=0)))
+            if self._written_at is None or self._monotonic() - self._written_at > self.max_age_s:
+                return None
         return self._cache[1][compressed]

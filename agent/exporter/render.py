@@ -1,5 +1,6 @@
 """The exposition: every collector's last result -> the text format. Pure: no I/O, no
-clock (``now`` is given).
+clock (``now`` is given, on the monotonic clock: ages are judged on it, never on the wall
+clock, which only the timestamps shown are).
 
 The page is prometheus_client's ``generate_latest`` of one registry: the agent's own series
 and each collector's families while its last good data is fresh (``collectors/*/metrics``),
@@ -45,21 +46,24 @@ class MetricSettings:
 
 
 def is_fresh(result: CollectorResult[Any], now: float, settings: MetricSettings) -> bool:
-    """The result's data is served: it exists and is not older than ``stale_after_s``."""
-    if result.data is None or result.last_success_at is None:
-        return False
-    return settings.stale_after_s is None or now - result.last_success_at <= settings.stale_after_s
+    """The result's data is served: it exists and, at ``now`` (monotonic), is not older than
+    ``stale_after_s``."""
+    if result.data is None or settings.stale_after_s is None:
+        return result.data is not None
+    at = result.last_success_monotonic
+    return at is not None and now - at <= settings.stale_after_s
 
 
 def valid_until(entries: Sequence[Entry], settings: MetricSettings, now: float) -> float | None:
-    """The last moment the exposition made at ``now`` is right (None: until the next result),
-    after which some data goes stale or a collector's families change (an iLO charge)."""
+    """The last moment (monotonic) the exposition made at ``now`` is right (None: until the
+    next result), after which some data goes stale or a collector's families change (an iLO
+    charge)."""
     times: list[float] = []
     for collector, result in entries:
         if not is_fresh(result, now, settings):
             continue
-        if settings.stale_after_s is not None and result.last_success_at is not None:
-            times.append(result.last_success_at + settings.stale_after_s)
+        if settings.stale_after_s is not None and result.last_success_monotonic is not None:
+            times.append(result.last_success_monotonic + settings.stale_after_s)
         changes = collector.changes_at(result.data)
         if changes is not None:
             times.append(changes)

@@ -4,7 +4,8 @@ can change without a round (data passes ``stale_after_s``, an iLO charge expires
 is made with its successor, the page just after that change, which a scrape past the change
 is served. The collection loop makes the next when the change comes
 (:meth:`MetricsView.advance` at :meth:`MetricsView.changes_at`); a scrape makes one only
-when the loop has fallen more than one change behind.
+when the loop has fallen more than one change behind. Those times are on the monotonic
+clock: a step of the wall clock neither keeps a page past its change nor ends it early.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class _Page(NamedTuple):
 
 
 class MetricsView:
-    def __init__(self, settings: MetricSettings, clock: Callable[[], float] = time.time,
+    def __init__(self, settings: MetricSettings, clock: Callable[[], float] = time.monotonic,
                  extra: Sequence[Collector] = ()) -> None:
         """``extra``: collectors whose series join every page (the daemon's process)."""
         self._clock = clock

@@ -1,59 +1,41 @@
 """``/probe?target=HOST[:PORT]&module=NAME``: another host's controllers, read from its iLO
-over Redfish (collectors/redfish/crawl.py, snapshot.py), rendered by the local agent's own
-renderer (collectors/ssacli/metrics.py) so the names and labels are the same, with
-``smartarray_probe_success`` and ``smartarray_probe_duration_seconds`` as the blackbox
-exporter has them, and ``smartarray_probe_snapshot_age_seconds``. A failed probe is a 200
-with ``smartarray_probe_success 0``; why it failed is logged (never a password:
-RedfishError's messages hold none).
+(collectors/redfish/crawl.py) and rendered by the local agent's own renderer
+(collectors/ssacli/metrics.py), so the names and labels are the same, with the probe's own
+three series. docs/fleet.md tells the rules: the allow-list (settings.py) before any
+connection; a probe answered from its target's last read (a failed one too: a wrong password
+is not retried at each scrape), which starts a new read in the background once
+``min_interval_s`` has passed since the last login; a target's first probe waiting for its
+read until ``timeout_s`` (or the scrape timeout less half a second).
 
-Refused before any connection: a malformed query or an unknown module (400), a target that
-no ``[probe] targets`` pattern admits (403; targets.py says which do).
-
-Answered from the last read: a probe of a target read before is answered at once from that
-read's result (a failed one too: a wrong password is not retried at each scrape, which could
-lock the iLO account), with its age, and starts a new read in the background when none is
-under way and the last login started ``min_interval_s`` ago or more. A read of a slow iLO (a
-dozen requests of 1-3 s each) takes longer than a scrape timeout; answering from the last
-read keeps every probe within it (benchmarks/probe_scale.py). Only the first probe of a
-target waits for its read: until ``timeout_s`` after the request, or half a second before
-the scrape timeout Prometheus sends when that is sooner; an iLO slower than that is
-``smartarray_probe_success 0`` that time.
-
-Bounded: at most ``max_sessions`` iLO sessions at once (more reads wait in line, at most
-WAITING_PER_SESSION per session, beyond which no read is queued and the probe gets the last
-answer, or fails when there is none); one read per target and module at a time; one login
-per target and module per ``min_interval_s``, counted from the login's start; a read ends
-``refresh_timeout_s`` after its start.
-
-The HTTP loop never blocks here: :meth:`Prober.probe` answers at once or hands back a
-:class:`Pending` whose Future a worker thread completes, which :meth:`Prober.respond` awaits
-on the loop until the probe's time is up. The reads stay on these threads, with
-collectors/redfish/client.py's own deadlines, not on the HTTP loop.
+Everything runs on the endpoint's event loop: a read is a coroutine, not a thread. At most
+``max_sessions`` reads hold an iLO session at once; the others wait for one, MAX_WAITING
+reads at most, beyond which no read is started and the probe gets the last answer, or fails
+when there is none. One read per target and module at a time, ended ``refresh_timeout_s``
+after it starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import threading
+import ssl
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import generate_latest
 from prometheus_client.core import Metric
 from pydantic import ValidationError
 
 from smartarray_agent.collectors.families import Families
+from smartarray_agent.collectors.redfish.client import tls_context
 from smartarray_agent.collectors.redfish.crawl import read_ilo
 from smartarray_agent.collectors.redfish.errors import RedfishError
-from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.collectors.ssacli.metrics import families
 from smartarray_agent.common.model import Snapshot
-from smartarray_agent.config import ProbeConfig, ProbeModule
-from smartarray_agent.probe.targets import Target, TargetPattern
+from smartarray_agent.probe.settings import ProbeConfig, Target, TargetPattern
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +43,7 @@ PATH = "/probe"
 DEFAULT_MODULE = "default"
 SCRAPE_TIMEOUT_HEADER = "x-prometheus-scrape-timeout-seconds"
 SCRAPE_TIMEOUT_MARGIN_S = 0.5  # the answer's way back to Prometheus
-WAITING_PER_SESSION = 8  # probes in line (under way included) per iLO session, at most
+MAX_WAITING = 10_000  # reads waiting for a session (a few kB each), under way included
 HELP = {
     "smartarray_probe_success": "1 when the iLO was read, else 0.",
     "smartarray_probe_duration_seconds": "How long reading the iLO took.",
@@ -70,6 +52,7 @@ HELP = {
 }
 FORGET_S = 3600.0  # a target no probe asked about for this long (or min_interval_s) is dropped
 FULL_LOG_S = 60.0  # a full waiting line is logged at most this often
+CLOSE_WAIT_S = 10.0  # for the reads cancelled at a close to log out (2 s each) on a busy loop
 
 Key = tuple[str, str]  # normalized host:port, module
 
@@ -81,21 +64,11 @@ class ProbeAnswer:
 
 
 @dataclass(frozen=True)
-class Pending:
-    """A probe under way: ``result`` completes on a worker thread; ``late`` is the answer
-    once ``timeout_s`` has passed without it."""
-
-    result: Future[ProbeAnswer]
-    timeout_s: float
-    late: ProbeAnswer
-
-
-@dataclass(frozen=True)
 class _Read:
     """A read's result: the snapshot (None: it failed), when it ended, how long it took."""
 
     snapshot: Snapshot | None
-    ended: float  # monotonic
+    ended: float  # the prober's clock
     duration_s: float
 
 
@@ -103,21 +76,16 @@ class _Read:
 class _Target:
     """One target and module: its last read, the read under way, when its last login began."""
 
-    asked: float  # the last probe, monotonic
+    asked: float  # the last probe, on the prober's clock
     last: _Read | None = None
-    reading: Future[ProbeAnswer] | None = None  # queued or under way
+    reading: asyncio.Task[ProbeAnswer] | None = None  # waiting for a session or under way
     login_started: float | None = None
 
 
-class _Refused(ValueError):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-
-
 class Prober:
-    """Answers ``/probe`` requests for ``config``; ``threshold_percent`` is the interlock's,
-    for ``smartarray_unprotected_write_cache``. :meth:`close` when done."""
+    """Answers ``/probe`` requests for ``config`` on one event loop; ``threshold_percent``
+    is the interlock's, for ``smartarray_unprotected_write_cache``. ``clock``: monotonic,
+    for the ages and intervals. :meth:`close` when done."""
 
     def __init__(self, config: ProbeConfig, threshold_percent: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -125,56 +93,61 @@ class Prober:
         self.threshold_percent = threshold_percent
         self._clock = clock
         self._patterns = [TargetPattern.parse(pattern) for pattern in config.targets]
-        self._workers = ThreadPoolExecutor(config.max_sessions, thread_name_prefix="probe")
-        self._lock = threading.Lock()  # _targets: the loop and the workers change it
+        self._sessions = asyncio.Semaphore(config.max_sessions)
         self._targets: dict[Key, _Target] = {}
-        self._waiting = 0  # reads submitted and not ended: at most max_waiting
-        self.max_waiting = WAITING_PER_SESSION * config.max_sessions
+        self._tls: dict[str, ssl.SSLContext] = {}  # by module: made once, shared by its reads
+        self._waiting = 0  # reads started and not ended: at most MAX_WAITING
+        self._closed = False
         # A full line is logged once a minute, with the refusals since: an undersized
         # prober refuses a read on almost every probe.
         self._full_logged_at: float | None = None
         self._full_unlogged = 0
 
     def close(self) -> None:
-        """Cancel the probes waiting in line; those under way end on their own."""
-        self._workers.shutdown(wait=False, cancel_futures=True)
+        """Start no read from now on, cancel those started and wait for them to log out (a
+        reload swapped this prober out, or the endpoint stops). From another thread than
+        the loop's."""
+        self._closed = True
+        reads = [target.reading for target in list(self._targets.values())
+                 if target.reading is not None]
+        if not reads:
+            return
 
-    def probe(self, query: str, scrape_timeout: str | None = None) -> ProbeAnswer | Pending:
-        """The answer to a probe with ``query`` (and Prometheus's scrape timeout header) now
-        (a refusal, the last read's answer), or the first read under way. On the HTTP loop:
-        never blocks."""
-        try:
-            key, module = self._parse(query)
-        except _Refused as refused:
-            log.debug("/probe refused (%d): %s", refused.status, refused)
-            return ProbeAnswer(refused.status, f"{refused}\n".encode())
+        async def cancelled() -> None:
+            for read in reads:
+                read.cancel()
+            await asyncio.wait(reads, timeout=CLOSE_WAIT_S)
+
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nothing runs
+            asyncio.run_coroutine_threadsafe(cancelled(), reads[0].get_loop()).result()
+
+    async def respond(self, query: str, scrape_timeout: str | None = None) -> ProbeAnswer:
+        """The answer to a probe with ``query`` (and Prometheus's scrape timeout header): a
+        refusal, the last read's answer, or the first read's when it ends in time (it goes
+        on otherwise, for the next probe)."""
+        parsed = self._parse(query)
+        if isinstance(parsed, ProbeAnswer):
+            return parsed
+        key, module = parsed
         timeout_s = self._timeout(scrape_timeout)
         now = self._clock()
-        with self._lock:
-            target = self._targets.get(key)
-            if target is None:
-                self._forget_old(now)
-                target = self._targets[key] = _Target(now)
-            target.asked = now
-            if target.reading is None and (target.login_started is None or now
-                                           - target.login_started >= self.config.min_interval_s):
-                self._start_read(key, module, target, now)
-            last, reading = target.last, target.reading
-        if last is not None:
+        target = self._targets.get(key)
+        if target is None:
+            self._forget_old(now)
+            target = self._targets[key] = _Target(now)
+        target.asked = now
+        if target.reading is None and (target.login_started is None or now
+                                       - target.login_started >= self.config.min_interval_s):
+            self._start_read(key, module, target, now)
+        if target.last is not None:
+            last = target.last
             return self.answer(last.snapshot, last.duration_s, now - last.ended)
-        if reading is None:  # no read could be queued
+        if (reading := target.reading) is None:  # no read could be started
             return self.answer(None, 0.0)
-        return Pending(reading, timeout_s, self.answer(None, timeout_s))
-
-    async def respond(self, query: str, scrape_timeout: str | None) -> ProbeAnswer:
-        """:meth:`probe` on the HTTP loop: a first probe gets its read's answer, or the late
-        one when the read is not done in time (it goes on, for the next probe)."""
-        outcome = self.probe(query, scrape_timeout)
-        if not isinstance(outcome, Pending):
-            return outcome
-        read = asyncio.wrap_future(outcome.result)
-        await asyncio.wait([read], timeout=outcome.timeout_s)
-        return read.result() if read.done() and not read.cancelled() else outcome.late
+        await asyncio.wait([reading], timeout=timeout_s)
+        if reading.done() and not reading.cancelled():
+            return reading.result()
+        return self.answer(None, timeout_s)
 
     def answer(self, snapshot: Snapshot | None, duration_s: float,
                age_s: float | None = None) -> ProbeAnswer:
@@ -199,31 +172,29 @@ class Prober:
         found = out.metrics()
         if snapshot is not None:
             found += families(snapshot, self.threshold_percent)
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(_Fixed(found))
-        return ProbeAnswer(200, generate_latest(registry))
+        return ProbeAnswer(200, generate_latest(_Fixed(found)))
 
-    # -- on the HTTP loop ----------------------------------------------------------------------
-    def _parse(self, query: str) -> tuple[Key, str]:
+    def _parse(self, query: str) -> tuple[Key, str] | ProbeAnswer:
+        """The target and module, or the refusal: 400 (malformed), 403 (not allowed)."""
         try:
             params = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query),
                               max_num_fields=8)
         except ValueError:
-            raise _Refused(400, "malformed query: use ?target=HOST[:PORT]&module=NAME") from None
+            return _refused(400, "malformed query: use ?target=HOST[:PORT]&module=NAME")
         targets = params.get("target", [])
         modules = params.get("module", [DEFAULT_MODULE])
         if len(targets) != 1 or len(modules) != 1:
-            raise _Refused(400, "give one target=HOST[:PORT] and at most one module=NAME")
+            return _refused(400, "give one target=HOST[:PORT] and at most one module=NAME")
         module = modules[0]
         if module not in self.config.modules:
-            raise _Refused(400, f"unknown module {module[:64]!r}: "
-                                f"[probe.modules.NAME] names {', '.join(self.config.modules)}")
+            return _refused(400, f"unknown module {module[:64]!r}: "
+                                 f"[probe.modules.NAME] names {', '.join(self.config.modules)}")
         try:
             target = Target.parse(targets[0])
         except ValueError as error:
-            raise _Refused(400, f"target: {error}") from None
+            return _refused(400, f"target: {error}")
         if not any(pattern.admits(target) for pattern in self._patterns):
-            raise _Refused(403, f"target {target} is not in [probe] targets")
+            return _refused(403, f"target {target} is not in [probe] targets")
         return (str(target), module), module
 
     def _timeout(self, scrape_timeout: str | None) -> float:
@@ -237,9 +208,10 @@ class Prober:
         return timeout_s
 
     def _start_read(self, key: Key, module: str, target: _Target, now: float) -> None:
-        """Queue a read of ``target`` unless the line is full or the prober closed. Under
-        the lock."""
-        if self._waiting >= self.max_waiting:
+        """Start a read of ``target`` unless the line is full or the prober closed."""
+        if self._closed:
+            return
+        if self._waiting >= MAX_WAITING:
             if self._full_logged_at is not None and now - self._full_logged_at < FULL_LOG_S:
                 self._full_unlogged += 1
                 return
@@ -249,10 +221,7 @@ class Prober:
                         self._full_unlogged)
             self._full_logged_at, self._full_unlogged = now, 0
             return
-        try:
-            target.reading = self._workers.submit(self._read, key, module, target)
-        except RuntimeError:  # closed: a reload swapped this prober out just now
-            return
+        target.reading = asyncio.create_task(self._read(key[0], module, target))
         self._waiting += 1
 
     def _forget_old(self, now: float) -> None:
@@ -263,17 +232,29 @@ class Prober:
                     if target.reading is None and now - target.asked >= after]:
             del self._targets[key]
 
-    # -- on a worker thread --------------------------------------------------------------------
-    def _read(self, key: Key, module: str, target: _Target) -> ProbeAnswer:
-        host = key[0]
-        started = self._clock()
-        with self._lock:
-            target.login_started = started
+    async def _read(self, host: str, module: str, target: _Target) -> ProbeAnswer:
+        """Wait for a session, then read the iLO: its answer, also kept as the last read."""
         snapshot = None
+        started = self._clock()
         try:
-            timeout_s = self.config.refresh_timeout_s
-            settings = _settings(self.config.modules[module], host, timeout_s)
-            snapshot = read_ilo(settings, time.monotonic() + timeout_s)  # the sockets' clock
+            async with self._sessions:
+                started = target.login_started = self._clock()
+                snapshot = await self._snapshot(host, module)
+        finally:
+            ended = self._clock()
+            target.last = _Read(snapshot, ended, ended - started)
+            target.reading = None
+            self._waiting -= 1
+        return self.answer(snapshot, ended - started, 0.0)
+
+    async def _snapshot(self, host: str, module: str) -> Snapshot | None:
+        """The iLO's snapshot; None, logged, when it cannot be read."""
+        deadline = time.monotonic() + self.config.refresh_timeout_s  # the loop's clock
+        try:
+            settings = self.config.modules[module].at(host)
+            if module not in self._tls:
+                self._tls[module] = tls_context(settings)
+            return await read_ilo(settings, deadline, self._tls[module])
         except RedfishError as error:
             log.warning("probe of %s (module %s) failed: %s", host, module, error)
         except ValidationError as error:  # the module's files changed since the config check
@@ -281,27 +262,19 @@ class Prober:
                         "; ".join(problem["msg"] for problem in error.errors()))
         except Exception:  # a bug must not stop the probes; it is logged in full
             log.exception("probe of %s (module %s) failed unexpectedly", host, module)
-        ended = self._clock()
-        with self._lock:
-            target.last = _Read(snapshot, ended, ended - started)
-            target.reading = None
-            self._waiting -= 1
-        return self.answer(snapshot, ended - started, 0.0)
+        return None
 
 
+@dataclass(frozen=True)
 class _Fixed:
     """A prometheus_client collector of families made beforehand."""
 
-    def __init__(self, found: Sequence[Metric]) -> None:
-        self.found = found
+    found: list[Metric]
 
-    def collect(self) -> Iterator[Metric]:
-        yield from self.found
+    def collect(self) -> list[Metric]:
+        return self.found
 
 
-def _settings(module: ProbeModule, target: str, remaining_s: float) -> RedfishSettings:
-    """The module's login for ``target``, no timeout longer than the read has left: the
-    logout, tried after the deadline too, is held to it as well."""
-    return module.model_copy(update={
-        key: max(0.001, min(getattr(module, key), remaining_s))
-        for key in ("connect_timeout_s", "read_timeout_s")}).at(target)
+def _refused(status: int, reason: str) -> ProbeAnswer:
+    log.debug("/probe refused (%d): %s", status, reason)
+    return ProbeAnswer(status, f"{reason}\n".encode())

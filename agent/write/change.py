@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import commands
 from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError, VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import parse

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Controller, Snapshot
 from smartarray_agent.common.policy import backup_power_state

@@ -151,14 +151,14 @@ class ArrayController(Payload):
 
 
 class Reading(BaseModel):
-    """One Redfish collection. ``taken_at`` is Unix time."""
+    """One read of the battery and the array controllers. ``taken_at``: when, on the
+    monotonic clock (CLOCK_MONOTONIC: the ages of every process of a boot compare)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     taken_at: float
     batteries: list[Battery] = Field(default_factory=list)
     controllers: list[ArrayController] = Field(default_factory=list)
-    notices: list[str] = Field(default_factory=list)
 
 
 def array_controller(resource: str, data: dict) -> ArrayController:

@@ -2,7 +2,7 @@
 show detail`` only when a controller's block came back without its own fields (some firmware
 prints a short config section). Its runner is opened at the first collection that finds the
 CLI: one installed after the agent started is picked up. Its metric families carry the iLO's
-charge while it is fresh (collectors/charge.py)."""
+charge while it is fresh (collectors/redfish/charge.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.base import CollectionError, Collector
-from smartarray_agent.collectors.charge import Charge
+from smartarray_agent.collectors.redfish.charge import Charge
 from smartarray_agent.collectors.ssacli import commands, metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError
 from smartarray_agent.collectors.ssacli.parser import parse

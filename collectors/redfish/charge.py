@@ -1,21 +1,15 @@
-"""The iLO's battery charge, laid over CLI snapshots under one freshness rule.
-
-The CLI prints no charge percentage; the iLO does (Redfish). A :class:`Charge` holds the last
-iLO reading and is the only place that lays it over a snapshot (``overlay``): a reading counts
-while it is at most ``max_age_s`` old, and only on the controllers
-:func:`~smartarray_agent.collectors.redfish.merge.assign` maps it to. The daemon's Redfish
-collector feeds it (``update``) on the collector's own schedule; the one-off commands read the
-iLO when they need it (``read``), and the write path reads it again after a confirmation
-prompt. A ``read`` that fails forgets the earlier reading: what a one-off command judges is
-what it has just read, never a charge from before a prompt. The exporter, the guard,
-``status``, ``check`` and the write path all judge through ``overlay``, and the exposition is
-made again at ``expires_at``, so an expired charge is never served. The write path also asks
-``unread``: a configured iLO that gave a controller no charge (it could not be read, or its
-battery could not be tied to that controller, or reports none) counts as not read for it.
+"""The iLO's battery charge (the CLI prints none), laid over CLI snapshots under one freshness
+rule: a :class:`Charge` holds the last iLO reading and is the only place that lays it over a
+snapshot (``overlay``, by merge.py's rules), while it is at most ``max_age_s`` old on the
+monotonic clock. The daemon's Redfish collector feeds it (``update``); the one-off commands
+read the iLO when they need it (``read``: a failure forgets the earlier reading, so what a
+command judges is what it has just read). The exporter, the guard, ``status``, ``check`` and
+the write path all judge through ``overlay``; the exposition is made again at ``expires_at``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -28,9 +22,11 @@ if TYPE_CHECKING:  # the iLO client and its models load with the first reading
 
 
 class Charge:
-    def __init__(
-        self, settings: RedfishSettings | None, clock: Callable[[], float] = time.time
-    ) -> None:
+    """``settings``: the host's own iLO (None: none configured); ``clock``: the monotonic
+    clock the readings are judged on."""
+
+    def __init__(self, settings: RedfishSettings | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self._clock = clock
         self._lock = threading.Lock()
@@ -54,16 +50,17 @@ class Charge:
             self.error = error
 
     def read(self) -> Reading | None:
-        """Read the iLO now (the one-off commands). A failure is kept in :attr:`error`,
-        forgets the earlier reading and returns None. An iLO that answers with a charge it
-        cannot mean (``null``, ``"50"``, 255) counts as not read: :attr:`error` says so."""
+        """Read the iLO now, on an event loop of its own (the one-off commands). A failure is
+        kept in :attr:`error`, forgets the earlier reading and returns None. An iLO that
+        answers with a charge it cannot mean (``null``, ``"50"``, 255) counts as not read:
+        :attr:`error` says so."""
         if self.settings is None:
             return None
-        from smartarray_agent.collectors.redfish.collector import read_reading
+        from smartarray_agent.collectors.redfish.crawl import read_reading
         from smartarray_agent.collectors.redfish.errors import RedfishError
 
         try:
-            reading = read_reading(self.settings, self._clock)
+            reading = asyncio.run(read_reading(self.settings))
         except RedfishError as error:
             with self._lock:
                 self._reading, self.error = None, str(error)
@@ -73,7 +70,7 @@ class Charge:
         with self._lock:
             self._reading = reading
             self.error = (f"the iLO gave a battery charge that is not a number from 0 to 100 "
-                           f"(ChargeLevelPercent {', '.join(unreadable)})" if unreadable else None)
+                          f"(ChargeLevelPercent {', '.join(unreadable)})" if unreadable else None)
         return reading
 
     def unread(self, ctrl: Controller) -> str | None:
@@ -90,13 +87,16 @@ class Charge:
 
     @property
     def read_at(self) -> float | None:
-        """When the reading that counts now was taken (Unix time); None without one."""
+        """When the reading that counts now was taken, as Unix time, to be shown (its age on
+        the monotonic clock, back from the wall clock's now); None without one."""
         with self._lock:
-            return None if self._reading is None else self._reading.taken_at
+            reading = self._reading
+        return None if reading is None else time.time() - (self._clock() - reading.taken_at)
 
     def overlay(self, snapshot: Snapshot, now: float | None = None) -> Snapshot:
         """``snapshot`` with the charge on the controllers the reading maps to, while the
-        reading is fresh; a notice says why no charge was laid. ``snapshot`` is not changed."""
+        reading is fresh at ``now`` (monotonic; default: the clock's now); a notice says why
+        no charge was laid. ``snapshot`` is not changed."""
         if self.settings is None or not snapshot.controllers:
             return snapshot
         with self._lock:
@@ -112,7 +112,7 @@ class Charge:
         return merge_charge(snapshot, reading, when, self.settings.max_age_s)
 
     def expires_at(self) -> float | None:
-        """When the current reading stops counting (None: no reading, nothing to expire)."""
+        """When (monotonic) the current reading stops counting; None: nothing to expire."""
         with self._lock:
             reading = self._reading
         if reading is None or self.settings is None:

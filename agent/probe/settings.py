@@ -1,18 +1,10 @@
-"""``/probe``'s targets and ``[probe] targets``' patterns, and which targets a pattern admits.
-
-A target is ``host:port``: an IP address (IPv6 in brackets) or a host name. A pattern is
-one of two kinds, and admits targets of its own kind alone:
-
-- an address or a CIDR range (``10.1.2.3``, ``10.99.0.0/24``, ``[fd00::/64]``): the
-  addresses in it, compared as addresses (ipaddress), never as text;
-- a host name with fnmatch wildcards (``ilo-*.example.net``): the names it matches.
-
-A wildcard on an address (``10.99.0.*``) is refused, with a hint to give the range as CIDR:
-as text it would also match a name that starts like an address (``10.99.0.5.evil.test``),
-which anyone may make resolve to a host of theirs. So is a number the resolver would take
-for an address though it is not one written out (``10.1.2``, ``167837954``, ``0x0a.1.2.3``,
-``010.1.2.3``), in a pattern and in a target: it is neither an address to compare nor a name.
-The port of either kind is an fnmatch pattern of digits (443 when not given).
+"""The ``[probe]`` table (:class:`ProbeConfig`, which agent/config.py reads as its section),
+``/probe``'s targets and the table's target patterns, and which targets a pattern admits
+(docs/fleet.md, "Safe"): an address or a CIDR range admits the addresses in it, compared as
+addresses, never as text; a host name pattern with fnmatch wildcards, the names it matches.
+A wildcard on an address (``10.99.0.*``), and a number the resolver would take for an
+address though it is not one written out (``10.1.2``, ``0x0a.1.2.3``), are refused: as text
+they would match a name anyone can make resolve to a host of theirs.
 """
 
 from __future__ import annotations
@@ -22,8 +14,12 @@ import re
 import socket
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import Annotated
 
-from smartarray_agent.collectors.redfish.settings import DEFAULT_PORT
+from pydantic import AfterValidator, Field, field_validator
+
+from smartarray_agent.collectors.redfish.settings import DEFAULT_PORT, IloLogin
+from smartarray_agent.common.configfile import Settings
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -34,6 +30,7 @@ _NAME_PATTERN = re.compile(r"[a-z0-9.*?-]{1,253}")
 _NUMERIC_PATTERN = re.compile(r"[0-9.*?]+")  # no letter, no hyphen: meant as an address
 _PORT_PATTERN = re.compile(r"[0-9*?]{1,5}")
 CIDR_HINT = "give an address range as CIDR, such as '10.99.0.0/24'"
+_MODULE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -170,3 +167,40 @@ def _joined(host: str, port: str) -> str:
 def _not_a_pattern(value: str) -> str:
     return (f"{value!r} is not a host[:port] pattern such as 'ilo-*.example.net', "
             "'10.1.2.3:443' or '10.99.0.0/24'")
+
+
+class ProbeModule(IloLogin):
+    """``[probe.modules.NAME]``: how ``/probe?module=NAME`` logs in to an iLO; the keys of
+    ``[redfish]`` except ``address`` (the probe names the target) and the schedule."""
+
+
+def _some(value: list | dict) -> list | dict:
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+class ProbeConfig(Settings):
+    """``[probe]``: ``/probe?target=HOST[:PORT]&module=NAME`` reads an iLO for Prometheus."""
+
+    targets: Annotated[list[Annotated[str, AfterValidator(target_pattern)]],
+                       Field(max_length=10000), AfterValidator(_some)]
+    modules: Annotated[dict[str, ProbeModule], Field(max_length=100), AfterValidator(_some)]
+    # below Prometheus' scrape_timeout (10 s by default): how long a target's first probe
+    # waits for its first read; later probes are answered at once from the last read
+    timeout_s: Annotated[float, Field(gt=0, le=120)] = 9.0
+    # one read of an iLO, login to logout, in the background (a dozen requests of 1-3 s)
+    refresh_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+    max_sessions: Annotated[int, Field(ge=1, le=1024)] = 4  # iLO sessions open at once
+    # a target is logged in to at most once in this time (a day at most); probes within it
+    # get the last answer
+    min_interval_s: Annotated[float, Field(ge=0, le=86400)] = 60.0
+
+    @field_validator("modules", mode="before")
+    @classmethod
+    def _module_names(cls, value: object) -> object:
+        """Before the modules' own keys, so that a bad name is told with their problems."""
+        for name in value if isinstance(value, dict) else ():
+            if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
+                raise ValueError(f"module name {name!r}: use letters, digits, _ and - only")
+        return value
