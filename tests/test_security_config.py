@@ -199,8 +199,8 @@ def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
     assert problems(toml) == [f"{toml}: not valid TOML: Exceeds the limit (4300 digits) for "
                               "integer string conversion: value has 5001 digits"]
     toml.write_text(f"[collect]\ninterval_s = {digits[:401]}\n")
-    assert problems(toml) == [f"{toml}:2: collect.interval_s: must be a finite number (got an "
-                              "integer of 401 digits)"]
+    assert problems(toml) == [f"{toml}:2: collect.interval_s: Input should be a valid number "
+                              f"(got {digits[:401]})"]
     for text, problem in ((f"a: {digits}\n", "Exceeds the limit (4300 digits)"),
                           ("a: 2023-02-30\n", "day is out of range for month")):
         web = write_secret(private / "web.yml", text)
@@ -250,8 +250,9 @@ def test_config_check_names_each_problem(private):
     result = run_agent("config", "check", str(path))
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
-        f"{path}:2: collect.interval_s: must be a finite number (got inf)",
-        f"{path}:4: ssacli.timeout_s: must be at most 3600 (got 1e+09)",
+        f"{path}:2: collect.interval_s: Input should be a finite number (got inf)",
+        f"{path}:4: ssacli.timeout_s: Input should be less than or equal to 3600 "
+        "(got 1000000000.0)",
     ]
 
 
