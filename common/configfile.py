@@ -13,7 +13,6 @@ import difflib
 import os
 import re
 import reprlib
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from smartarray_agent.common.files import read_regular_file
 from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -81,29 +81,19 @@ def read_document(path: Path) -> Document:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_BYTES that root may trust, checked on the
-    descriptor opened without blocking (a FIFO put in its place meanwhile is refused too)."""
+    """The bytes of a regular file of at most MAX_BYTES that root may trust."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        info, data = read_regular_file(path, MAX_BYTES)
     except FileNotFoundError:
         raise ConfigError([f"{path}: no such file"]) from None
     except OSError as error:
         raise ConfigError([f"{path}: {error.strerror or error}"]) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError([f"{path}: not a regular file (a directory, FIFO, socket or "
-                               "device is refused)"])
-        problem = trust_problem(path, info) if os.geteuid() == 0 else None
-        if problem is not None:
-            raise ConfigError([f"{path}: refused: {problem}"])
-        data = b""
-        while len(data) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(data))):
-            data += chunk
-    except OSError as error:
-        raise ConfigError([f"{path}: {error.strerror or error}"]) from None
-    finally:
-        os.close(fd)
+    if data is None:
+        raise ConfigError([f"{path}: not a regular file (a directory, FIFO, socket or device "
+                           "is refused)"])
+    problem = trust_problem(path, info) if os.geteuid() == 0 else None
+    if problem is not None:
+        raise ConfigError([f"{path}: refused: {problem}"])
     if len(data) > MAX_BYTES:
         raise ConfigError([f"{path}: larger than {MAX_BYTES // 1024} KiB"])
     return data
