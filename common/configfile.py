@@ -110,10 +110,7 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
     if found is None:
         return None
     entry, why = found
-    fix = "only root may be able to change what root reads and runs"
-    if why.what == "owner":
-        return f"{entry} belongs to uid {why.uid}, not root ({fix})"
-    return f"{entry} is writable by {why.writers} (mode {why.mode:04o}; {fix})"
+    return f"{why.describe(entry)}: only root may be able to change what root reads and runs"
 
 
 def credentials_directory() -> Path | None:  # systemd's LoadCredential= directory

@@ -85,12 +85,8 @@ def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -
     if found is None:
         return
     entry, why = found
-    if why.what == "owner":
-        wrong = f"{entry} belongs to uid {why.uid}, neither root nor uid {os.geteuid()}"
-    else:
-        wrong = f"{entry} is writable by {why.writers} (mode {why.mode:04o})"
-    raise ScenarioError(f"{wrong}: refusing to keep the simulator's state in {directory} "
-                        f"(set {STATE_DIR_ENV} to a directory of yours)")
+    raise ScenarioError(f"{why.describe(entry)}: refusing to keep the simulator's state in "
+                        f"{directory} (set {STATE_DIR_ENV} to a directory of yours)")
 
 
 def _no_follow(path: str, flags: int) -> int:  # open()'s opener for the state files

@@ -126,9 +126,9 @@ def test_root_refuses_module_files_others_can_change(private, tmp_path):
                     f'credentials_file = "{creds}"\nca_file = "{ca}"\n')
     assert problems(path) == [
         f"{path}:4: probe.modules.default.credentials_file: refused: {theirs} is writable by "
-        "everyone (mode 0777; only root may be able to change what root reads and runs)",
+        "everyone (mode 0777): only root may be able to change what root reads and runs",
         f"{path}:5: probe.modules.default.ca_file: refused: {ca} is writable by everyone "
-        "(mode 0666; only root may be able to change what root reads and runs)",
+        "(mode 0666): only root may be able to change what root reads and runs",
     ]
 
 

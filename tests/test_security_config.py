@@ -46,8 +46,8 @@ def test_a_config_file_others_can_write_is_refused(private):
     path.write_text("[collect]\ninterval_s = 30\n")
     assert load_config(path).collect.interval_s == 30  # root's, 0644, under a sticky /tmp
     path.chmod(0o646)
-    assert problems(path) == [f"{path}: refused: {path} is writable by everyone (mode 0646; "
-                              "only root may be able to change what root reads and runs)"]
+    assert problems(path) == [f"{path}: refused: {path} is writable by everyone (mode 0646): "
+                              "only root may be able to change what root reads and runs"]
     path.chmod(0o664)
     os.chown(path, 0, NOBODY)
     assert f"{path} is writable by group {NOBODY}" in problems(path)[0]
@@ -81,10 +81,10 @@ def test_files_the_config_names_must_be_root_s_too(private):
     path = private / "config.toml"
     path.write_text(f'[ssacli]\npath = "{cli}"\n[audit]\nfile = "/tmp/audit.jsonl"\n')
     assert problems(path) == [
-        f"{path}:2: ssacli.path: refused: {cli} is writable by everyone (mode 0757; only root "
-        "may be able to change what root reads and runs)",
-        f"{path}:4: audit.file: refused: /tmp is writable by everyone (mode 1777; only root "
-        "may be able to change what root reads and runs)",
+        f"{path}:2: ssacli.path: refused: {cli} is writable by everyone (mode 0757): only root "
+        "may be able to change what root reads and runs",
+        f"{path}:4: audit.file: refused: /tmp is writable by everyone (mode 1777): only root "
+        "may be able to change what root reads and runs",
     ]
     cli.chmod(0o755)
     path.write_text(f'[ssacli]\npath = "{cli}"\n')

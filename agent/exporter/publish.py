@@ -114,10 +114,8 @@ class PublishedExposition:
         info = os.lstat(directory)
         found = distrust(info, kind="directory", owners=(info.st_uid,))
         if found is not None:
-            what = ("is a symbolic link" if found.what == "link" else "is not a directory"
-                    if found.what == "type" else f"is writable by {found.writers} (mode "
-                    f"{found.mode:04o}): only its owner may write what serve answers with")
-            raise PermissionError(0, f"refused: {directory} {what}", str(directory))
+            raise PermissionError(0, f"refused: {found.describe(directory)}: only its owner "
+                                  "may write what serve answers with", str(directory))
         self.directory = directory
         self.owner = info.st_uid
         self.max_age_s = max_age_s
