@@ -1,12 +1,11 @@
-"""The normalised model every consumer reads: the ``status --json`` contract (docs/status.md;
-its JSON Schema, docs/status.schema.json, is ``python -m smartarray_agent.common.model``).
+"""The normalised model every consumer reads: the ``status --json`` contract (docs/status.md,
+and its JSON Schema, docs/status.schema.json).
 A field whose line the CLI did not print is None, never a guess, and so is a whole number
 outside its field's range (no controller has it; a 400-digit size overflows the exposition).
 Every block keeps the pairs it was built from in ``raw``, in printed order."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated
 
@@ -257,14 +256,3 @@ def drive_class(states: dict[str, str], word: str | None) -> str | None:
     if word is None:
         return None
     return states.get(word, "unknown")
-
-
-def json_schema() -> str:
-    """The JSON Schema of the status contract, as docs/status.schema.json holds it."""
-    schema = Snapshot.model_json_schema(mode="serialization")
-    schema["title"] = "smartarray-agent status --json"
-    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-
-
-if __name__ == "__main__":  # python -m smartarray_agent.common.model > docs/status.schema.json
-    print(json_schema(), end="")
