@@ -1,11 +1,6 @@
-"""Read a TOML or YAML settings file, and say each problem as ``file:line: key: problem``, as
-``config check`` prints and editors jump to: :class:`Document` maps key paths to lines, which
-neither tomllib nor yaml keeps.
-
-Reading refuses what a root agent must not obey: anything but a regular file (a FIFO would
-block a reload for ever), more than ``MAX_BYTES``, nesting too deep to parse, YAML
-aliases and, as root, a file someone else could have written (:func:`trust_problem`). The
-settings are pydantic models (:class:`Settings`); :func:`validate` words their errors."""
+"""Read a TOML or YAML settings file, and say each problem as ``file:line: key: problem``
+(docs/agent.md, "config check"): :class:`Document` maps key paths to lines, which neither
+tomllib nor yaml keeps."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""May this path be trusted? The one check, for every file the agent acts on that someone
-else could have put there: the host lock and its directory, the remembered CLI version, the
-configuration walk and the files it names, the simulator's state, the audit file and its
-readers' mark, the published page. From a ``stat`` result (``lstat``, or ``fstat`` of the
-descriptor actually used): the type, the owner and who else may change or read it
-(:func:`distrust`); and for a path with every directory above it (:func:`distrusted_entry`).
-Each caller words the refusal for its readers; :class:`Distrust` says what is wrong. This
-module imports nothing of the project, so both ``smartarray_agent`` and its collectors may
-use it.
-"""
+"""May this path be trusted? The one check for every file the agent acts on that someone
+else could have put there (docs/layout.md lists them; docs/privileges.md the rule), from a
+``stat`` result (:func:`distrust`) or for a path and every directory above it
+(:func:`distrusted_entry`); :meth:`Distrust.describe` words what is wrong."""
 
 from __future__ import annotations
 
