@@ -15,7 +15,8 @@ process's.
 The guard (:func:`_leaves_nothing_behind`) looks only where the test could have written: the
 checkout, and the records appended to this host's audit file that carry the test's user. It
 never blames a test for what another process on the host did there meanwhile (an
-administrator's change, the agent's own records, another checkout's run of the tests)."""
+administrator's change, the agent's own records, another checkout's run of the tests, a
+package build's ``dist/``: in the checkout it judges only what git would show, issue #49)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from smartarray_agent.simulator.state import STATE_DIR_ENV
 from smartarray_agent.write import audit
 
 from . import matrix
-from .isolation import records_by
+from .isolation import checkout_entries, left_behind, records_by
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 _HOME_KEY = pytest.StashKey[str]()
@@ -47,18 +48,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--full-matrix", action="store_true",
                      help="run every case of the large test matrices (tests/matrix.py; "
                           ".ci/run does), not their sample")
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: two workers per CPU. The tests mostly wait on processes they start (the
-    simulator, the agent, a console) and on timeouts, not on the CPU: on 2 CPUs (issue #42,
-    b2cf990, 1,842 tests) 2 workers took 225 s, 4 took 170 s and 6 took 212 s, and the tests'
-    summed time at 4 was 571 s. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides where it is
-    set (None: xdist's own hook reads it)."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None
-    return 2 * len(os.sched_getaffinity(0))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,11 +80,6 @@ def _paths_of_its_own(
     monkeypatch.setattr(agent_config, "DEFAULT_PATH", host / "etc" / "config.toml")
 
 
-def _checkout_entries() -> set[str]:
-    return {entry.name for entry in os.scandir(CHECKOUT)} | {
-        f"tests/{entry.name}" for entry in os.scandir(CHECKOUT / "tests")}
-
-
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -105,12 +89,12 @@ def _size(path: Path) -> int:
 
 @pytest.fixture(autouse=True)
 def _leaves_nothing_behind(_paths_of_its_own: None) -> Iterator[None]:
-    checkout = _checkout_entries()
+    checkout = checkout_entries(CHECKOUT)
     host_audit = Path(AUDIT_FILE)  # what a command the test runs as root appends to
     offset = _size(host_audit)
     user = os.environ["SUDO_USER"]
     yield
-    left = sorted(_checkout_entries() - checkout - {"tests/__pycache__"})
+    left = left_behind(CHECKOUT, checkout)
     assert not left, f"the test left files outside its temporary folders: {left}"
     written = records_by(host_audit, user, offset)
     assert not written, f"the test wrote records to this host's {host_audit}: {written}"

@@ -1,6 +1,7 @@
 """What a test run builds once for all its pytest-xdist workers: the packages that
-tests/test_packaging_build.py and test_packaging_reproducible.py read, and (through the nspawn
-scripts, packaging/nspawn/lib.sh) the .deb of each Debian release. The first worker to ask
+tests/test_packaging_build.py and test_packaging_reproducible.py read, (through the nspawn
+scripts, packaging/nspawn/lib.sh) the .deb of each Debian release, and the mixin rendered with
+changed settings (tests/test_mixin.py). The first worker to ask
 builds, under a lock; the others wait for it and read what it made."""
 
 from __future__ import annotations

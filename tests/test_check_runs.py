@@ -8,10 +8,10 @@ import json
 import os
 from pathlib import Path
 
-from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.simulator import BUNDLED, vendor_argv
+from smartarray_agent.simulated import SimulatedCli
+from smartarray_agent.simulator import BUNDLED
 from smartarray_agent.simulator.state import read_invocations
 
 from .agent_cli import Ran
@@ -66,7 +66,7 @@ def test_status_reads_the_version_from_the_console_it_reads_in(tmp_path):
 def test_only_a_lasting_answer_is_kept(tmp_path, monkeypatch):
     """An ``Error:`` (here the vendor's lock conflict) may not recur: asked again next time."""
     monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps({"lock_conflict": True}))
-    cli = VendorCli(tuple(vendor_argv("gen9-battery")), "simulator")
+    cli = SimulatedCli(BUNDLED / "gen9-battery.toml")  # in this process
     runner = VendorRunner(cli, HostLock(tmp_path / "cli.lock", 5), timeout_s=30, console=False)
     try:
         assert runner.version() is None

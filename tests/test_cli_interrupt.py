@@ -22,6 +22,8 @@ from smartarray_agent.simulator.dialect import LOCK_CONFLICT
 from smartarray_agent.simulator.state import read_invocations
 from tests.agent_process import simulated
 
+from .agent_cli import agent
+
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 
 
@@ -68,10 +70,10 @@ def test_a_signal_during_status_stops_the_vendor_cli_and_exits_128_plus_its_numb
     assert command.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert not _instance_lock_held(state), "the vendor CLI outlived the command"
-    after = _status(state, tmp_path, {})
-    out, err = after.communicate(timeout=60)
-    assert after.returncode == 0, err
-    assert "P440ar" in out
+    after = agent("status", "--simulate", "gen9-battery", "--lock-file", tmp_path / "cli.lock",
+                  env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(state)})
+    assert after.returncode == 0, after.stderr  # the next command gets the CLI at once
+    assert "P440ar" in after.stdout
 
 
 def test_a_vendor_error_wrapped_over_two_lines_is_reported_whole():
@@ -132,12 +134,10 @@ def test_ctrl_c_in_a_terminal_stops_status_with_130(tmp_path, inherited):
     state, env, common = _simulated_host(tmp_path, {"hang": ["ctrl all show config detail"]})
     terminal = _in_a_terminal(["status", "-t", "30", *common], env, inherited)
     _wait_for_the_cli(state, terminal)
-    started = time.monotonic()
     _ctrl_c(terminal)
     code, output = _ended(terminal)
-    assert code == 130, output
+    assert code == 130, output  # the CLI hangs for good: not the 30 s timeout's end either
     assert "did not finish" not in output and "Traceback" not in output
-    assert time.monotonic() - started < 15  # not the 30 s timeout
     assert not _instance_lock_held(state), "the vendor CLI outlived the command"
 
 

@@ -9,21 +9,21 @@ import pytest
 
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
-from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from smartarray_agent.simulator import vendor_argv
+from smartarray_agent.simulated import SimulatedCli
+from smartarray_agent.simulator import resolve_scenario
 from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.write.guard import FIRST_BACKOFF_S, Guard
 
-from .agent_process import AgentProcess, value
+from .agent_process import AgentInProcess, value
 
 
 def config(tmp_path, guard: bool) -> str:
     return (
         '[ssacli]\nsimulate = "unsafe-nbwc"\n'
         f'lock_file = "{tmp_path / "cli.lock"}"\n'
-        "[collect]\ninterval_s = 1\n[sysfs]\nenabled = false\n"
+        "[collect]\ninterval_s = 3600\n[sysfs]\nenabled = false\nudev_debounce_s = 0\n"
         f"[policy]\ndisable_unprotected_write_cache = {str(guard).lower()}\n"
         f'[audit]\nfile = "{tmp_path / "audit.jsonl"}"\n'
     )
@@ -33,7 +33,7 @@ def config(tmp_path, guard: bool) -> str:
 def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path, console):
     text = config(tmp_path, guard=True).replace("[ssacli]\n", f"[ssacli]\nconsole = "
                                                  f"{str(console).lower()}\n")
-    agent = AgentProcess(tmp_path, text).start()
+    agent = AgentInProcess(tmp_path, text).start()
     try:
         samples = agent.wait_for(lambda s: value(
             s, "smartarray_no_battery_write_cache_enabled", controller="0") == 0)
@@ -52,14 +52,11 @@ def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path, cons
 
 
 def test_without_the_setting_the_daemon_only_reports(tmp_path):
-    agent = AgentProcess(tmp_path, config(tmp_path, guard=False)).start()
+    agent = AgentInProcess(tmp_path, config(tmp_path, guard=False)).start()
     try:
-        samples = agent.wait_for(lambda s: value(
-            s, "smartarray_collector_success", collector="ssacli") == 1)
-        samples = agent.wait_for(lambda s: value(
-            s, "smartarray_collector_last_success_timestamp_seconds", collector="ssacli")
-            > value(samples, "smartarray_collector_last_success_timestamp_seconds",
-                    collector="ssacli"))
+        agent.wait_for(lambda s: value(s, "smartarray_collector_success", collector="ssacli"))
+        agent.collect()  # a second round: the guard would have acted after the first
+        samples = agent.samples()
     finally:
         agent.stop()
     assert value(samples, "smartarray_no_battery_write_cache_enabled", controller="0") == 1
@@ -70,7 +67,7 @@ def test_without_the_setting_the_daemon_only_reports(tmp_path):
 def test_a_guard_that_cannot_act_backs_off_and_logs_once(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
     caplog.set_level("DEBUG", logger="smartarray_agent.write.guard")
-    runner = VendorRunner(VendorCli(tuple(vendor_argv("unsafe-nbwc")), "simulator"),
+    runner = VendorRunner(SimulatedCli(resolve_scenario("unsafe-nbwc")),  # in this process
                           HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=False)
     clock = [1000.0]
     guard = Guard(Path("/dev/full"), 80.0, Charge(None),

@@ -1,5 +1,7 @@
 """The agent shares the host: the vendor CLI (here the simulator, which keeps the vendor's
-single-instance rule) is free for anyone else between collections, busy only during one."""
+single-instance rule) is free for anyone else between collections, busy only during one. The
+daemon runs in this process (tests/agent_process.py), the CLI's users as processes of their
+own; a daemon killed with SIGKILL is a process."""
 
 from __future__ import annotations
 
@@ -19,7 +21,13 @@ from smartarray_agent.common.model import Snapshot
 from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.simulator.state import read_invocations
 
-from .agent_process import AgentProcess, processes_running, scenario_file, value
+from .agent_process import (
+    AgentInProcess,
+    AgentProcess,
+    processes_running,
+    scenario_file,
+    value,
+)
 
 CONFLICT = "Error: Another instance of ACU is already running"
 
@@ -39,7 +47,7 @@ enabled = false
 """
 
 
-def direct_call(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProcess[str]:
+def direct_call(agent: AgentInProcess, scenario: Path) -> subprocess.CompletedProcess[str]:
     """An administrator's own CLI call, from another process, on the same simulated host."""
     return subprocess.run(
         [sys.executable, "-m", "smartarray_agent.simulator", "--scenario",
@@ -50,11 +58,12 @@ def direct_call(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProc
 
 
 def start(tmp_path: Path, *, console: bool | None, faults: dict | None = None,
-          ) -> tuple[AgentProcess, Path]:
-    """``smartarray-agent run`` on gen9-battery, with a long interval: after its first
-    collection it is idle. Returns the agent and its scenario file."""
+          ) -> tuple[AgentInProcess, Path]:
+    """The daemon of ``smartarray-agent run`` on gen9-battery, with a long interval: after its
+    first collection it is idle. Returns the agent and its scenario file."""
     scenario = scenario_file(tmp_path, "gen9-battery", faults)
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=console))
+    agent = AgentInProcess(tmp_path, config(tmp_path, scenario, interval_s=600,
+                                            console=console))
     return agent.start(), scenario
 
 

@@ -17,7 +17,9 @@ from smartarray_agent.simulator.state import default_state_dir
 from smartarray_agent.write.audit import default_audit_file
 
 from .agent_cli import agent
-from .isolation import records_by
+from .isolation import checkout_entries, left_behind, records_by
+
+CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def record(user: str, outcome: str) -> str:
@@ -39,6 +41,20 @@ def test_the_guard_reads_only_the_records_of_the_test_appended_since_it_began(tm
         file.write("\n" + record(f"{mine} (via sudo as root)", "changed"))
     assert [json.loads(line)["outcome"] for line in records_by(log, mine, offset)] == ["changed"]
     assert records_by(tmp_path / "missing", mine, 0) == []
+
+
+def test_the_guard_blames_a_test_for_what_it_left_not_for_a_package_build_beside_it(tmp_path):
+    """Issue #49 item 4: a package build on the host (``packaging/build-deb.sh``'s dist/, an
+    install's build/ and egg-info) may write into the checkout while the tests run."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / ".gitignore").write_text((CHECKOUT / ".gitignore").read_text())  # the real one
+    before = checkout_entries(tmp_path)
+    for folder in ("dist", "build", "smartarray_agent.egg-info", "tests/__pycache__"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "audit.jsonl").write_text("")  # a test's relative path: the run's own
+    (tmp_path / "tests" / "cli.lock").write_text("")
+    (tmp_path / "sim-state").mkdir()
+    assert left_behind(tmp_path, before) == ["audit.jsonl", "sim-state/", "tests/cli.lock"]
 
 
 def test_the_agents_places_are_the_tests_own(tmp_path_factory):

@@ -5,7 +5,6 @@ the simulator does not document, or that the module does not set, fails here."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,17 +12,22 @@ import pytest
 
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.common.model import Controller
-from smartarray_agent.simulator import vendor_argv
 from smartarray_agent.simulator.modify import FORMS
 from smartarray_agent.write.kinds import KINDS, WHAT, Change, Kind, vendor_command
+
+from .agent_cli import Ran
+from .sim_cli import sim
 
 COLLECTION = (Path(__file__).resolve().parent.parent / "packaging" / "ansible")
 
 
-def _controller(tmp_path: Path, scenario: str) -> Controller:
-    output = subprocess.run([*vendor_argv(scenario, tmp_path), "ctrl", "all", "show", "config",
-                             "detail"], capture_output=True, text=True, check=True).stdout
-    return parse(output).controllers[0]
+def _sim(tmp_path: Path, *words: str) -> Ran:
+    """The simulator on gen9-battery's host in ``tmp_path``, in this process."""
+    return sim("--scenario", "gen9-battery", "--state-dir", tmp_path, *words)
+
+
+def _controller(tmp_path: Path) -> Controller:
+    return parse(_sim(tmp_path, "ctrl", "all", "show", "config", "detail").stdout).controllers[0]
 
 
 def _form(text: str) -> tuple[str, str, set[str], set[str]]:
@@ -45,15 +49,14 @@ def test_each_kinds_form_is_one_the_simulator_documents(kind):
 
 
 def test_the_simulators_help_lists_the_forms_of_its_table(tmp_path):
-    shown = subprocess.run([*vendor_argv("gen9-battery", tmp_path), "help"],
-                           capture_output=True, text=True, check=True).stdout
+    shown = _sim(tmp_path, "help").stdout
     for form in FORMS:
         assert f"<target> {form.help()}" in shown
 
 
 @pytest.mark.parametrize("kind", list(Kind), ids=str)
 def test_each_kinds_vendor_command_fits_its_form_and_the_simulator_takes_it(tmp_path, kind):
-    ctrl = _controller(tmp_path, "gen9-battery")
+    ctrl = _controller(tmp_path)
     change = {
         Kind.CACHE_RATIO: Change(kind, read_percent=25, write_percent=75),
         Kind.LOGICAL_DRIVE_CACHING: Change(kind, enable=False, logical_drive="1"),
@@ -63,8 +66,7 @@ def test_each_kinds_vendor_command_fits_its_form_and_the_simulator_takes_it(tmp_
     form_words = {word.strip("[]").split("=")[0] for word in KINDS[kind].form.split()}
     for word in argv[2:]:
         assert word.split("=")[0] in form_words or (word == "1" and "N" in form_words), word
-    answer = subprocess.run([*vendor_argv("gen9-battery", tmp_path), *argv],
-                            capture_output=True, text=True)
+    answer = _sim(tmp_path, *argv)
     assert answer.returncode == 0 and "Error" not in answer.stdout, answer.stdout
 
 
@@ -84,7 +86,7 @@ def test_the_ansible_cache_module_sets_every_kind_by_its_table_names(tmp_path):
     ratio = [s for s in settings if s.arguments[0] == "set-cache-ratio"]
     assert len(ratio) == 1
     # What the module reads back in the change's JSON is the kind's audit setting.
-    ctrl = _controller(tmp_path, "gen9-battery")
+    ctrl = _controller(tmp_path)
     ctrl_settings = {kind: set(entry.settings(ctrl))
                      for kind, entry in KINDS.items()}
     assert ratio[0].path[0] in ctrl_settings[Kind.CACHE_RATIO]

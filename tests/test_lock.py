@@ -19,7 +19,7 @@ import pytest
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockRefused, LockTimeout
 from smartarray_agent.simulator.state import read_invocations
 
-from .agent_process import AgentProcess, scenario_file, value
+from .agent_process import AgentInProcess, scenario_file, value
 from .test_host_sharing import config
 
 NOBODY = 65534
@@ -96,7 +96,7 @@ def test_an_operator_command_says_it_waits_then_runs_when_the_lock_is_free(tmp_p
 def test_an_operator_runs_before_the_daemons_next_round_when_rounds_are_back_to_back(tmp_path):
     # each collection takes over 1 s, its interval is 1 s: the daemon wants the lock all the time
     scenario = scenario_file(tmp_path, "gen9-battery", {"command_delay_s": 1})
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=1, console=None))
+    agent = AgentInProcess(tmp_path, config(tmp_path, scenario, interval_s=1, console=None))
     operator_scenario = tmp_path / "operator.toml"
     operator_scenario.write_text(scenario.read_text().split("\n[faults]")[0])
     operator_config = tmp_path / "operator-agent.toml"

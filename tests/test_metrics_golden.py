@@ -1,7 +1,8 @@
 """The exposition of every bundled simulator scenario, against tests/golden/<scenario>.prom.
 
-The vendor CLI is the simulator, run by the real ssacli collector; only the time and the
-duration of the collection are pinned. After an intended change, regenerate and review:
+The vendor CLI is the simulator, answering in this process as ``--simulate`` has it, read by
+the real ssacli collector; only the time and the duration of the collection are pinned.
+After an intended change, regenerate and review:
 
     SMARTARRAY_UPDATE_GOLDEN=1 python -m pytest tests/test_metrics_golden.py
     git diff tests/golden/
@@ -17,11 +18,11 @@ import pytest
 
 from smartarray_agent.collectors.base import CollectorResult
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
-from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.exporter.render import MetricSettings, render
-from smartarray_agent.simulator import list_scenarios, vendor_argv
+from smartarray_agent.simulated import SimulatedCli
+from smartarray_agent.simulator import list_scenarios, resolve_scenario
 
 from .entries import ssacli_entries
 from .promtool import check_metrics, needs_promtool
@@ -34,10 +35,9 @@ SCENARIOS = [name for name, _ in list_scenarios()]
 COLLECTED_AT = 1_700_000_000.0
 
 
-def exposition(scenario: str, state_dir: Path) -> bytes:
-    cli = VendorCli(tuple(vendor_argv(scenario, state_dir=state_dir)), "simulator")
-    runner = VendorRunner(cli, HostLock(state_dir / "cli.lock", 10), timeout_s=60,
-                          console=False)
+def exposition(scenario: str, lock_dir: Path) -> bytes:
+    runner = VendorRunner(SimulatedCli(resolve_scenario(scenario)),
+                          HostLock(lock_dir / "cli.lock", 10), timeout_s=60, console=False)
     try:
         snapshot = read_snapshot(runner)
     finally:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from .run_once import build_once
 from .test_packaging_promql import PROMTOOL, needs_promtool
 
 pytest.importorskip("_jsonnet", reason="jsonnet is not installed (pip install '.[test]')")
@@ -68,9 +69,15 @@ def test_the_runbook_links_open_from_anywhere():
     assert "galaxy[no-repository]" not in (COLLECTION / ".ansible-lint").read_text()
 
 
-def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
-    out = tmp_path / "out"
-    generate(out, config="""{
+@pytest.fixture(scope="session")
+def changed(tmp_path_factory) -> Path:
+    """The mixin rendered with every setting changed, once in a run for the tests that read
+    it, whichever xdist worker asks first (jsonnet takes seconds of CPU)."""
+    return build_once(tmp_path_factory, "mixin-changed", _render_changed)
+
+
+def _render_changed(folder: Path) -> Path:
+    generate(folder / "out", config="""{
       agentJob: 'hpe-raid',
       probeJob: 'hpe-ilo',
       probeFailingMinutes: 30,
@@ -84,6 +91,11 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
       staleSeconds: 1800,
       batteryThresholdPercent: 60,
     }""")
+    return folder
+
+
+def test_a_setting_changed_once_reaches_every_rule_and_panel(changed):
+    out = changed / "out"
     found = rules(out / "alerts.yml")
     assert {rule["annotations"]["runbook_url"] for rule in found.values()} == {
         f"https://wiki.example.com/runbooks/{name.lower()}.html" for name in found}
@@ -123,10 +135,8 @@ def test_a_setting_changed_once_reaches_every_rule_and_panel(tmp_path):
 
 
 @needs_promtool
-def test_promtool_accepts_the_rules_of_a_changed_config(tmp_path):
-    out = tmp_path / "out"
-    generate(out, config="{ agentJob: 'x', jobSelector: 'job=~\"x|y\"', ssdWearLowRatio: 0.2 }")
-    result = subprocess.run([str(PROMTOOL), "check", "rules", str(out / "alerts.yml")],
+def test_promtool_accepts_the_rules_of_a_changed_config(changed):
+    result = subprocess.run([str(PROMTOOL), "check", "rules", str(changed / "out" / "alerts.yml")],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 import uuid
 
 import pytest
@@ -77,7 +76,7 @@ def test_the_environment_is_read_once_and_cleared_for_children():
     assert other.watchdog_interval_s is None  # the watchdog is another process's
 
 
-def _agent_config(tmp_path, scenario, timeout_s=60) -> str:
+def _agent_config(tmp_path, scenario, timeout_s=60, interval_s=1) -> str:
     return f"""
 [ssacli]
 simulate = "{scenario}"
@@ -85,7 +84,7 @@ lock_file = "{tmp_path}/cli.lock"
 console = false
 timeout_s = {timeout_s}
 [collect]
-interval_s = 1
+interval_s = {interval_s}
 [sysfs]
 enabled = false
 """
@@ -96,7 +95,7 @@ def test_the_agent_is_ready_after_its_first_collection_pings_and_says_stopping(
 ):
     address, receive = listener
     scenario = scenario_file(tmp_path, "recharging")
-    agent = AgentProcess(tmp_path, _agent_config(tmp_path, scenario),
+    agent = AgentProcess(tmp_path, _agent_config(tmp_path, scenario, interval_s=3600),
                          env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}).start()
     try:
         messages = _until(receive, lambda m: "READY" in m)
@@ -118,12 +117,11 @@ def test_a_stuck_collection_sends_no_watchdog_ping(tmp_path, listener):
     agent = AgentProcess(tmp_path, _agent_config(tmp_path, scenario, timeout_s=2),
                          env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}).start()
     try:
-        started = time.monotonic()
         messages = _until(receive, lambda m: "READY" in m)
-        assert time.monotonic() - started > 1  # the CLI hung until its 2 s timeout...
-        assert all("WATCHDOG" not in m for m in messages)  # ...and no ping meanwhile
+        # The first round: the CLI hung until its 2 s timeout, and no ping meanwhile.
         assert "ssacli failed: " in messages[-1]["STATUS"]
         assert "did not finish in 2 s" in messages[-1]["STATUS"]
+        assert all("WATCHDOG" not in m for m in messages)
         assert agent.stop()[0] == 0  # and the next hung collection is ended with it
     finally:
         agent.kill()

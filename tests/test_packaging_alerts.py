@@ -7,6 +7,7 @@ inhibits what it should (one page per failed battery) and nothing else."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -75,9 +76,14 @@ REQUIRED = {
 }
 
 
+@functools.cache
+def _alerts_file() -> dict:
+    """The rules file, read once by each process of the run (the tests only read it)."""
+    return yaml.safe_load(ALERTS.read_text(encoding="utf-8"))
+
+
 def rules() -> list[dict]:
-    document = yaml.safe_load(ALERTS.read_text(encoding="utf-8"))
-    return [rule for group in document["groups"] for rule in group["rules"]]
+    return [rule for group in _alerts_file()["groups"] for rule in group["rules"]]
 
 
 def alerts() -> dict[str, dict]:

@@ -17,7 +17,7 @@ from smartarray_agent.simulator.state import read_invocations
 
 from .agent_cli import Ran, agent
 from .agent_process import (
-    AgentProcess,
+    AgentInProcess,
     parse_samples,
     processes_running,
     scenario_file,
@@ -200,8 +200,8 @@ def test_the_daemon_reconciles_at_its_round_and_the_metric_drops(tmp_path):
     audit = tmp_path / "audit.jsonl"
     intent = _open_intent(Host(tmp_path, "gen9-battery"))
     audit.write_text(json.dumps(intent) + "\n")
-    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery",
-                                             f'[audit]\nfile = "{audit}"\n')).start()
+    agent = AgentInProcess(tmp_path, simulated(tmp_path, "gen9-battery",
+                                               f'[audit]\nfile = "{audit}"\n')).start()
     try:
         samples = agent.wait_for(lambda s: value(s, "smartarray_unfinished_changes") == 0)
         assert value(samples, "smartarray_collector_success", collector="audit") == 1

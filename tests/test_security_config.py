@@ -6,8 +6,7 @@ SIGHUP reload that must leave the daemon running."""
 from __future__ import annotations
 
 import os
-import signal
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from smartarray_agent.config import Config, ConfigError, ProbeConfig, load_confi
 from smartarray_agent.exporter.webconfig import load_web_config
 
 from .agent_cli import agent as run_agent
-from .agent_process import AgentProcess, simulated
+from .agent_process import AgentInProcess, simulated
 from .redfish_ilo import credentials_file
 from .secret_files import tls_files, write_secret
 
@@ -234,10 +233,12 @@ def test_yaml_aliases_are_refused(private):
 def test_fifos_devices_directories_and_huge_files_are_refused(private):
     fifo = private / "fifo.toml"
     os.mkfifo(fifo)
-    started = time.monotonic()
-    assert problems(fifo) == [f"{fifo}: not a regular file (a directory, FIFO, socket or "
-                              "device is refused)"]
-    assert time.monotonic() - started < 1  # no writer needed to find out
+    found: list[list[str]] = []
+    reader = threading.Thread(target=lambda: found.append(problems(fifo)), daemon=True)
+    reader.start()
+    reader.join(60)  # an open() of the FIFO would wait for a writer for good
+    assert found == [[f"{fifo}: not a regular file (a directory, FIFO, socket or device is "
+                      "refused)"]]
     for other in (Path("/dev/zero"), private):
         assert "not a regular file" in problems(other)[0]
     huge = private / "huge.toml"
@@ -258,15 +259,13 @@ def test_config_check_names_each_problem(private):
 
 
 def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
-    agent = AgentProcess(tmp_path, simulated(tmp_path, "gen9-battery")).start()
+    """What SIGHUP does (the signal itself: test_daemon.py), in this process."""
+    agent = AgentInProcess(tmp_path, simulated(tmp_path, "gen9-battery")).start()
     try:
         def reload_fails() -> None:
             before = agent.logs.count("reload failed")
-            agent.signal(signal.SIGHUP)
-            deadline = time.monotonic() + 20
-            while agent.logs.count("reload failed") == before:
-                assert time.monotonic() < deadline, agent.logs
-                time.sleep(0.05)
+            agent.reload()
+            assert agent.logs.count("reload failed") == before + 1, agent.logs
 
         agent.config_path.write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
         reload_fails()
@@ -278,8 +277,6 @@ def test_a_reload_from_a_bad_file_or_a_fifo_keeps_the_daemon_running(tmp_path):
         os.mkfifo(agent.config_path)
         reload_fails()
         assert agent.request("/-/healthy")[0] == 200
-        code, took = agent.stop()
-        assert code == 0 and took < 10
         assert "Traceback" not in agent.logs
     finally:
-        agent.kill()
+        agent.stop()

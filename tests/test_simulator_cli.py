@@ -1,4 +1,6 @@
-"""The simulator as a program: argv and console modes, modify commands and their state."""
+"""The simulator as a program: argv and console modes, modify commands and their state. Its
+``main`` answers in this process (tests/sim_cli.py); the program runs as a process where the
+process is the subject: argv mode once, and the console in a terminal."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ from smartarray_agent.simulator import resolve_scenario, vendor_argv
 from smartarray_agent.simulator.dialect import DIALECTS
 from smartarray_agent.simulator.session import Session
 from smartarray_agent.simulator.state import StateStore
+
+from .agent_cli import Ran
+from .sim_cli import sim as run_sim
 
 BY_GENERATION = {
     "hpacucli9": "hpacucli-legacy",
@@ -42,17 +47,11 @@ SHOW_COMMANDS = [
 ]
 
 
-def sim(state: Path, scenario: str, *words: str, stdin: str = "", faults: dict | None = None):
-    """Run the simulator once, like the vendor binary."""
+def sim(state: Path, scenario: str, *words: str, stdin: str = "", faults: dict | None = None,
+        ) -> Ran:
+    """Run the simulator once, like the vendor binary (in this process)."""
     env = {**os.environ, "SMARTARRAY_SIM_FAULTS": json.dumps(faults or {})}
-    return subprocess.run(
-        [*vendor_argv(scenario, state), *words],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=30,
-    )
+    return run_sim("--scenario", scenario, "--state-dir", state, *words, stdin=stdin, env=env)
 
 
 def console(state: Path, scenario: str) -> pexpect.spawn:
@@ -85,7 +84,9 @@ def test_every_show_command_answers_what_the_parser_reads(scenario, command, tmp
 
 
 def test_argv_mode_prints_the_configuration(tmp_path):
-    done = sim(tmp_path, "gen9-battery", "ctrl", "all", "show", "config", "detail")
+    """The program itself, as the agent starts it."""
+    done = subprocess.run([*vendor_argv("gen9-battery", tmp_path), "ctrl", "all", "show",
+                           "config", "detail"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
     assert "\nSmart Array P440ar in Slot 0 (Embedded)\n   Bus Interface: PCI\n" in done.stdout
     assert "   Battery/Capacitor Status: OK\n" in done.stdout
@@ -259,13 +260,11 @@ def test_ignore_modify_answers_but_changes_nothing(tmp_path):
 def test_state_directory_defaults_to_the_runtime_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTARRAY_SIM")}
     env["XDG_RUNTIME_DIR"] = str(tmp_path)
-    command = [sys.executable, "-m", "smartarray_agent.simulator"]
-    subprocess.run([*command, "--scenario", "gen10", "version"], env=env, check=True,
-                   capture_output=True)  # fmt: skip
+    assert run_sim("--scenario", "gen10", "version", env=env).returncode == 0
     assert (tmp_path / "smartarray-sim" / "gen10" / "state.json").is_file()
     env["SMARTARRAY_SIM_STATE_DIR"] = str(tmp_path / "chosen")
     env["SMARTARRAY_SIM_SCENARIO"] = "gen10"
-    subprocess.run([*command, "version"], env=env, check=True, capture_output=True)
+    assert run_sim("version", env=env).returncode == 0
     assert (tmp_path / "chosen" / "invocations.jsonl").is_file()
 
 
@@ -274,5 +273,5 @@ def test_a_bad_scenario_is_exit_2_with_the_reason(tmp_path):
     path.write_text('description = "x"\ngeneration = "ssacli9"\n')
     done = sim(tmp_path, str(path), "ctrl", "all", "show")
     assert done.returncode == 2 and "generation" in done.stderr and done.stdout == ""
-    listed = subprocess.run([*vendor_argv("gen10")[:3], "--list"], capture_output=True, text=True)
+    listed = run_sim("--list")
     assert listed.stdout.splitlines()[0].split("\t")[0] == "failed-battery"

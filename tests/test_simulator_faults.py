@@ -1,4 +1,7 @@
-"""Injected faults, the battery timeline, the single-instance lock and the invocation log."""
+"""Injected faults, the battery timeline, the single-instance lock and the invocation log.
+The simulator answers in this process (tests/sim_cli.py), as a process where its process is
+the subject: a hang and its kill, a console holding the single-instance lock, a command's
+delay in the console."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pexpect
@@ -16,6 +20,8 @@ from smartarray_agent.collectors.ssacli.parser import ParseError, parse
 from smartarray_agent.simulator import resolve_scenario, vendor_argv
 from smartarray_agent.simulator.state import overlaps, read_invocations
 
+from .sim_cli import sim_bytes
+
 LOCK_ERROR = "Error: Another instance of ACU is already running (possibly a service). Please "
 
 
@@ -24,16 +30,18 @@ def env_with(faults: dict | None = None, **extra: str) -> dict[str, str]:
     return {**env, "SMARTARRAY_SIM_FAULTS": json.dumps(faults or {}), **extra}
 
 
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+
 def sim(state: Path, *words: str, scenario: str = "gen9-battery", faults: dict | None = None,
-        timeout: float = 30, **extra: str) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
-    """Run the simulator once; output as bytes."""
-    return subprocess.run(
-        [*vendor_argv(scenario, state), *words],
-        capture_output=True,
-        env=env_with(faults, **extra),
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+        **extra: str) -> Done:
+    """Run the simulator once (in this process); output as bytes."""
+    return Done(*sim_bytes("--scenario", scenario, "--state-dir", state, *words,
+                           env=env_with(faults, **extra)))
 
 
 def startup_s(state: Path) -> float:
@@ -84,7 +92,8 @@ def test_hang_sleeps_until_killed_and_the_kill_is_logged(tmp_path):
     faults = {"hang": ["show config detail"]}
     assert sim(tmp_path, "ctrl", "all", "show", faults=faults).returncode == 0  # not named
     with pytest.raises(subprocess.TimeoutExpired):
-        sim(tmp_path, "ctrl", "all", "show", "config", "detail", faults=faults, timeout=1)
+        subprocess.run([*vendor_argv("gen9-battery", tmp_path), "ctrl", "all", "show", "config",
+                        "detail"], env=env_with(faults), capture_output=True, timeout=1)
     process = subprocess.Popen(
         [*vendor_argv("gen9-battery", tmp_path), "ctrl", "all", "show", "config", "detail"],
         env=env_with(faults),
@@ -137,7 +146,7 @@ def test_a_second_instance_meets_the_lock_conflict_and_the_log_shows_the_overlap
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=10, env=env_with())
     child.expect_exact("=> ")
     refused = sim(tmp_path, "ctrl", "all", "show", "status")
-    assert refused.returncode == 1 and LOCK_ERROR in refused.stdout.decode()
+    assert refused.returncode == 1 and LOCK_ERROR in refused.stdout.decode()  # the console's
     allowed = sim(tmp_path, "ctrl", "all", "show", "status", faults={"single_instance": False})
     assert allowed.returncode == 0
     child.sendline("exit")
@@ -192,14 +201,18 @@ def test_the_battery_timeline_recharges_then_turns_ok(tmp_path):
         "recharging",
         "temporarily_disabled",
     )
-    time.sleep(0.7)
-    after = parse(sim(tmp_path / "s", "ctrl", "all", "show", "detail",
-                      scenario=str(scenario)).stdout).controllers[0]  # fmt: skip
+
+    def now():  # as the CLI shows it now
+        return parse(sim(tmp_path / "s", "ctrl", "all", "show", "detail",
+                         scenario=str(scenario)).stdout).controllers[0]
+
+    wait_for(lambda: now().backup_power.status == "ok")  # once 0.6 s have passed
+    after = now()
     assert (after.backup_power.status, after.cache.status) == ("ok", "ok")
     assert after.cache.status_details is None
 
 
 def test_bad_fault_overrides_are_refused_with_the_reason(tmp_path):
     done = sim(tmp_path, "version", faults={"hnag": ["*"]})
-    assert done.returncode == 2 and b"SMARTARRAY_SIM_FAULTS" in done.stderr
-    assert b"hnag" in done.stderr
+    assert done.returncode == 2 and "SMARTARRAY_SIM_FAULTS" in done.stderr
+    assert "hnag" in done.stderr

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 import tomllib
+from dataclasses import dataclass
 
 import pytest
 
@@ -19,6 +18,8 @@ from smartarray_agent.simulator.dialect import DIALECTS
 from smartarray_agent.simulator.modify import apply, plan
 from smartarray_agent.simulator.scenario import ScenarioError, load_scenario
 from smartarray_agent.simulator.state import make_state_dir
+
+from .sim_cli import sim_bytes
 
 # Every command the simulator answers, its errors and its modifies (which persist, so the
 # shows after them print the changed state); {s} is the first slot, {pd} its first drive.
@@ -102,11 +103,17 @@ def digest(code: int, stdout: bytes, stderr: bytes) -> str:
     return hashlib.sha256(b"%d\0%s\0%s" % (code, stdout, stderr)).hexdigest()
 
 
-def _sim(tmp_path, *args: str, stdin: str = "", importtime: bool = False):
-    flags = ["-X", "importtime"] if importtime else []
-    argv = [sys.executable, *flags, "-m", "smartarray_agent.simulator",
-            "--state-dir", str(tmp_path / "state"), *args]  # fmt: skip
-    return subprocess.run(argv, input=stdin.encode(), capture_output=True, timeout=60)
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def _sim(tmp_path, *args: str, stdin: str = "") -> Done:
+    """The simulator's program, in this process (tests/sim_cli.py)."""
+    code, out, err = sim_bytes("--state-dir", tmp_path / "state", *args, stdin=stdin)
+    return Done(code, out, err.encode())
 
 
 MODIFIES = [

@@ -16,9 +16,7 @@ from smartarray_agent.simulator import list_scenarios
 
 from .agent_cli import agent
 from .captures import needs_captures, real_files
-
-SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "status.schema.json"
-VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
+from .model_reader import SCHEMA_FILE, STATUS_SCHEMA
 
 
 def status_json(*args: str) -> dict:
@@ -44,20 +42,20 @@ def test_the_schema_file_is_current():
 @pytest.mark.parametrize("name", [name for name, _ in list_scenarios()])
 def test_every_scenario_validates(tmp_path, monkeypatch, name):
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path))
-    VALIDATOR.validate(status_json("--simulate", name))
+    STATUS_SCHEMA.validate(status_json("--simulate", name))
 
 
 @needs_captures
 @pytest.mark.parametrize("path", real_files(), ids=lambda path: path.name)
 def test_every_real_capture_validates(path):
-    VALIDATOR.validate(status_json("--input", str(path)))
+    STATUS_SCHEMA.validate(status_json("--input", str(path)))
 
 
 def test_the_schema_refuses_what_the_contract_does_not_allow():
     with pytest.raises(jsonschema.ValidationError):
-        VALIDATOR.validate({"controllers": [{"model": "P420", "colour": "blue"}]})
+        STATUS_SCHEMA.validate({"controllers": [{"model": "P420", "colour": "blue"}]})
     with pytest.raises(jsonschema.ValidationError):
-        VALIDATOR.validate({"controllers": [{"model": "P420",
+        STATUS_SCHEMA.validate({"controllers": [{"model": "P420",
                                              "backup_power": {"charge_percent": "99"}}]})
 
 

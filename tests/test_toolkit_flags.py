@@ -17,6 +17,7 @@ import bcrypt
 
 from smartarray_agent.exporter.publish import PLAIN
 
+from .agent_cli import agent as run_agent
 from .agent_process import AgentProcess, simulated
 from .secret_files import write_secret
 
@@ -82,7 +83,5 @@ def test_serve_takes_the_toolkit_flags(tmp_path):
 
 def test_a_telemetry_path_must_be_a_path(tmp_path):
     for bad in ("metrics", "/", "/-/healthy", "/a b"):
-        done = subprocess.run(
-            [sys.executable, "-m", "smartarray_agent", "run", "--simulate", "gen9-battery",
-             "--web.telemetry-path", bad], capture_output=True, text=True, timeout=60)
+        done = run_agent("run", "--simulate", "gen9-battery", "--web.telemetry-path", bad)
         assert done.returncode == 2 and "--web.telemetry-path" in done.stderr, (bad, done)
