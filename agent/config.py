@@ -239,34 +239,26 @@ class Overrides:
     lock_file: Path | None = None
 
     def apply(self, config: Config) -> Config:
+        """``config`` with the options laid over it: each was checked as it was parsed
+        (cli/options.py, cli/context.py), and a copy checks nothing."""
         ssacli: dict[str, object] = {}
         if self.simulate is not None:
             ssacli |= {"simulate": self.simulate, "path": None}
         if self.cli_path is not None:
             ssacli |= {"path": self.cli_path, "simulate": None}
         if self.timeout_s is not None:
-            ssacli["timeout_s"] = _bounded_timeout(self.timeout_s)
+            ssacli["timeout_s"] = self.timeout_s
         if self.lock_file is not None:
             ssacli["lock_file"] = self.lock_file
         web: dict[str, object] = {}
         if self.listen_address is not None:
-            web["listen_address"] = _listen_address(self.listen_address)
+            web["listen_address"] = self.listen_address
         if self.web_config_file is not None:
             web["config_file"] = self.web_config_file.absolute()
         if self.telemetry_path is not None:
-            web["telemetry_path"] = check_telemetry_path(self.telemetry_path)
+            web["telemetry_path"] = self.telemetry_path
         return config.model_copy(update={"ssacli": config.ssacli.model_copy(update=ssacli),
                                          "web": config.web.model_copy(update=web)})
-
-
-def _bounded_timeout(value: float) -> float:
-    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (a copy checks none)."""
-    document = Document(Path("--timeout"), {"timeout_s": value})
-    try:
-        return validate(document, SsacliConfig).timeout_s
-    except ConfigError as error:
-        [problem] = error.problems
-        raise ConfigError([f"--timeout: {problem.split(': ', 2)[2]}"]) from None
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:
