@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.cli.app import commands
-
 from . import matrix
-from .agent_cli import agent
+from .agent_cli import agent, commands
 
 COMMANDS = ["status", "check", "set-cache-ratio", "write-cache", "run", "metrics", "serve",
             "config", "simulate"]
