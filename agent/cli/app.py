@@ -1,8 +1,7 @@
-"""The ``smartarray-agent`` Typer app: every command and group, with its line in ``--help``;
-click's plain text for help and usage errors (no rich panels), ``-h`` for ``--help``,
-Python's own traceback for a crash, typer's shell completion. Typer reads every command's
-signature at each start: the modules that declare commands keep their annotations evaluated
-(no ``from __future__ import annotations``), or each would be compiled at every start."""
+"""The ``smartarray-agent`` Typer app: every command and group (docs/layout.md). Typer reads
+every command's signature at each start: the modules that declare commands keep their
+annotations evaluated (no ``from __future__ import annotations``), or each would be compiled
+at every start."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Read a saved capture for ``--input``, with a one-line error for anything unusable: at most
-``MAX_BYTES`` (room for a host 25 times the simulator's ``large``), refused as soon as more is
-read, and only a regular file or standard input (a FIFO or a device may never end)."""
+"""Read a saved capture for ``--input``: a regular file or standard input (a FIFO or a device
+may never end) of at most ``MAX_BYTES``, room for a host 25 times the simulator's ``large``."""
 
 from __future__ import annotations
 
