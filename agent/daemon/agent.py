@@ -1,7 +1,6 @@
 """``smartarray-agent run``: the endpoint, the collection loop and the signals that steer
-them. The main thread only reads signal numbers from a wakeup pipe (no handler runs into a
-lock): SIGTERM or SIGINT stop, SIGHUP reloads. A stop ends within seconds even while a
-collection hangs: after ``STOP_GRACE_S`` the vendor processes are ended with their groups."""
+them (docs/agent.md). The main thread only reads signal numbers from a wakeup pipe, so that
+no handler runs into a lock."""
 
 from __future__ import annotations
 
