@@ -8,12 +8,19 @@ import difflib
 import os
 import re
 import reprlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
 
 from smartarray_agent.common.files import read_regular_file
 from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
@@ -32,8 +39,14 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
+def _beside_the_file(path: Path, info: ValidationInfo) -> Path:
+    """A relative path is relative to the directory of the file that names it."""
+    base = (info.context or {}).get("base")
+    return path if base is None else base / path
+
+
 # A path is written as a string (strict mode would take only a Path object).
-FilePath = Annotated[Path, Field(strict=False)]
+FilePath = Annotated[Path, Field(strict=False), AfterValidator(_beside_the_file)]
 
 
 class ConfigError(ValueError):  # problems: "file:line: key: problem"
@@ -145,6 +158,22 @@ def secret_problem(path: Path) -> str | None:
     return f"{path} is not a regular file"
 
 
+def named_paths(model: BaseModel, location: tuple[str, ...] = ()
+                ) -> Iterator[tuple[tuple[str, ...], Path]]:
+    """Every path a validated settings model holds, with its key: a walk of the model, so
+    that no path field is left out of a check."""
+    for name, value in model:
+        where = (*location, name)
+        if isinstance(value, Path):
+            yield where, value
+        elif isinstance(value, BaseModel):
+            yield from named_paths(value, where)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, BaseModel):
+                    yield from named_paths(item, (*where, str(key)))
+
+
 def refuse_untrusted(document: Document,
                      named: Iterable[tuple[tuple[str, ...], Path | None]]) -> None:
     """ConfigError naming each key whose file (None: not set) root must not act on."""
@@ -155,9 +184,10 @@ def refuse_untrusted(document: Document,
 
 
 def validate(document: Document, schema: type[T]) -> T:
-    """``schema`` built from the document, or a ConfigError: each bad key in the file's order."""
+    """``schema`` built from the document, or a ConfigError: each bad key in the file's order.
+    A :data:`FilePath` is resolved against the document's directory."""
     try:
-        return schema.model_validate(document.data)
+        return schema.model_validate(document.data, context={"base": document.path.parent})
     except ValidationError as error:
         found = sorted(((_location(e["loc"]), _unknown(schema, e) or _problem(e))
                         for e in error.errors()),

@@ -14,6 +14,7 @@ import pytest
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
 from smartarray_agent.config import Config, ConfigError, ProbeConfig, load_config
 from smartarray_agent.exporter.webconfig import load_web_config
+from smartarray_agent.simulator import resolve_scenario
 
 from .agent_cli import agent as run_agent
 from .agent_process import AgentInProcess, simulated
@@ -88,6 +89,36 @@ def test_files_the_config_names_must_be_root_s_too(private):
     cli.chmod(0o755)
     path.write_text(f'[ssacli]\npath = "{cli}"\n')
     assert load_config(path).ssacli.path == cli
+
+
+@as_root
+def test_every_path_the_file_names_is_checked_relative_ones_beside_it(private):
+    """A walk of the validated configuration finds what root acts on, so that no key holding
+    a path is left out; a relative path is the file's directory's."""
+    shared = private / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    credentials_file(shared)
+    (shared / "ca.pem").write_text("")
+    (shared / "sim.toml").write_bytes(resolve_scenario("gen9-battery").read_bytes())
+    login = 'credentials_file = "shared/ilo-credentials.toml"\nca_file = "shared/ca.pem"\n'
+    path = private / "config.toml"
+    path.write_text('[ssacli]\npath = "shared/ssacli"\nlock_file = "shared/cli.lock"\n[web]\n'
+                    'config_file = "shared/web.yml"\npublish_dir = "shared"\n[audit]\n'
+                    f'file = "shared/audit.jsonl"\n[redfish]\n{login}[probe]\n'
+                    f'targets = ["ilo-1"]\n[probe.modules.default]\n{login}')
+    found = problems(path)
+    assert [problem.split(": ")[1] for problem in found] == [
+        "ssacli.path", "ssacli.lock_file", "web.config_file", "web.publish_dir", "audit.file",
+        "redfish.credentials_file", "redfish.ca_file", "probe.modules.default.credentials_file",
+        "probe.modules.default.ca_file"]
+    assert all(f"refused: {shared} is writable by everyone" in problem for problem in found)
+    path.write_text('[ssacli]\nsimulate = "shared/sim.toml"\n')
+    assert problems(path) == [f"{path}:2: ssacli.simulate: refused: {shared} is writable by "
+                              "everyone (mode 0777): only root may be able to change what root "
+                              "reads and runs"]
+    shared.chmod(0o755)
+    assert load_config(path).ssacli.simulate == str(shared / "sim.toml")
 
 
 @as_root
