@@ -334,7 +334,7 @@ class ChangeRunner:
             outcome.message += (f"; WARNING: backup power is now {post.backup.summary}: "
                                 "write cache is unprotected (turn it off with "
                                 "`smartarray-agent write-cache disable ...`)")
-        elif change.asks_write_cache() and not post.backup.protected:
+        elif change.entry.asks_write_cache(change) and not post.backup.protected:
             outcome.message += (f"; write cache stays inactive until backup power is back "
                                 f"({post.backup.summary})")
 

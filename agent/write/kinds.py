@@ -60,18 +60,9 @@ class Change:
         """Whether it puts (more) writes in cache; False for a change that takes cache away."""
         return self.entry.adds_cache(ctrl, self)
 
-    def asks_write_cache(self) -> bool:
-        """Whether the setting it leaves asks for write cache (a ratio with writes, a
-        switch on): with backup power down, that write cache stays inactive."""
-        return self.entry.asks_write_cache(self)
-
     def describe(self) -> str:
         """``no-battery write cache on``, ``cache ratio 25/75``."""
-        return f"{self.entry.label(self)} {self.value()}"
-
-    def value(self) -> str:
-        """``on``, ``off``, ``25/75``."""
-        return self.entry.value(self)
+        return f"{self.entry.label(self)} {self.entry.value(self)}"
 
     def requested(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None} | {"kind": str(self.kind)}
@@ -88,9 +79,10 @@ class KindEntry:
     # the runner, in the change's session, may be asked a ``param=?`` query
     check: Callable[[Controller, Change, VendorRunner], object] = lambda ctrl, change, cli: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
-    # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch on)
+    # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch
+    # on): with backup power down, that write cache stays inactive
     asks_write_cache: Callable[[Change], bool] = lambda change: bool(change.enable)
-    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
+    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"  # 25/75
     form: str = ""  # the vendor command after its target, as a CLI help shows it
     what: str | None = None  # its ``write-cache --what`` name; None: a command of its own
     # the settings it changes, as the controller shows them (the audit's before and after)
@@ -122,8 +114,8 @@ def _ratio_check(ctrl: Controller, change: Change, runner: VendorRunner) -> None
         accepted = [(read, 100 - read) for read in range(0, 101, step)]
     if (change.read_percent, change.write_percent) not in accepted:
         shown = ", ".join(f"{r}/{w}" for r, w in accepted)
-        raise BadRequest(f"{ctrl.name} does not accept the cache ratio {change.value()}; it "
-                         f"accepts {shown}")
+        raise BadRequest(f"{ctrl.name} does not accept the cache ratio "
+                         f"{change.entry.value(change)}; it accepts {shown}")
 
 
 # -- drive write cache --------------------------------------------------------------------
