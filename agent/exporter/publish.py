@@ -26,7 +26,6 @@ from prometheus_client import CollectorRegistry, ProcessCollector, generate_late
 from smartarray_agent.common.configfile import trust_problem
 from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
-from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 log = logging.getLogger(__name__)
@@ -89,19 +88,6 @@ class Publisher:
                 self._published = None  # write again at the next turn
             if self._stop.wait(POLL_S):
                 return
-
-
-Endpoint = ExporterServer | Publisher  # what the daemon runs to make its metrics available
-
-
-def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
-                  body: Callable[[bool], bytes], security: WebSecurity,
-                  telemetry_path: str) -> Endpoint:
-    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
-    ``address``; OSError when neither can start."""
-    if publish_dir is not None:
-        return Publisher(publish_dir, body, security)
-    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
 
 
 class PublishedExposition:
