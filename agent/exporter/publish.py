@@ -1,14 +1,7 @@
-"""Privilege separation (docs/privileges.md). With ``[web] publish_dir`` set, the root agent
-listens on nothing: :class:`Publisher` writes the exposition there as ``metrics.prom`` (mode
-0640, its group the set-group-ID directory's), a new file renamed over the old at each change,
-touched every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. The
-unprivileged ``serve`` answers from it (:class:`PublishedExposition`) followed by its own
-process series as ``smartarray_serve_process_*`` (the page has the daemon's ``process_*``),
-both made and gzipped once per published page; None (a 503) when the file is missing or
-older than ``MAX_AGE_S``. Like ``run``, ``serve`` trusts only what the directory's owner
-wrote: the directory no one else's to write, the file opened without following a symbolic
-link and used only when it is a regular file of that owner.
-"""
+"""Privilege separation's two halves (docs/privileges.md): the root agent's
+:class:`Publisher` of the exposition into ``[web] publish_dir``, and ``serve``'s
+:class:`PublishedExposition` of it, which trusts only a regular file of the directory's
+owner, opened without following a symbolic link."""
 
 from __future__ import annotations
 
