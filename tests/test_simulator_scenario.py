@@ -134,8 +134,8 @@ def test_ratio_sets_per_generation() -> None:
         ("ctrl all show config detail", Show(Target(None), "config detail")),
         ("controller slot=0 show", Show(Target("0"), "detail")),
         ("CTRL ALL SHOW", Show(Target(None), "list")),
-        ('ctrl slot="1" logicaldrive all show', Show(Target("1", ld="all"), "")),
-        ("ctrl slot=0 pd 1I:1:1 show detail", Show(Target("0", pd="1i:1:1"), "detail")),
+        ('ctrl slot="1" logicaldrive all modify caching=enable',
+         Modify(Target("1", ld="all"), {"caching": "enable"}, False, "")),
         ("ctrl slot=0 modify dwc=enable forced",
          Modify(Target("0"), {"drivewritecache": "enable"}, True, "")),
         ("set target controller slot=0", SetTarget(Target("0"))),
@@ -152,13 +152,17 @@ def test_command_lines_parse(line: str, action) -> None:
 def test_commands_after_set_target_use_it() -> None:
     action = parse(["modify", "cacheratio=50/50"], default=Target("0"))
     assert isinstance(action, Modify) and action.target == Target("0")
-    assert parse(["ld", "all", "show"], default=Target("3")).target == Target("3", ld="all")
+    drives = parse(["ld", "all", "modify", "caching=enable"], default=Target("3"))
+    assert drives.target == Target("3", ld="all")
 
 
 @pytest.mark.parametrize(
     ("line", "error"),
     [
-        ("ctrl slot=0 ld all show details", 'Error: Syntax error at "details"'),
+        ("ctrl slot=0 show config details", 'Error: Syntax error at "details"'),
+        ("ctrl slot=0 show config", 'Error: Syntax error at "config"'),
+        ("ctrl slot=0 ld all show", 'Error: Syntax error at "show"'),  # the agent sends none
+        ("ctrl slot=0 pd 1I:1:1 show detail", 'Error: Syntax error at "show"'),
         ("ctrl slot=2 delete force", 'Error: Syntax error at "delete"'),
         ("controller logicaldrive all show", "Error: The controller must be identified by slot"),
         ("show", "Error: The controller must be identified by slot"),
