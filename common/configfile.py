@@ -29,7 +29,7 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
 MAX_BYTES = 2**20
-T = TypeVar("T", bound="Settings")
+T = TypeVar("T", bound=BaseModel)
 
 
 class Settings(BaseModel):

@@ -275,3 +275,16 @@ def test_a_bad_scenario_is_exit_2_with_the_reason(tmp_path):
     assert done.returncode == 2 and "generation" in done.stderr and done.stdout == ""
     listed = run_sim("--list")
     assert listed.stdout.splitlines()[0].split("\t")[0] == "failed-battery"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the trust rule applies to root")
+def test_root_refuses_a_scenario_file_another_user_could_change(tmp_path):
+    """As the agent's configuration does: root acts on no file another user wrote."""
+    path = tmp_path / "theirs.toml"
+    path.write_text(resolve_scenario("gen9-battery").read_text())
+    os.chown(path, 65534, 65534)
+    done = sim(tmp_path / "state", str(path), "ctrl", "all", "show")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert f"{path}: refused: {path} belongs to uid 65534, not root" in done.stderr
+    os.chown(path, 0, 0)
+    assert sim(tmp_path / "state", str(path), "ctrl", "all", "show").returncode == 0
