@@ -1,8 +1,6 @@
-"""``smartarray-sim --scenario NAME [COMMAND...]``: one command (argv mode), or without one
-the vendor banner and a ``=> `` prompt (console mode). Exit 0, 1 after an ``Error:``, 2 for a
+"""``smartarray-sim`` (docs/cli.md, "simulate run"): exit 0, 1 after an ``Error:``, 2 for a
 bad scenario, as the vendor CLI. Its steps (:func:`open_session`, :func:`start`,
-:func:`answer_line`) also answer in the caller's process (:mod:`.inprocess`), byte for byte.
-"""
+:func:`answer_line`) also answer in the caller's process (:mod:`.inprocess`), byte for byte."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Scenario files (TOML): the hardware a simulated CLI sees, and its faults. Status
 values are the CLI's texts (``"Failed (Replace Batteries)"``); cache sizes are bytes or a
-text with a binary unit (``"512 MiB"``); unknown keys are errors. The simulator renders,
-modifies and keeps these models (their JSON in the state directory)."""
+text with a binary unit (``"512 MiB"``); unknown keys are errors."""
 
 from __future__ import annotations
 

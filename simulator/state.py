@@ -1,14 +1,7 @@
-"""A simulated host's state directory: ``state.json`` (the scenario as changed so far, made
-again from the scenario file when that changes or after :func:`reset`), ``state.lock``
-(around every create, modify and reset), ``instance.lock`` (held while a simulator process
-runs) and ``invocations.jsonl``, one event a line: ``start`` (id, pid, argv, mode),
-``command`` (id, command) or ``end`` (id, pid, exit_code), each with ``monotonic`` and
-``wall`` times.
-
-Only this user or root may have written the directory or any above it (common/trust.py), so
-that root given a user's ``XDG_RUNTIME_DIR`` never follows that user's links; the files in
-it are opened without following a link.
-"""
+"""A simulated host's state directory, which only this user or root may have written
+(docs/cli.md, "simulate"): ``state.json``, the scenario as changed so far; ``state.lock``
+around every create, modify and reset; ``instance.lock`` while a simulator process runs;
+``invocations.jsonl``, every run's events (:meth:`StateStore.log`)."""
 
 from __future__ import annotations
 
@@ -214,6 +207,8 @@ class StateStore:
         return _instance_lock(self.directory)
 
     def log(self, event: str, ident: str, **fields: object) -> None:
+        """One event a line, with the run's id and times: ``start`` (pid, argv, mode),
+        ``command`` (command) or ``end`` (pid, exit_code)."""
         record = {"event": event, "id": ident, "monotonic": time.monotonic(), "wall": time.time()}
         line = json.dumps({**record, **fields}) + "\n"
         with open(self.log_file, "a", encoding="utf-8", opener=_no_follow) as handle:
