@@ -37,6 +37,9 @@ DEFAULT_LISTEN_ADDRESS = "127.0.0.1:9712"
 
 HOUR_S = 3600.0
 DAY_S = 86400.0
+CONSOLE_GONE = ("[ssacli] console is ignored, remove it: a console kept open between "
+                "collections held the host's vendor CLI, refusing every other user, to save "
+                "one CLI start a round; each collection now opens its console and closes it")
 
 
 def _known_scenario(value: str, info: ValidationInfo) -> str:
@@ -79,9 +82,7 @@ class SsacliConfig(Settings):
     # a simulator scenario name or file, instead of the CLI
     simulate: Annotated[str, AfterValidator(_known_scenario)] | None = None
     timeout_s: Timeout = 120.0
-    # Opt-in: keep one CLI console open between collections. It holds the vendor's single-
-    # instance lock all the time, so every other ssacli user on the host is refused.
-    console: bool = False
+    console: bool | None = None  # gone (CONSOLE_GONE): accepted, so that an older file loads
     lock_file: FilePath | None = None  # default: vendor.host_lock_path
     lock_wait_s: Annotated[float, Field(ge=0, le=HOUR_S)] = 30.0
 
@@ -212,6 +213,11 @@ class Config(Settings):
     check: CheckConfig = CheckConfig()
     redfish: RedfishTable | None = None  # the iLO login; with an address, its charge is read
     probe: ProbeConfig | None = None  # /probe for other hosts' iLOs; off without the table
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the file sets that is ignored: ``config check`` and the daemon say it."""
+        return [CONSOLE_GONE] if self.ssacli.console is not None else []
 
     @property
     def own_ilo(self) -> RedfishSettings | None:

@@ -35,7 +35,8 @@ def build_collectors(config: Config) -> list[AnyCollector]:
     charge = Charge(config.own_ilo)
     # always: the vendor CLI is what the agent is for
     collectors: list[AnyCollector] = [SsacliCollector(
-        lambda: open_runner(config.ssacli), charge, config.policy.battery_threshold_percent)]
+        lambda: open_runner(config.ssacli, service=True), charge,
+        config.policy.battery_threshold_percent)]
     if config.own_ilo is not None:  # a [redfish] table that names the host's own iLO
         collectors.append(RedfishCollector(config.own_ilo, charge))
     if config.sysfs.enabled:

@@ -1,16 +1,16 @@
 """The one way to build the vendor-CLI stack from the configuration: which CLI (the bundled
 simulator for ``simulate``, answering in this process: agent/simulated.py; else ``path``,
-else discovered), the host lock, the timeout, and a console or one-shot runs. The daemon and
-every command go through :func:`open_runner`."""
+else discovered), the host lock and the timeout. The daemon and every command go through
+:func:`open_runner`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from smartarray_agent.collectors.base import CollectionError
-from smartarray_agent.collectors.ssacli.discover import CliNotFound, find_cli
+from smartarray_agent.collectors.ssacli.discover import CliNotFound, VendorCli, find_cli
 from smartarray_agent.collectors.ssacli.lock import HostLock, default_lock_path
-from smartarray_agent.collectors.ssacli.runner import Vendor, VendorRunner
+from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.config import SsacliConfig
 
 # What to do about a missing CLI, in the words of who meets it: a command, or the service.
@@ -31,10 +31,10 @@ class CliUnavailable(CollectionError):
         self.reason = reason
 
 
-def vendor_cli(config: SsacliConfig, *, service: bool = False) -> Vendor:
+def vendor_cli(config: SsacliConfig, *, service: bool = False) -> VendorCli:
     """The simulator for ``simulate``, else ``path``, else the discovered CLI. When there is
-    none, the message says what to do, to a command's user (where it looked, and the options)
-    or, for ``service``, in a status line's length (the configuration keys)."""
+    none, CliUnavailable says what to do, to a command's user (where it looked, the options)
+    or, for the ``service``, in a status line's length (the configuration keys)."""
     if config.simulate is not None:
         from smartarray_agent.simulated import SimulatedCli
 
@@ -50,13 +50,11 @@ def vendor_cli(config: SsacliConfig, *, service: bool = False) -> Vendor:
         raise CliUnavailable(message, "not_found") from None
 
 
-def open_runner(config: SsacliConfig, *, console: bool | None = None) -> VendorRunner:
-    """A runner for the configured CLI under the host lock; ``console`` None: as configured
-    (the service), False: one-shot runs (the one-off commands). Raises CliUnavailable."""
-    cli = vendor_cli(config, service=console is None)
-    return VendorRunner(cli, HostLock(host_lock_path(config), config.lock_wait_s),
-                        timeout_s=config.timeout_s,
-                        console=config.console if console is None else console)
+def open_runner(config: SsacliConfig, *, service: bool = False) -> VendorRunner:
+    """A runner for the configured CLI (:func:`vendor_cli`) under the host lock."""
+    return VendorRunner(vendor_cli(config, service=service),
+                        HostLock(host_lock_path(config), config.lock_wait_s),
+                        timeout_s=config.timeout_s)
 
 
 def host_lock_path(config: SsacliConfig) -> Path:

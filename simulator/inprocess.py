@@ -1,10 +1,7 @@
-"""The simulator answering in the caller's process: the program's own steps (cli.py) without
-a process, for the agent's ``--simulate`` (agent/simulated.py makes it the vendor CLI).
-
-What only a process can show is not answered here: time (a hang, a delay), a terminal (a
-garbled prompt) and size (a flood). A scenario whose faults have one raises
-:class:`NeedsProcess` before anything runs, and the caller runs the program instead.
-"""
+"""The simulator answering in the caller's process, the program's own steps (cli.py), for the
+agent's ``--simulate`` (agent/simulated.py). A scenario whose faults only a process shows (a
+hang, a delay, a garbled prompt, a flood) raises :class:`NeedsProcess` before anything runs:
+the caller runs the program instead."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ import io
 import os
 
 from smartarray_agent.simulator import cli
-from smartarray_agent.simulator.scenario import Faults, ScenarioError
+from smartarray_agent.simulator.scenario import ScenarioError
 from smartarray_agent.simulator.session import Crashed, Session
 
 
@@ -40,7 +37,8 @@ def run(scenario: str | os.PathLike[str], command: list[str]) -> tuple[int, byte
 
 class Console:
     """``smartarray-sim --scenario SCENARIO`` with no command: its console, one line at a
-    time. ``ended`` is its exit code once it ended (at its start, at ``exit``, at a crash)."""
+    time. ``banner`` is what it printed first, ``ended`` its exit code once it ended (at its
+    start, at ``exit``, at a crash)."""
 
     def __init__(self, scenario: str | os.PathLike[str]) -> None:
         self.out = io.BytesIO()
@@ -50,27 +48,28 @@ class Console:
         except ScenarioError as error:
             self.session, self.ended = None, 2
             self.out.write(f"smartarray-sim: {error}\n".encode())
-            return
-        self._end_if(cli.start(self.session, bypass_nonsa=True))
+        else:
+            self._end_if(cli.start(self.session, bypass_nonsa=True))
+        self.banner = self._printed()
 
-    def printed(self) -> bytes:
-        """What it printed since this was last asked."""
-        data = self.out.getvalue()
-        self.out.seek(0)
-        self.out.truncate()
-        return data
-
-    def answer(self, line: str, reply: str) -> None:
-        """Answer ``line``; a (y/n) question it asks is answered ``reply``."""
+    def answer(self, line: str, reply: str) -> bytes:
+        """What it prints for ``line``, a (y/n) question it asks answered ``reply``."""
         assert self.session is not None and self.ended is None
         self.session.inp = _Typed(reply, self.out)
         try:
             self._end_if(None if cli.answer_line(self.session, line) else 0)
         except Crashed as crash:
             self._end_if(crash.code)
+        return self._printed()
 
     def close(self) -> None:
         self._end_if(0)
+
+    def _printed(self) -> bytes:
+        data = self.out.getvalue()
+        self.out.seek(0)
+        self.out.truncate()
+        return data
 
     def _end_if(self, code: int | None) -> None:
         if code is not None and self.ended is None:
@@ -95,14 +94,11 @@ class _Typed(io.StringIO):
 
 def _open(scenario: str | os.PathLike[str], out: io.BytesIO, command: list[str]) -> Session:
     session = cli.open_session(scenario, None, out, io.StringIO(), console=not command)
-    if _needs_process(session.faults):
+    faults = session.faults  # the agent skips the nonsa scan (bypass_nonsa)
+    if (faults.hang or faults.flood or faults.prompt_garbled or faults.startup_delay_s
+            or faults.command_delay_s):
         raise NeedsProcess(f"the scenario's faults need the simulator as a process: "
-                           f"{session.faults.model_dump(exclude_defaults=True)}")
+                           f"{faults.model_dump(exclude_defaults=True)}")
     session.begin(["smartarray-sim", "--scenario", str(scenario), *command])
     return session
-
-
-def _needs_process(faults: Faults) -> bool:
-    return bool(faults.hang or faults.flood or faults.prompt_garbled or faults.startup_delay_s
-                or faults.command_delay_s)  # the agent skips the nonsa scan (bypass_nonsa)
 

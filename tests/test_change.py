@@ -215,10 +215,9 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 cli = VendorCli(tuple(vendor_argv(sys.argv[1])), "simulator")
-runner = VendorRunner(cli, HostLock(sys.argv[2], 60), timeout_s=30, console=True)
+runner = VendorRunner(cli, HostLock(sys.argv[2], 60), timeout_s=30)
 for _ in range(int(sys.argv[3])):
     read_snapshot(runner)
-runner.close()
 """
 
 

@@ -67,10 +67,7 @@ def test_only_a_lasting_answer_is_kept(tmp_path, monkeypatch):
     """An ``Error:`` (here the vendor's lock conflict) may not recur: asked again next time."""
     monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps({"lock_conflict": True}))
     cli = SimulatedCli(BUNDLED / "gen9-battery.toml")  # in this process
-    runner = VendorRunner(cli, HostLock(tmp_path / "cli.lock", 5), timeout_s=30, console=False)
-    try:
-        assert runner.version() is None
-        monkeypatch.delenv("SMARTARRAY_SIM_FAULTS")
-        assert runner.version() == "3.10.3.0"
-    finally:
-        runner.close()
+    runner = VendorRunner(cli, HostLock(tmp_path / "cli.lock", 5), timeout_s=30)
+    assert runner.version() is None
+    monkeypatch.delenv("SMARTARRAY_SIM_FAULTS")
+    assert runner.version() == "3.10.3.0"

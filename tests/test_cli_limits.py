@@ -53,23 +53,20 @@ def test_output_under_the_cap_is_read_whole(monkeypatch):
 def test_a_flooding_cli_fails_the_collection_with_the_reason(monkeypatch, tmp_path):
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
     runner = VendorRunner(flood(4, linger_s=60), HostLock(tmp_path / "cli.lock", 5),
-                          timeout_s=30, console=False)
-    try:
-        with pytest.raises(CollectionError, match="printed more than 1 MiB"):
-            read_snapshot(runner)
-    finally:
-        runner.close()
+                          timeout_s=30)
+    with pytest.raises(CollectionError, match="printed more than 1 MiB"):
+        read_snapshot(runner)
 
 
 SHOW = ["ctrl", "all", "show", "config", "detail"]
 
 
 def simulated(tmp_path, monkeypatch, **faults: object) -> VendorRunner:
-    """A console runner on the simulator, with ``faults`` injected."""
+    """A runner on the simulator, with ``faults`` injected."""
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
     monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps(faults))
     return VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
-                        HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=True)
+                        HostLock(tmp_path / "cli.lock", 10), timeout_s=30)
 
 
 def test_a_console_printing_past_the_cap_is_ended_and_the_next_call_starts_a_new_one(
@@ -77,41 +74,33 @@ def test_a_console_printing_past_the_cap_is_ended_and_the_next_call_starts_a_new
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
     runner = simulated(tmp_path, monkeypatch, flood=["show config detail"],
                        flood_bytes=4 * 2**20)
-    try:
+    with runner.session():  # one job
         assert "Smart Array" in runner.run(["ctrl", "all", "show", "status"])
-        first = runner._session.pid
+        first = runner._console.pid
         with pytest.raises(CliOutputTooLarge, match="printed more than 1 MiB"):
             runner.run(SHOW)
-        assert runner._session is None
+        assert runner._console is None
         with pytest.raises(ProcessLookupError):  # ended and reaped
             os.kill(first, 0)
         assert "Smart Array" in runner.run(["ctrl", "all", "show", "status"])
-        assert runner._session.pid != first
-        assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console"] * 2
-    finally:
-        runner.close()
+        assert runner._console.pid != first
+    assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console"] * 2
 
 
 def test_a_flooding_console_fails_the_collection_with_the_reason(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 1 * 2**20)
     runner = simulated(tmp_path, monkeypatch, flood=["*"], flood_bytes=4 * 2**20)
-    try:
-        with pytest.raises(CollectionError, match="printed more than 1 MiB"):
-            read_snapshot(runner)
-    finally:
-        runner.close()
+    with pytest.raises(CollectionError, match="printed more than 1 MiB"):
+        read_snapshot(runner)
 
 
 def test_a_console_answer_under_the_cap_is_read_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "MAX_OUTPUT_BYTES", 8 * 2**20)
     runner = simulated(tmp_path, monkeypatch, flood=["show config detail"],
                        flood_bytes=2 * 2**20)
-    try:
-        output = runner.run(SHOW)
-        assert output.count("Controller Status: OK") >= 2 * 2**20 // 1024
-        assert "Smart Array P440ar in Slot 0" in output  # the answer after the filler
-    finally:
-        runner.close()
+    output = runner.run(SHOW)
+    assert output.count("Controller Status: OK") >= 2 * 2**20 // 1024
+    assert "Smart Array P440ar in Slot 0" in output  # the answer after the filler
 
 
 # A collection through the console while the simulator prints 300 MB, in a small, fresh
@@ -123,12 +112,11 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 runner = VendorRunner(VendorCli(tuple(vendor_argv("gen9-battery")), "simulator"),
-                      HostLock(Path(sys.argv[1]), 10), timeout_s=60, console=True)
+                      HostLock(Path(sys.argv[1]), 10), timeout_s=60)
 try:
     runner.run(["ctrl", "all", "show", "config", "detail"])
 except Exception as error:
     print(type(error).__name__, error)
-runner.close()
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
@@ -146,15 +134,13 @@ def test_a_console_flood_costs_the_cap_not_the_flood(tmp_path):
 def test_a_console_that_sees_no_controllers_is_closed_and_the_next_call_starts_a_new_one(
         tmp_path, monkeypatch):
     runner = simulated(tmp_path, monkeypatch, no_controllers=True)
-    try:
+    with runner.session():  # one job
         for _ in range(2):
             with pytest.raises(VendorCommandError) as caught:
                 runner.run(SHOW)
             assert caught.value.kind == "no_controllers"
-            assert runner._session is None
-        assert [len(inv.commands) for inv in read_invocations(tmp_path / "sim")] == [1, 1]
-    finally:
-        runner.close()
+            assert runner._console is None
+    assert [len(inv.commands) for inv in read_invocations(tmp_path / "sim")] == [1, 1]
 
 
 def test_the_simulators_fallback_state_dir_must_be_private(tmp_path):

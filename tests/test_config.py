@@ -9,6 +9,7 @@ import bcrypt
 import pytest
 
 from smartarray_agent.config import (
+    CONSOLE_GONE,
     DEFAULT_LISTEN_ADDRESS,
     Config,
     ConfigError,
@@ -42,7 +43,7 @@ def web_problems(path: Path) -> list[str]:
 def test_defaults():
     config = Config()
     assert config.collect.interval_s == 60 and config.stale_after == 3 * 60 + 120
-    assert config.ssacli.timeout_s == 120 and config.ssacli.console is False
+    assert config.ssacli.timeout_s == 120 and config.warnings == []
     assert config.ssacli.simulate is None and config.ssacli.path is None
     assert config.web.listen_address == DEFAULT_LISTEN_ADDRESS == "127.0.0.1:9712"
     assert config.web.address == ("127.0.0.1", 9712)
@@ -57,7 +58,6 @@ def test_a_full_file_loads_and_relative_paths_follow_the_file(tmp_path):
 [ssacli]
 path = "bin/ssacli"
 timeout_s = 30
-console = false
 lock_file = "run/cli.lock"
 lock_wait_s = 5
 
@@ -266,6 +266,16 @@ def test_config_check_takes_the_bcrypt_costs_a_login_finishes_in_time(tmp_path, 
     write(tmp_path, "w.yml", f"basic_auth_users:\n  bob: $2y${cost}${valid[7:]}\n")
     config = write(tmp_path, "c.toml", '[web]\nconfig_file = "w.yml"\n')
     assert agent("config", "check", str(config)).returncode == 0
+
+
+@pytest.mark.parametrize("console", ["true", "false"])
+def test_config_check_passes_the_gone_console_key_and_says_it_is_ignored(tmp_path, console):
+    """``[ssacli] console`` kept a console open between collections, holding the host's
+    vendor CLI: it is gone, and a file that sets it still loads, with a warning."""
+    config = write(tmp_path, "c.toml", f"[ssacli]\nconsole = {console}\n")
+    result = agent("config", "check", str(config))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == f"{config}: warning: {CONSOLE_GONE}\n{config}: OK\n"
 
 
 def test_web_config_types(tmp_path):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import faulthandler
 import logging
+import re
+import sys
 import threading
 import warnings
 
@@ -63,3 +65,45 @@ def test_many_console_starts_while_other_threads_allocate_and_log(tmp_path):
     assert [str(w.message) for w in warned if "fork" in str(w.message)] == []
     assert answered == STARTS
     assert all(logged)  # the other threads ran throughout
+
+
+# A console that says whether the terminal it runs on is its controlling terminal, as HPE's
+# CLI has always had one (over ssh, or pexpect's forkpty): /dev/tty opens, and its standard
+# input is that terminal, whose foreground process group is the console's own.
+CONTROLLING = """\
+import os, sys
+try:
+    os.open("/dev/tty", os.O_RDWR)
+    mine = os.tcgetpgrp(0) == os.getpgrp() == os.getsid(0) == os.getpid()
+    print(f"controlling terminal: {os.ttyname(0)}, its group and session its own {mine}")
+except OSError as error:
+    print(f"no controlling terminal: {error.strerror}")
+print("=> ", end="", flush=True)
+for line in sys.stdin:
+    if line.strip() == "exit":
+        break
+    print("=> ", end="", flush=True)
+"""
+
+
+def test_the_console_has_its_terminal_as_controlling_terminal_started_from_threads(
+        tmp_path):
+    """The console's pseudo-terminal is its controlling terminal, the console started from
+    a process with threads without forking it: no forkpty warning (Python 3.13 warns there;
+    recorded, not raised, as the module's doc says)."""
+    program = tmp_path / "ssacli"
+    program.write_text(CONTROLLING)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # the process has threads, as the agent has
+    other.start()
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            console = VendorCli((sys.executable, str(program)), "ssacli").console(timeout_s=30)
+            console.close()
+    finally:
+        stop.set()
+        other.join()
+    assert [str(w.message) for w in warned if "fork" in str(w.message)] == []
+    assert re.fullmatch(r"controlling terminal: /dev/pts/\d+, its group and session its own "
+                        "True", console.banner.strip())

@@ -30,7 +30,7 @@ from .agent_process import (
 from .invocations import read_invocations
 
 
-def config(directory, scenario, *, console=False, interval_s=3600, stale_after_s=None) -> str:
+def config(directory, scenario, *, interval_s=3600, stale_after_s=None) -> str:
     """A round every ``interval_s``; in this process :meth:`AgentInProcess.collect` asks for
     one (udev's debounce is 0)."""
     stale = f"stale_after_s = {stale_after_s}" if stale_after_s else ""
@@ -38,7 +38,6 @@ def config(directory, scenario, *, console=False, interval_s=3600, stale_after_s
 [ssacli]
 simulate = "{scenario}"
 lock_file = "{directory}/cli.lock"
-console = {"true" if console else "false"}
 timeout_s = 60
 [collect]
 interval_s = {interval_s}
@@ -65,7 +64,7 @@ def simulator_program(directory, scenario) -> str:
 
 def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
     scenario = scenario_file(tmp_path, "gen9-battery")
-    text = config(tmp_path, scenario, console=True).replace(
+    text = config(tmp_path, scenario).replace(
         f'simulate = "{scenario}"', simulator_program(tmp_path, scenario))
     agent = AgentProcess(tmp_path, text).start()
     try:
@@ -93,7 +92,7 @@ def test_endpoints_serve_the_last_snapshot_and_sigterm_stops_cleanly(tmp_path):
         assert headers["Content-Type"].startswith("text/html")
         assert agent.request("/-/healthy")[:3:2] == (200, b"OK\n")
         assert agent.request("/nothing-here")[0] == 404
-        assert _console_open(tmp_path / "sim-state"), "the console runs between collections"
+        assert not _console_open(tmp_path / "sim-state"), "the CLI is free between rounds"
 
         code, _ = agent.stop()
         assert code == 0, agent.logs

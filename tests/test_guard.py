@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from smartarray_agent.collectors.charge import Charge
 from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.lock import HostLock
@@ -29,11 +27,8 @@ def config(tmp_path, guard: bool) -> str:
     )
 
 
-@pytest.mark.parametrize("console", [True, False])
-def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path, console):
-    text = config(tmp_path, guard=True).replace("[ssacli]\n", f"[ssacli]\nconsole = "
-                                                 f"{str(console).lower()}\n")
-    agent = AgentInProcess(tmp_path, text).start()
+def test_the_guard_turns_no_battery_write_cache_off_and_audits_it(tmp_path):
+    agent = AgentInProcess(tmp_path, config(tmp_path, guard=True)).start()
     try:
         samples = agent.wait_for(lambda s: value(
             s, "smartarray_no_battery_write_cache_enabled", controller="0") == 0)
@@ -68,18 +63,15 @@ def test_a_guard_that_cannot_act_backs_off_and_logs_once(tmp_path, monkeypatch, 
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim"))
     caplog.set_level("DEBUG", logger="smartarray_agent.write.guard")
     runner = VendorRunner(SimulatedCli(resolve_scenario("unsafe-nbwc")),  # in this process
-                          HostLock(tmp_path / "cli.lock", 10), timeout_s=30, console=False)
+                          HostLock(tmp_path / "cli.lock", 10), timeout_s=30)
     clock = [1000.0]
     guard = Guard(Path("/dev/full"), 80.0, Charge(None),
                   monotonic=lambda: clock[0])
-    try:
-        snapshot = read_snapshot(runner)
-        for _ in range(3):  # three rounds within the first back-off: one attempt
-            assert guard.enforce(snapshot, runner) is False
-        clock[0] += FIRST_BACKOFF_S
-        guard.enforce(snapshot, runner)  # the second attempt, after the back-off
-    finally:
-        runner.close()
+    snapshot = read_snapshot(runner)
+    for _ in range(3):  # three rounds within the first back-off: one attempt
+        assert guard.enforce(snapshot, runner) is False
+    clock[0] += FIRST_BACKOFF_S
+    guard.enforce(snapshot, runner)  # the second attempt, after the back-off
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "/dev/full" in errors[0].getMessage()
     assert "next try in 60 s" in errors[0].getMessage()

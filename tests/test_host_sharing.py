@@ -18,6 +18,7 @@ from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockError
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Snapshot
+from smartarray_agent.config import CONSOLE_GONE
 from smartarray_agent.simulator import vendor_argv
 
 from .agent_process import (
@@ -95,13 +96,19 @@ def test_between_collections_five_direct_cli_calls_in_a_row_run(tmp_path):
         agent.stop()
 
 
-def test_the_opt_in_console_locks_every_other_cli_user_out(tmp_path):
+def test_a_config_that_asks_for_the_gone_console_runs_and_leaves_the_cli_free(tmp_path):
+    """``[ssacli] console = true`` kept a console open between collections, refusing every
+    other user of the CLI. An older file that sets it still starts the daemon, which says
+    the key is ignored; between collections the CLI is free."""
     agent, scenario = start(tmp_path, console=True)
     try:
         agent.wait_for(ssacli_ok)
-        refused = direct_call(agent, scenario)
-        assert refused.returncode == 1
-        assert CONFLICT in refused.stdout
+        wait_for_log(tmp_path / "sim-state",
+                     lambda invs: invs and all(i.end_monotonic for i in invs))
+        call = direct_call(agent, scenario)
+        assert call.returncode == 0, call.stdout
+        assert CONFLICT not in call.stdout
+        assert CONSOLE_GONE in agent.logs
     finally:
         agent.stop()
 
@@ -127,7 +134,7 @@ def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
     monkeypatch.setenv("SMARTARRAY_SIM_STATE_DIR", str(tmp_path / "sim-state"))
     lock_path = tmp_path / "cli.lock"
     runner = VendorRunner(VendorCli(tuple(vendor_argv("large")), "simulator"),
-                          HostLock(lock_path, 10), timeout_s=60, console=False)
+                          HostLock(lock_path, 10), timeout_s=60)
     taken_while_parsing: list[bool] = []
     real_parse = ssacli_collector.parse
 
@@ -143,38 +150,57 @@ def test_the_host_lock_is_free_while_a_collection_parses_what_the_cli_printed(
         return real_parse(text)
 
     monkeypatch.setattr(ssacli_collector, "parse", parse)
-    try:
-        snapshot = read_snapshot(runner)
-    finally:
-        runner.close()
+    snapshot = read_snapshot(runner)
     assert len(snapshot.controllers) == 8
     assert taken_while_parsing == [True]
 
 
-def test_a_cli_left_running_by_a_killed_daemon_is_ended_by_the_next_holder(tmp_path):
-    """Outside systemd, SIGKILL of the daemon leaves its vendor CLI running (its own
-    session), holding the vendor's single-instance lock (issue #31, finding 4). The next
-    holder of the host lock finds it by the pid and start time the daemon recorded, ends it
-    and says so; the command then runs."""
+def killed_while_hung(tmp_path: Path, **faults: object) -> tuple[AgentProcess, Path]:
+    """``run`` killed (SIGKILL) while its CLI hangs in ``ctrl all show config detail``."""
     scenario = scenario_file(tmp_path, "gen9-battery")
-    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=False),
+    agent = AgentProcess(tmp_path, config(tmp_path, scenario, interval_s=600, console=None),
                          env={"SMARTARRAY_SIM_FAULTS": json.dumps(
-                             {"hang": ["ctrl all show config detail"]})}).start()
-    state = tmp_path / "sim-state"
+                             {"hang": ["ctrl all show config detail"], **faults})}).start()
     try:
-        wait_for_log(state, lambda invs: any("ctrl all show config detail" in i.commands
-                                             for i in invs))
+        wait_for_log(tmp_path / "sim-state", lambda invs: any(
+            "ctrl all show config detail" in i.commands for i in invs))
     finally:
         agent.kill()
-    left = processes_running(str(scenario))
-    assert left, "the hung CLI should outlive the killed daemon"
-    status = subprocess.run(
+    return agent, scenario
+
+
+def status_after(agent: AgentProcess, scenario: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "smartarray_agent", "status", "--simulate", str(scenario),
-         "--lock-file", str(tmp_path / "cli.lock")],
+         "--lock-file", str(agent.directory / "cli.lock")],
         capture_output=True, text=True, timeout=120,
         env={k: v for k, v in agent.env.items() if k != "SMARTARRAY_SIM_FAULTS"})
+
+
+def test_a_cli_left_running_by_a_killed_daemon_is_ended_by_the_next_holder(tmp_path):
+    """Outside systemd, SIGKILL of the daemon leaves a one-shot vendor CLI running (its own
+    session, no terminal), holding the vendor's single-instance lock (issue #31, finding 4).
+    The next holder of the host lock finds it by the pid and start time the daemon recorded,
+    ends it and says so; the command then runs."""
+    agent, scenario = killed_while_hung(tmp_path, console_refused=True)  # so, one-shot
+    left = processes_running(str(scenario))
+    assert left, "the hung CLI should outlive the killed daemon"
+    status = status_after(agent, scenario)
     assert status.returncode == 0, status.stderr
     assert f"ending the vendor CLI (pid {left[0][0]})" in status.stderr
     assert "left running when it was killed" in status.stderr
     assert "P440ar" in status.stdout
     assert processes_running(str(scenario)) == []
+
+
+def test_a_killed_daemons_console_ends_with_its_terminal(tmp_path):
+    """The console's terminal is its controlling terminal: when the daemon is killed, the
+    terminal hangs up and the console gets SIGHUP, as over ssh; nothing is left to end."""
+    agent, scenario = killed_while_hung(tmp_path)
+    deadline = time.monotonic() + 30
+    while processes_running(str(scenario)):
+        assert time.monotonic() < deadline, "the console outlived its terminal"
+        time.sleep(0.05)
+    status = status_after(agent, scenario)
+    assert status.returncode == 0, status.stderr
+    assert "ending the vendor CLI" not in status.stderr

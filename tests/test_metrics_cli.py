@@ -21,7 +21,7 @@ from .promtool import PROMTOOL, check_metrics
 def metrics(tmp_path, *args: str, stdin: bytes | None = None) -> Ran:
     """``metrics --config FILE ARGS``, in this process (tests/agent_cli.py)."""
     config = tmp_path / "agent.toml"
-    config.write_text(f'[ssacli]\nlock_file = "{tmp_path}/cli.lock"\nconsole = false\n')
+    config.write_text(f'[ssacli]\nlock_file = "{tmp_path}/cli.lock"\n')
     return agent("metrics", "--config", str(config), *args, stdin=stdin,
                  env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim-state")})
 

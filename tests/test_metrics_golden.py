@@ -36,12 +36,8 @@ COLLECTED_AT = 1_700_000_000.0
 
 
 def exposition(scenario: str, lock_dir: Path) -> bytes:
-    runner = VendorRunner(SimulatedCli(resolve_scenario(scenario)),
-                          HostLock(lock_dir / "cli.lock", 10), timeout_s=60, console=False)
-    try:
-        snapshot = read_snapshot(runner)
-    finally:
-        runner.close()
+    snapshot = read_snapshot(VendorRunner(SimulatedCli(resolve_scenario(scenario)),
+                                          HostLock(lock_dir / "cli.lock", 10), timeout_s=60))
     result = CollectorResult("ssacli", True, 1.25, COLLECTED_AT, snapshot)
     text = render(ssacli_entries(result), now=COLLECTED_AT + 1, settings=MetricSettings(180))
     # The build's version and Python are this machine's, not the scenario's.

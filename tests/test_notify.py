@@ -81,7 +81,6 @@ def _agent_config(tmp_path, scenario, timeout_s=60, interval_s=1) -> str:
 [ssacli]
 simulate = "{scenario}"
 lock_file = "{tmp_path}/cli.lock"
-console = false
 timeout_s = {timeout_s}
 [collect]
 interval_s = {interval_s}

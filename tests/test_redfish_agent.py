@@ -10,7 +10,7 @@ from .redfish_ilo import Ilo, battery_ilo5, certificate, closed_port, credential
 def config(tmp_path, address: str, interval_s: int = 60) -> str:
     credentials = credentials_file(tmp_path)
     return (
-        '[ssacli]\nsimulate = "gen10"\nconsole = false\n'
+        '[ssacli]\nsimulate = "gen10"\n'
         f'lock_file = "{tmp_path / "cli.lock"}"\n'
         '[collect]\ninterval_s = 3600\n[sysfs]\nenabled = false\nudev_debounce_s = 0\n'
         f'[redfish]\naddress = "{address}"\ncredentials_file = "{credentials}"\n'

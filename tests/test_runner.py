@@ -31,13 +31,17 @@ from tests import detaching_cli
 from .invocations import overlaps, read_invocations
 
 MODES = [pytest.param(False, id="argv"), pytest.param(True, id="console")]
+SHOW = ["ctrl", "all", "show", "config", "detail"]
 
 
 @pytest.fixture
 def sim(tmp_path, monkeypatch):
-    """A simulated CLI with its own state directory; faults as keyword arguments."""
+    """A simulated CLI with its own state directory; faults as keyword arguments; without a
+    console (it refuses to start one), for ``console`` False: then every command is
+    one-shot."""
 
-    def make(scenario: str = "gen9-battery", **faults) -> VendorCli:
+    def make(scenario: str = "gen9-battery", *, console: bool = True, **faults) -> VendorCli:
+        faults |= {} if console else {"console_refused": True}
         if faults:
             monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps(faults))
         return VendorCli(tuple(vendor_argv(scenario, state_dir=tmp_path / "sim")), "simulator")
@@ -45,32 +49,12 @@ def sim(tmp_path, monkeypatch):
     return make
 
 
-class Reader:
-    """A runner and the collector's read path over it."""
-
-    def __init__(self, runner: VendorRunner) -> None:
-        self.runner = runner
-
-    def collect(self):
-        return read_snapshot(self.runner)
-
-    def close(self) -> None:
-        self.runner.close()
-
-
 @pytest.fixture
-def collectors(tmp_path):
-    made: list[Reader] = []
+def runners(tmp_path):
+    def make(cli: VendorCli, timeout_s: float = 15, wait_s: float = 15) -> VendorRunner:
+        return VendorRunner(cli, HostLock(tmp_path / "cli.lock", wait_s), timeout_s=timeout_s)
 
-    def make(cli: VendorCli, console: bool, timeout_s: float = 15, wait_s: float = 15):
-        collector = Reader(VendorRunner(cli, HostLock(tmp_path / "cli.lock", wait_s),
-                                        timeout_s=timeout_s, console=console))
-        made.append(collector)
-        return collector
-
-    yield make
-    for collector in made:
-        collector.close()
+    return make
 
 
 def _processes_mentioning(marker: str) -> list[int]:
@@ -88,84 +72,84 @@ def _processes_mentioning(marker: str) -> list[int]:
     return found
 
 
+def _runs(state_dir: Path) -> list[tuple[str, list[str]]]:
+    """(mode, commands) of each simulator process that ran a command."""
+    return [(inv.mode, inv.commands) for inv in read_invocations(state_dir) if inv.commands]
+
+
 @pytest.mark.parametrize("console", MODES)
-def test_collects_the_scenario(sim, collectors, console):
-    snapshot = collectors(sim("two-controllers"), console).collect()
+def test_collects_the_scenario(sim, runners, console):
+    snapshot = read_snapshot(runners(sim("two-controllers", console=console)))
     assert len(snapshot.controllers) == 2
     assert all(c.cache.status is not None for c in snapshot.controllers)
 
 
-def test_console_pays_the_start_up_once_and_makes_one_call_per_collection(sim, collectors,
-                                                                          tmp_path):
-    cli = sim("two-controllers", startup_delay_s=0.3)
-    console, oneshot = collectors(cli, True), collectors(cli, False)
-    by_console = [console.collect() for _ in range(3)]
-    console.close()  # its session holds the host lock; one-shot runs would wait for it
-    by_oneshot = [oneshot.collect() for _ in range(3)]
-    assert by_console == by_oneshot
+def test_each_collection_is_one_console_whose_banner_tells_the_version(sim, runners, tmp_path):
+    runner = runners(sim("two-controllers"))
+    by_console = [read_snapshot(runner) for _ in range(3)]
     assert by_console[0].cli_version == "3.10.3.0"  # the console's banner says it
-    # else: a console for each collection, whose banner says the version too
     assert [(inv.mode, len(inv.commands)) for inv in read_invocations(tmp_path / "sim")] == [
-        ("console", 3), *[("console", 1)] * 3]
+        ("console", 1)] * 3  # opened for each collection, closed at its end
+    by_one_shot = [read_snapshot(runners(sim("two-controllers", console=False)))
+                   for _ in range(2)]  # its `version` command says it
+    assert by_console[1:] == by_one_shot
 
 
 @pytest.mark.parametrize("console", MODES)
-def test_a_hung_cli_is_killed_at_the_timeout_and_leaves_no_process(sim, collectors, console,
+def test_a_hung_cli_is_killed_at_the_timeout_and_leaves_no_process(sim, runners, console,
                                                                    tmp_path):
-    collector = collectors(sim(hang=["ctrl all show config detail"]), console, timeout_s=1)
+    runner = runners(sim(hang=[" ".join(SHOW)], console=console), timeout_s=1)
     with pytest.raises(CollectionError, match="did not finish in 1 s") as caught:
-        collector.collect()
+        read_snapshot(runner)
     assert isinstance(caught.value.__cause__, CliTimeout)
     assert _processes_mentioning(str(tmp_path / "sim")) == []
 
 
-def test_a_console_that_dies_fails_the_read_and_the_next_one_starts_a_new_console(
-        sim, collectors, tmp_path):
-    collector = collectors(sim(command_delay_s=0.6), True)
-    collector.collect()
-    first_pid = collector.runner._session.pid
-    killer = threading.Timer(0.3, os.killpg, (first_pid, signal.SIGKILL))
-    killer.start()
-    with pytest.raises(CollectionError, match="killed by signal 9 during"):
-        collector.collect()  # not asked again: it may have done its work
-    killer.join()
-    assert collector.collect().controllers
-    assert collector.runner._session.pid != first_pid
-    modes = [inv.mode for inv in read_invocations(tmp_path / "sim")]
-    assert modes == ["console", "console"]
-
-
-def test_a_crashing_cli_is_a_typed_error_and_not_run_again(sim, collectors, tmp_path):
-    collector = collectors(sim(crash=["ctrl all show config detail"]), False)
-    with pytest.raises(CollectionError, match="console exited 134") as caught:
-        collector.collect()  # in a console
-    assert isinstance(caught.value.__cause__, ConsoleDied)
-    with pytest.raises(CliFailed, match="exited 134"):
-        collector.runner.run(["ctrl", "all", "show", "config", "detail"])  # one-shot
-    assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console", "argv"]
+def test_a_console_that_dies_fails_its_command_and_the_next_one_starts_a_new_console(
+        sim, runners, tmp_path):
+    runner = runners(sim(command_delay_s=0.6))
+    with runner.session():
+        runner.run(["ctrl", "all", "show", "status"])
+        first_pid = runner._console.pid
+        killer = threading.Timer(0.3, os.killpg, (first_pid, signal.SIGKILL))
+        killer.start()
+        with pytest.raises(ConsoleDied, match="killed by signal 9 during"):
+            runner.run(SHOW)  # not asked again: it may have done its work
+        killer.join()
+        assert "in Slot" in runner.run(SHOW)
+        assert runner._console.pid != first_pid
+    assert [mode for mode, _ in _runs(tmp_path / "sim")] == ["console", "console"]
 
 
 @pytest.mark.parametrize("console", MODES)
-def test_garbage_output_is_a_collection_error(sim, collectors, console):
-    collector = collectors(sim(garbage=["ctrl all show config detail"]), console)
+def test_a_crashing_cli_is_a_typed_error_and_not_run_again(sim, runners, console, tmp_path):
+    runner = runners(sim(crash=[" ".join(SHOW)], console=console))
+    with pytest.raises(CollectionError, match="exited 134") as caught:
+        read_snapshot(runner)
+    assert isinstance(caught.value.__cause__, ConsoleDied if console else CliFailed)
+    assert _runs(tmp_path / "sim") == [("console" if console else "argv", [" ".join(SHOW)])]
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_garbage_output_is_a_collection_error(sim, runners, console):
+    runner = runners(sim(garbage=[" ".join(SHOW)], console=console))
     with pytest.raises(CollectionError, match="not Smart Array CLI output"):
-        collector.collect()
+        read_snapshot(runner)
 
 
 @pytest.mark.parametrize("console", MODES)
-def test_no_controllers_is_typed_and_hints_at_sg(sim, collectors, console):
-    collector = collectors(sim(no_controllers=True), console)
+def test_no_controllers_is_typed_and_hints_at_sg(sim, runners, console):
     with pytest.raises(CollectionError, match="modprobe sg") as caught:
-        collector.collect()
+        read_snapshot(runners(sim(no_controllers=True, console=console)))
     assert caught.value.__cause__.kind == "no_controllers"
 
 
 @pytest.mark.parametrize("console", MODES)
-def test_a_foreign_instance_holding_the_vendor_lock_is_retried_then_typed(sim, collectors,
+def test_a_foreign_instance_holding_the_vendor_lock_is_retried_then_typed(sim, runners,
                                                                          console):
-    collector = collectors(sim(lock_conflict=True), console, wait_s=1.0)
+    runner = runners(sim(lock_conflict=True, console=console), wait_s=1.0)
     with pytest.raises(CollectionError, match="Another instance") as caught:
-        collector.collect()  # the conflict lasts for good: it ends, retried then typed
+        read_snapshot(runner)  # the conflict lasts for good: it ends, retried then typed
     assert isinstance(caught.value.__cause__, VendorCommandError)
     assert caught.value.__cause__.kind == "lock_conflict"
 
@@ -196,11 +180,9 @@ def test_the_runner_retries_while_another_instance_runs(sim, tmp_path):
         time.sleep(0.02)
     releaser = threading.Thread(target=end_foreign_after_a_conflict)
     releaser.start()
-    runner = VendorRunner(cli, lock, timeout_s=10, console=False)
     try:
-        output = runner.run(["ctrl", "all", "show", "config", "detail"])
+        output = VendorRunner(cli, lock, timeout_s=10).run(SHOW)
     finally:
-        runner.close()
         releaser.join()
         foreign.wait(10)
     assert "in Slot" in output
@@ -215,22 +197,21 @@ from smartarray_agent.collectors.ssacli.collector import read_snapshot
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
-from tests import detaching_cli
-argv, lock, console = sys.argv[1].split("\\x1f"), Path(sys.argv[2]), sys.argv[3] == "1"
-runner = VendorRunner(VendorCli(tuple(argv), "simulator"), HostLock(lock, 30), timeout_s=20,
-                      console=console)
+argv, lock = sys.argv[1].split("\\x1f"), Path(sys.argv[2])
+runner = VendorRunner(VendorCli(tuple(argv), "simulator"), HostLock(lock, 30), timeout_s=20)
 for _ in range(4):
     assert read_snapshot(runner).controllers
-runner.close()
 """
 
 
 def test_two_processes_never_run_the_cli_at_once(sim, tmp_path):
-    cli = sim(command_delay_s=0.1)
-    procs = [
+    cli = sim()
+    procs = [  # consoles and one-shot runs
         subprocess.Popen([sys.executable, "-c", LOOP, "\x1f".join(cli.argv),
-                          str(tmp_path / "cli.lock"), console])
-        for console in ("1", "0", "1")
+                          str(tmp_path / "cli.lock")],
+                         env={**os.environ, "SMARTARRAY_SIM_FAULTS": json.dumps(
+                             {"command_delay_s": 0.1, "console_refused": refused})})
+        for refused in (False, True, False)
     ]
     assert [p.wait(120) for p in procs] == [0, 0, 0]
     invocations = read_invocations(tmp_path / "sim")
@@ -256,17 +237,6 @@ def test_lock_timeout_names_the_holder_and_a_dead_holder_frees_it(tmp_path):
     lock.release()
 
 
-def test_an_idle_console_lets_go_of_the_lock_for_a_waiter(sim, collectors, tmp_path):
-    collector = collectors(sim(), True)
-    collector.collect()
-    assert collector.runner.lock.held  # the console session keeps it between collections
-    waiter = HostLock(tmp_path / "cli.lock", wait_s=30)
-    waiter.acquire()  # LockTimeout if the idle console kept it (no collection comes to end it)
-    assert not collector.runner.lock.held and collector.runner._session is None
-    waiter.release()
-    assert collector.collect().controllers  # takes the lock and a new session again
-
-
 STUBBORN = """
 import signal, subprocess, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the grandchild too
@@ -290,27 +260,18 @@ def test_the_killer_ends_a_whole_group_and_kills_what_ignores_term():
 
 
 @pytest.mark.parametrize("console", MODES)
-def test_a_good_output_is_cleaned_and_scanned_once(sim, collectors, console, monkeypatch):
+def test_a_good_output_is_cleaned_and_scanned_once(sim, runners, console, monkeypatch):
     from smartarray_agent.collectors.ssacli import parser
 
     cleaned: list[int] = []
     real_clean = parser.clean
     monkeypatch.setattr(parser, "clean", lambda text: cleaned.append(len(text)) or
                         real_clean(text))
-    collector = collectors(sim("two-controllers"), console)
-    collector.collect()  # the first also reads the CLI's version
+    runner = runners(sim("two-controllers", console=console))
+    read_snapshot(runner)  # the first also reads the CLI's version
     cleaned.clear()
-    assert len(collector.collect().controllers) == 2
+    assert len(read_snapshot(runner).controllers) == 2
     assert len(cleaned) == 1  # by the parse; the runner's look for "Error:" did not clean it
-
-
-def test_the_open_console_says_it_locks_other_cli_users_out(sim, collectors, caplog):
-    collector = collectors(sim(), True)
-    with caplog.at_level("WARNING", logger="smartarray_agent.collectors.ssacli.runner"):
-        collector.collect()
-        collector.collect()
-    said = [r.getMessage() for r in caplog.records if "every other user" in r.getMessage()]
-    assert len(said) == 1  # once, at the first session
 
 
 def test_a_timeout_is_not_held_by_a_grandchild_that_left_with_the_output(tmp_path):
@@ -372,3 +333,36 @@ def test_a_fully_detached_grandchild_is_ended_with_the_call_and_nothing_else(tmp
         for child in own:
             child.kill()
             child.wait()
+
+
+# A CLI that says which descriptors it has (the one listing them aside), then answers.
+DESCRIPTORS = """\
+import os, sys
+fds = [int(n) for n in os.listdir("/proc/self/fd")]
+print("descriptors", sorted(fd for fd in fds if os.path.exists(f"/proc/self/fd/{fd}")))
+if not sys.argv[1:]:
+    print("=> ", end="", flush=True)
+    sys.stdin.readline()
+"""
+
+
+@pytest.mark.parametrize("console", MODES)
+def test_the_cli_inherits_only_its_standard_streams(tmp_path, console):
+    """What this process inherited from its parent (here a pipe made inheritable, as a shell
+    leaves them) is not passed on to the vendor CLI, as subprocess's close_fds kept it."""
+    program = tmp_path / "ssacli"
+    program.write_text(DESCRIPTORS)
+    cli = VendorCli((sys.executable, str(program)), "ssacli")
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, True)
+    try:
+        if console:
+            session = cli.console(timeout_s=30)
+            printed = session.banner
+            session.close()
+        else:
+            printed = cli.run(["version"], timeout_s=30).output
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert printed.strip() == "descriptors [0, 1, 2]"

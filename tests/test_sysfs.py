@@ -140,7 +140,6 @@ def test_udev_events_ask_for_one_debounced_early_collection(
 [ssacli]
 simulate = "gen9-battery"
 lock_file = "{tmp_path}/cli.lock"
-console = false
 [collect]
 interval_s = 3600
 [sysfs]

@@ -28,8 +28,8 @@ RAISE = Change(Kind.CACHE_RATIO, read_percent=0, write_percent=100)
 class BatteryFailsOnWrite(SimHost):
     """The battery fails between the judgement and the re-read."""
 
-    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
-        output = super().run(command, confirm=confirm, once=once)
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
+        output = super().run(command, confirm=confirm)
         if "modify" in command and "cacheratio=?" not in command:
             self.mutate(battery="Failed (Replace Batteries)")
         return output
@@ -101,10 +101,10 @@ def test_every_kind_has_a_table_entry_with_its_row_label_and_command():
 class InterruptedOnTheRead(SimHost):
     """Ctrl-C arrives while the write path reads the controller under the lock."""
 
-    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
         if command[:2] == ["ctrl", "all"]:
             os.kill(os.getpid(), signal.SIGINT)
-        return super().run(command, confirm=confirm, once=once)
+        return super().run(command, confirm=confirm)
 
 
 def test_an_interrupt_before_the_command_is_sent_stops_it_and_sends_nothing(tmp_path):
@@ -122,10 +122,10 @@ def test_an_interrupt_before_the_command_is_sent_stops_it_and_sends_nothing(tmp_
 class SecondControllerUnreadable(SimHost):
     """The CLI times out asking the second controller of --all which ratios it takes."""
 
-    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
         if command == ["ctrl", "slot=1", "modify", "cacheratio=?"]:
             raise CliTimeout(command, 1)
-        return super().run(command, confirm=confirm, once=once)
+        return super().run(command, confirm=confirm)
 
 
 def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
@@ -144,10 +144,10 @@ def test_with_all_a_controller_that_cannot_be_read_fails_alone(tmp_path):
 class TerminatedOnTheFirstModify(SimHost):
     """SIGTERM arrives while the first controller's command runs."""
 
-    def run(self, command: list[str], *, confirm: bool = False, once: bool = False) -> str:
+    def run(self, command: list[str], *, confirm: bool = False) -> str:
         if "modify" in command and "cacheratio=?" not in command and not self.modifies:
             os.kill(os.getpid(), signal.SIGTERM)
-        return super().run(command, confirm=confirm, once=once)
+        return super().run(command, confirm=confirm)
 
 
 def test_with_all_a_signal_held_during_one_write_stops_the_next_before_it_is_sent(tmp_path):

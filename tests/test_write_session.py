@@ -159,13 +159,11 @@ def test_the_fallback_is_in_the_debug_log(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("SMARTARRAY_SIM_FAULTS", json.dumps({"console_refused": True}))
     cli = VendorCli(tuple(vendor_argv("gen9-battery", state_dir=tmp_path / "sim")),
                     "simulator")
-    runner = VendorRunner(cli, HostLock(tmp_path / "cli.lock", 10), timeout_s=30,
-                          console=False)
+    runner = VendorRunner(cli, HostLock(tmp_path / "cli.lock", 10), timeout_s=30)
     with caplog.at_level(logging.DEBUG, logger=runner_log.name), runner.session():
         runner.run(["ctrl", "all", "show", "status"])
         runner.run(["version"])
-    runner.close()
-    assert "the CLI has no console" in caplog.text and "run one-shot" in caplog.text
+    assert "the CLI has no console" in caplog.text and "runs one-shot" in caplog.text
     assert [inv.mode for inv in read_invocations(tmp_path / "sim")] == ["console", "argv",
                                                                         "argv"]
 
@@ -185,8 +183,7 @@ def test_a_console_that_never_shows_its_prompt_is_a_timeout_not_run_again(tmp_pa
         """))
     program.chmod(0o755)
     runner = VendorRunner(VendorCli((str(program),), "ssacli"),
-                          HostLock(tmp_path / "cli.lock", 10), timeout_s=2, console=False)
-    with pytest.raises(CliTimeout, match="did not finish in 2 s"), runner.session():
+                          HostLock(tmp_path / "cli.lock", 10), timeout_s=2)
+    with pytest.raises(CliTimeout, match="did not finish in 2 s"):
         runner.run(["ctrl", "all", "show", "status"])
-    runner.close()
     assert read_invocations(tmp_path / "sim") == []  # never run one-shot

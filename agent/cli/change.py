@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error, warn
+from smartarray_agent.cli.context import CommandContext, CommandError, fail, warn
 from smartarray_agent.cli.options import (
     CliPath,
     ConfigFile,
@@ -80,8 +80,8 @@ class Targeting:
 
     def __post_init__(self) -> None:
         if sum((self.slot is not None, self.serial is not None, self.every)) != 1:
-            raise usage_error("name the controller with --slot or --serial, or give --all "
-                              "(one of them)")
+            raise typer.BadParameter("name the controller with --slot or --serial, or give "
+                                     "--all (one of them)")
 
 
 def _hang_up(signum: int, frame: object) -> None:
@@ -159,8 +159,8 @@ def set_cache_ratio(
                           audit_file)
     match = _RATIO.match(ratio.strip())
     if not match or int(match.group(1)) + int(match.group(2)) != 100:
-        raise usage_error(f"{ratio!r} is not READ/WRITE integers that sum to 100, e.g. 25/75",
-                          "READ/WRITE")
+        raise typer.BadParameter(f"{ratio!r} is not READ/WRITE integers that sum to 100, "
+                                 "e.g. 25/75", param_hint="READ/WRITE")
     change = Change(Kind.CACHE_RATIO, read_percent=int(match.group(1)),
                     write_percent=int(match.group(2)))
     run_change(change, targeting, assume_yes=True, context=context)
@@ -192,13 +192,13 @@ def write_cache(
     targeting = Targeting(slot, serial, every, dry_run, as_json, threshold, without_charge,
                           audit_file)
     if what == "logical-drive" and logical_drive is None:
-        raise usage_error("--what logical-drive needs the logical drive's number: "
-                          "--what logical-drive N")
+        raise typer.BadParameter("--what logical-drive needs the logical drive's number: "
+                                 "--what logical-drive N")
     if what != "logical-drive" and logical_drive is not None:
-        raise usage_error(f"got {logical_drive!r}, but only --what logical-drive takes a "
-                          "logical drive number")
+        raise typer.BadParameter(f"got {logical_drive!r}, but only --what logical-drive "
+                                 "takes a logical drive number")
     if usage is not None and what != "drive":
-        raise usage_error("--usage goes with --what drive", "--usage")
+        raise typer.BadParameter("--usage goes with --what drive", param_hint="--usage")
     change = Change(WHAT[what], enable=switch == "enable", usage=usage,
                     logical_drive=logical_drive)
     run_change(change, targeting, assume_yes=yes, context=context)
@@ -233,7 +233,6 @@ def run_change(change: Change, targeting: Targeting, *, assume_yes: bool,
     except SsacliError as error:
         raise fail(str(error), exitcodes.VENDOR_ERROR) from None
     finally:
-        runner.close()
         for message in changer.reconciled:
             warn(message)
     codes = [exit_code(outcome) for outcome in outcomes]

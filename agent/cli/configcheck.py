@@ -31,4 +31,6 @@ def check(file: Annotated[Path | None, typer.Argument(
         for problem in error.problems:
             print(problem)
         raise SystemExit(exitcodes.BAD_INPUT) from None
+    for warning in loaded.warnings:
+        print(f"{file}: warning: {warning}")
     print(f"{file}: OK")

@@ -1,11 +1,8 @@
 """What a command that talks to the vendor CLI is given once: the configuration with its
-command-line options laid over it (read when the command first needs it), and the ways to
-reach the vendor CLI, the iLO and saved captures from there. Messages go to standard error
-as ``smartarray-agent: ...`` lines.
-
-The app imports every command module to build its help, so the machinery behind each way
-(the configuration, the vendor CLI, the iLO, the audit log) is imported where it is first
-used: a command loads only what it runs."""
+options laid over it, read when first needed, and the ways to the vendor CLI, the iLO and
+saved captures; messages on standard error as ``smartarray-agent: ...`` lines. What is
+behind each way is imported where it is first used: a command loads only what it runs (the
+app imports every command module for its help)."""
 
 from __future__ import annotations
 
@@ -15,8 +12,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import typer
 
 from smartarray_agent.cli import exitcodes
 
@@ -40,12 +35,6 @@ class CommandError(RuntimeError):
 def warn(message: str) -> None:
     """One warning line on standard error; the command goes on."""
     print(f"smartarray-agent: warning: {message}", file=sys.stderr)
-
-
-def usage_error(message: str, option: str | None = None) -> typer.BadParameter:
-    """A usage error of the running command, to raise: typer prints the command's usage, a
-    ``Try '... -h' for help.`` line and the message on standard error, and exits 2."""
-    return typer.BadParameter(message, param_hint=option)
 
 
 def fail(message: str, code: int) -> SystemExit:
@@ -84,8 +73,7 @@ class CommandContext:
     opened: VendorRunner | None = field(default=None, init=False, repr=False)
 
     def overrides(self, web: Overrides | None = None) -> Overrides:
-        """The options that win over the configuration file; ``run`` adds its ``[web]``
-        ones (``web``: listen address, web config, telemetry path)."""
+        """The options that win over the configuration file, with ``run``'s ``web`` ones."""
         from smartarray_agent.config import Overrides
 
         return dataclasses.replace(web or Overrides(), simulate=self.simulate,
@@ -105,12 +93,12 @@ class CommandContext:
             raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
 
     def runner(self) -> VendorRunner:
-        """One-shot runs of the configured CLI under the host lock; raises CommandError
-        when there is no CLI to run."""
+        """The configured CLI under the host lock; raises CommandError when there is no CLI
+        to run."""
         from smartarray_agent.vendor import CliUnavailable, open_runner
 
         try:
-            self.opened = open_runner(self.config.ssacli, console=False)
+            self.opened = open_runner(self.config.ssacli)
         except CliUnavailable as error:
             raise CommandError(str(error), _UNAVAILABLE_CODE[error.reason]) from None
         return self.opened
@@ -129,9 +117,8 @@ class CommandContext:
 
     def read_snapshot(self, input_file: str | None = None) -> Snapshot:
         """Every controller: from saved CLI output when ``input_file`` is given (``-``:
-        standard input), as it is; else one read of the CLI, with the iLO's battery charge
-        laid over it. A saved capture may be another host's, so this host's iLO is never
-        asked for it. Raises CommandError."""
+        standard input), as it is (it may be another host's); else one read of the CLI with
+        the iLO's battery charge laid over it. Raises CommandError."""
         if input_file is not None:
             return _read_capture(input_file)
         from smartarray_agent.collectors.base import CollectionError
@@ -139,21 +126,17 @@ class CommandContext:
         from smartarray_agent.collectors.ssacli.errors import SsacliError
 
         runner = self.runner()
-        try:
-            # The read and the reconciliation under one hold of the lock, in one console:
-            # its banner tells the version the version file does not, so the CLI starts once.
+        try:  # the read and the reconciliation in one job: the CLI starts once
             with runner.session():
                 snapshot = read_snapshot(runner)
                 self._reconcile(snapshot)
         except (CollectionError, SsacliError) as error:
             raise CommandError(str(error), exitcodes.VENDOR_ERROR) from None
-        finally:
-            runner.close()
         return self.read_charge().overlay(snapshot)  # the lock is free while the iLO answers
 
     def _reconcile(self, snapshot: Snapshot) -> None:
-        """Close the audit log's unfinished changes with what ``snapshot`` (read under the
-        same hold of the lock) shows, and say so; warn about any left open."""
+        """Close the audit log's unfinished changes with what ``snapshot``, read in this job,
+        shows, and say so; warn about any left open."""
         from smartarray_agent.write.audit import AuditError, AuditLog
         from smartarray_agent.write.reconcile import reconcile
 

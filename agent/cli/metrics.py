@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
+from smartarray_agent.cli.context import CommandContext, CommandError, fail
 from smartarray_agent.cli.options import (
     CliPath,
     ConfigFile,
@@ -47,9 +47,9 @@ def metrics(
     smartarray_collector_success 0)."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if once and textfile is not None:
-        raise usage_error("--once and --textfile exclude each other")
+        raise typer.BadParameter("--once and --textfile exclude each other")
     if input_file is not None and simulate is not None:
-        raise usage_error("--input and --simulate exclude each other")
+        raise typer.BadParameter("--input and --simulate exclude each other")
     if textfile is not None and not textfile.is_dir():
         raise fail(f"--textfile {textfile}: not a directory", exitcodes.BAD_INPUT)
     body, failed = (_render_capture(context, input_file) if input_file is not None

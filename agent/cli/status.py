@@ -2,8 +2,10 @@
 
 import json
 
+import typer
+
 from smartarray_agent.cli import exitcodes, table
-from smartarray_agent.cli.context import CommandContext, CommandError, fail, usage_error
+from smartarray_agent.cli.context import CommandContext, CommandError, fail
 from smartarray_agent.cli.ilo import EXCLUDES, read_from_ilo
 from smartarray_agent.cli.options import (
     CliPath,
@@ -27,9 +29,9 @@ def status(as_json: Json = False, input_file: InputFile = None, config: ConfigFi
     host's output). With --ilo, from that iLO alone, without the vendor CLI."""
     context = CommandContext(config, simulate, cli, timeout, lock_file)
     if input_file is not None and simulate is not None:
-        raise usage_error("--input and --simulate exclude each other")
+        raise typer.BadParameter("--input and --simulate exclude each other")
     if ilo is not None and (input_file, simulate, cli) != (None, None, None):
-        raise usage_error(EXCLUDES)
+        raise typer.BadParameter(EXCLUDES)
     try:
         snapshot = (read_from_ilo(context, ilo) if ilo is not None
                     else context.read_snapshot(input_file))

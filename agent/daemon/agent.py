@@ -66,7 +66,10 @@ class Agent:
         os.set_blocking(self._wakeup_w, False)  # as set_wakeup_fd needs
 
     def _load(self) -> Config:
-        return self.overrides.apply(load_or_default(self.config_path))
+        config = self.overrides.apply(load_or_default(self.config_path))
+        for warning in config.warnings:
+            log.warning("%s", warning)
+        return config
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:

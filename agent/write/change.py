@@ -162,7 +162,7 @@ class ChangeRunner:
         """Take the lock and reconcile the audit log's unfinished changes (what it says of
         those it closes goes to :attr:`reconciled`); the ones left open. Raises AuditError
         when the log cannot be read, and the runner's lock errors."""
-        with self.runner.hold():
+        with self.runner.session():
             done, still_open = reconcile(self.audit, self._controllers_of)
         self.reconciled += done
         return still_open
@@ -287,7 +287,7 @@ class ChangeRunner:
         request, shown, slot = outcome.request, _shown(outcome), outcome.controller["slot"]
         sent_error: SsacliError | None = None
         try:
-            self.runner.run(outcome.command or [], once=True)
+            self.runner.run(outcome.command or [])
         except SsacliError as error:
             sent_error = error
         reread = commands.show_config(slot or "")

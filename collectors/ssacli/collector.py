@@ -1,13 +1,8 @@
-"""The ssacli collector: one ``ctrl all show config detail`` per collection, whatever the
-number of controllers, in a console whose banner tells the CLI's version, plus ``ctrl all
-show detail`` only when a controller's block came back without its own fields (some
-firmware prints a short config section).
-
-The runner is opened at the first collection that finds the vendor CLI: an agent started
-before ``ssacli`` was installed reports the missing CLI as a failed collection, and picks the
-CLI up once it is there. Its metric families (collectors/ssacli/metrics.py, with sample
-lines) carry the iLO's charge while it is fresh (collectors/charge.py).
-"""
+"""The ssacli collector: one ``ctrl all show config detail`` a collection, plus ``ctrl all
+show detail`` only when a controller's block came back without its own fields (some firmware
+prints a short config section). Its runner is opened at the first collection that finds the
+CLI: one installed after the agent started is picked up. Its metric families carry the iLO's
+charge while it is fresh (collectors/charge.py)."""
 
 from __future__ import annotations
 
@@ -17,22 +12,21 @@ from prometheus_client.core import Metric
 
 from smartarray_agent.collectors.base import CollectionError, Collector
 from smartarray_agent.collectors.charge import Charge
-from smartarray_agent.collectors.ssacli import metrics
+from smartarray_agent.collectors.ssacli import commands, metrics
 from smartarray_agent.collectors.ssacli.errors import ParseError, SsacliError
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Snapshot
 
-CONFIG_DETAIL = ["ctrl", "all", "show", "config", "detail"]
+CONFIG_DETAIL = commands.show_config()
 DETAIL = ["ctrl", "all", "show", "detail"]
 _FROM_DETAIL = ("serial", "firmware", "status", "mode", "cache", "backup_power", "temperatures",
                 "raw")
 
 
 def read_snapshot(runner: VendorRunner) -> Snapshot:
-    """Every controller. The read is one job of the runner (one console, whose banner tells
-    the version); the parse follows it, so another CLI user waits for the CLI only. Raises
-    CollectionError (one line)."""
+    """Every controller, read in one job (whose console's banner tells the version) and
+    parsed after it, the CLI free again. Raises CollectionError (one line)."""
     try:
         with runner.session():
             output, version = runner.run(CONFIG_DETAIL), runner.version()
@@ -63,8 +57,8 @@ class SsacliCollector(Collector[Snapshot]):
         self.threshold_percent = threshold_percent
 
     def runner(self) -> VendorRunner:
-        """The runner every call of this collector goes through (the daemon's guard acts
-        through it too); raises CollectionError while there is no CLI to run."""
+        """This collector's runner, the daemon's guard's too; CollectionError while there is
+        no CLI to run."""
         if self._runner is None:
             self._runner = self._open_runner()
         return self._runner
@@ -81,11 +75,6 @@ class SsacliCollector(Collector[Snapshot]):
     def summary(self, data: Snapshot) -> str:
         n = len(data.controllers)
         return f"{n} controller" + ("" if n == 1 else "s")
-
-    def close(self) -> None:
-        if self._runner is not None:
-            self._runner.close()
-            self._runner = None
 
 
 def _parsed(command: list[str], output: str) -> Snapshot:

@@ -13,8 +13,7 @@ def controller(slot: str) -> list[str]:
 
 
 def show_config(slot: str | None = None) -> list[str]:
-    """``ctrl all show config detail``, or one controller's: the read before and after a
-    change."""
+    """``ctrl all show config detail``, or one controller's."""
     return [*(controller(slot) if slot else ["ctrl", "all"]), "show", "config", "detail"]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.collectors.ssacli.run import CliResult, run_once
-from smartarray_agent.collectors.ssacli.session import ConsoleSession
+from smartarray_agent.collectors.ssacli.session import Console, ConsoleSession
 
 NAMES = ("ssacli", "hpssacli", "hpacucli")
 # Where the vendor packages install them, besides PATH.
@@ -29,17 +29,17 @@ INSTALL_HINT = (
 
 
 class CliNotFound(SsacliError):
-    """No vendor CLI to run: the message says where it looked, or what is wrong with the one
-    that was named; ``summary`` says it in one short clause (for a service's status line)."""
+    """No vendor CLI to run; ``summary`` says it in a service's status line's length."""
 
     def __init__(self, message: str, summary: str | None = None) -> None:
         super().__init__(message)
         self.summary = summary or message
 
 
-@dataclass(frozen=True)
+@dataclass
 class VendorCli:
-    """The vendor CLI's program, run as processes: one-shot runs and consoles."""
+    """What runs the vendor commands: the CLI's program as processes, one-shot runs and
+    consoles (agent/simulated.py's subclass answers in this process)."""
 
     argv: tuple[str, ...]  # the program, or a simulator's command prefix
     name: str  # "ssacli", "hpssacli", "hpacucli" or "simulator"
@@ -48,37 +48,27 @@ class VendorCli:
             started: Callable[[int], None] | None = None) -> CliResult:
         return run_once(self.argv, command, timeout_s, started)
 
-    def console(self, *, timeout_s: float) -> ConsoleSession:
-        """A console, started: its banner read."""
-        session = ConsoleSession(self.argv, timeout_s=timeout_s)
-        session.start()
-        return session
+    def console(self, *, timeout_s: float) -> Console:
+        return ConsoleSession(self.argv, timeout_s=timeout_s)
 
 
 def find_cli(override: str | None = None, path: str | None = None) -> VendorCli:
-    """The first installed CLI by preference, or ``override`` when given (which must exist)."""
+    """``override`` when given (it must be there), else the first CLI by preference on
+    ``path`` (default: PATH) or in the vendor directories."""
     if override:
         program = Path(override)
         if program.is_file() and os.access(program, os.X_OK):
-            return VendorCli((str(program),), _name_of(program.name))
+            name = next((name for name in NAMES if program.name.startswith(name)), program.name)
+            return VendorCli((str(program),), name)
         what = "does not exist" if not program.exists() else "is not an executable file"
         raise CliNotFound(f"the vendor CLI {program} {what} (--cli or [ssacli] path)")
-    looked_for = []
+    where = os.pathsep.join([os.environ.get("PATH", os.defpath) if path is None else path,
+                             *VENDOR_DIRS])
     for name in NAMES:
-        found = shutil.which(name, path=path)
-        if found:
+        if found := shutil.which(name, path=where):
             return VendorCli((found,), name)
-        looked_for.append(f"{name} on PATH")
-        for directory in VENDOR_DIRS:
-            candidate = Path(directory) / name
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return VendorCli((str(candidate),), name)
-    looked_for.append("in " + ", ".join(VENDOR_DIRS))
+    looked_for = [*(f"{name} on PATH" for name in NAMES), "in " + ", ".join(VENDOR_DIRS)]
     raise CliNotFound(f"no Smart Array CLI found: looked for {', '.join(looked_for)}; "
                       f"{INSTALL_HINT}",
                       f"no Smart Array CLI found ({', '.join(NAMES)}, on PATH or in the vendor "
                       f"directories); {INSTALL_HINT}")
-
-
-def _name_of(filename: str) -> str:
-    return next((name for name in NAMES if filename.startswith(name)), filename)

@@ -8,15 +8,14 @@ from collections.abc import Sequence
 
 
 class SsacliError(RuntimeError):
-    """The vendor CLI gave no answer to use: not found, not run, timed out, crashed, said
-    ``Error:``, printed what is not its output, or the host lock could not be taken. The
-    one class a caller catches; the kinds below say what went wrong where it matters."""
+    """The vendor CLI gave no answer to use (not found, not run, timed out, crashed, said
+    ``Error:``, printed what is not its output, the host lock not taken): the one class a
+    caller catches."""
 
 
 class ParseError(SsacliError, ValueError):
-    """The text is not Smart Array CLI output at all (empty, binary junk, another program's
-    output). The only exception :func:`~smartarray_agent.collectors.ssacli.parser.parse`
-    raises; text that *is* CLI output never raises, whatever lines it holds."""
+    """The text is not Smart Array CLI output at all (empty, junk, another program's): the
+    only exception ``parser.parse`` raises."""
 
 
 # (kind, pattern on the first line of the message, without "Error: ")
@@ -33,12 +32,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def classify_error(message: str) -> str:
-    """The kind of a vendor error message: the first of :data:`_KINDS` it matches, else
-    ``other``."""
-    for kind, pattern in _KINDS:
-        if pattern.search(message):
-            return kind
-    return "other"
+    """The first of :data:`_KINDS` that ``message`` matches, else ``other``."""
+    return next((kind for kind, pattern in _KINDS if pattern.search(message)), "other")
 
 
 NO_CONTROLLERS_HINT = (
@@ -48,9 +43,8 @@ NO_CONTROLLERS_HINT = (
 
 
 class VendorCommandError(SsacliError):
-    """The vendor CLI answered a command with ``Error: ...``. ``kind`` is as
-    :func:`classify_error` says; the message is the CLI's own first line, with the next when
-    the sentence goes on there (plus a hint where one helps)."""
+    """The CLI answered ``Error: ...``: its first line, with the next where the sentence goes
+    on there, and a hint where one helps."""
 
     def __init__(self, command: str, message: str, kind: str, detail: list[str]) -> None:
         self.command = command
@@ -65,16 +59,14 @@ class VendorCommandError(SsacliError):
 
 
 class CliTimeout(SsacliError):
-    """A command did not finish in time: the CLI was ended, and the command is never run
-    again (it would hang again)."""
+    """The CLI was ended at the timeout; the command is not run again (it would hang again)."""
 
     def __init__(self, argv: Sequence[str], timeout_s: float) -> None:
         super().__init__(f"{' '.join(argv)} did not finish in {timeout_s:g} s and was killed")
 
 
 class CliFailed(SsacliError):
-    """The CLI exited non-zero without an ``Error:`` line: it crashed, its output is not
-    to be trusted."""
+    """The CLI exited non-zero without an ``Error:`` line: it crashed, its output untrusted."""
 
     def __init__(self, argv: Sequence[str], returncode: int, output: str) -> None:
         last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
@@ -85,8 +77,8 @@ class CliFailed(SsacliError):
 
 
 class CliOutputTooLarge(SsacliError):
-    """The CLI printed more than the cap (``run.MAX_OUTPUT_BYTES``) for one command: it was
-    ended, and nothing of its answer is kept."""
+    """The CLI printed more than ``run.MAX_OUTPUT_BYTES`` for a command: it was ended, and
+    nothing of its answer is kept."""
 
     def __init__(self, argv: Sequence[str], limit: int) -> None:
         super().__init__(f"{' '.join(argv)} printed more than {limit // 2**20} MiB and was "
@@ -99,8 +91,3 @@ class ConsoleUnavailable(SsacliError):
 
 class ConsoleDied(SsacliError):
     """The console ended during a command."""
-
-
-class ConsoleLost(ConsoleDied):
-    """The console ended during a command sent ``once``: what it did is not known, and it
-    is not sent again."""

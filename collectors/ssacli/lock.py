@@ -1,27 +1,21 @@
-"""One lock for every vendor CLI call on the host: the daemon's and the operator's alike.
+"""One lock for every vendor CLI call on the host, the daemon's and the operator's alike: an
+exclusive ``flock`` on one file, which the kernel frees when its holder dies (the vendor CLI
+refuses to run twice at once).
 
-The vendor CLI refuses to run twice at once (``Error: Another instance of ACU is already
-running``), so every caller takes an exclusive ``flock`` on one file first. The kernel frees
-the lock when its holder dies, so a crashed holder never blocks the host.
-
-The lock belongs to its owner (root, for the system path): the lock file and its ``.wait``
-companion are created 0600 whatever the umask (an older file's mode is forced to 0600),
-never through a symbolic link, and refused when another user owns them or when others may
-write to their directory without its sticky bit. ``flock`` needs only an open file, so a
-user who cannot open the files can neither take the lock nor make its holder yield.
+The lock file and its ``.wait`` companion are their owner's (root, for the system path):
+created 0600 whatever the umask (an older file's mode forced), never through a symbolic
+link, refused when another user owns them or others may write to their directory without
+its sticky bit. A user who cannot open them can neither take the lock nor make it yield.
 
 The holder writes who it is into the lock file (one JSON line: pid, what it is doing, since
-when, and the vendor CLI process it runs), so a waiter can say whom it waits for: on stderr
-after :data:`NOTICE_AFTER_S`, and in :class:`LockTimeout`. A holder that lets go empties the
-file; one that was killed (SIGKILL, outside systemd's cgroup) leaves its line, and with it
-the vendor CLI it had started, which outlives it and keeps the vendor's single-instance
-lock. The next holder finds that CLI by its pid and start time and ends it, and says so.
+when, and the vendor CLI process it runs), so that a waiter can say whom it waits for. A
+holder that lets go empties the file; one that was killed leaves its line, and with it a
+vendor CLI that may have outlived it, holding the vendor's single-instance lock: the next
+holder finds that CLI by its pid and start time, ends it and says so.
 
-Waiting is fair: a waiter announces itself with a shared lock on ``<lock>.wait``. A process
-that held the lock before does not take it again while someone waits, so an operator's
-command runs before the daemon's next round even when rounds are back to back; a holder
-that keeps the lock between calls (the opt-in console) checks :meth:`HostLock.others_waiting`
-and lets go.
+Waiting is fair: a waiter announces itself with a shared lock on ``<lock>.wait``, and a
+process that held the lock before does not take it again while someone waits, so that an
+operator's command runs before the daemon's next round even when rounds are back to back.
 """
 
 from __future__ import annotations
@@ -32,7 +26,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -56,10 +50,6 @@ class Holder(BaseModel):
     cli_pid: int | None = None  # the vendor CLI process it runs now
     cli_started: int | None = None  # that process's start time (/proc stat), against reuse
 
-    def describe(self) -> str:
-        held = max(0.0, time.time() - self.since)
-        return f"pid {self.pid} ({self.doing}, for {held:.0f} s)"
-
 
 class LockError(SsacliError):
     """The host lock could not be taken."""
@@ -76,8 +66,8 @@ class LockTimeout(LockError):
 
 
 def default_lock_path() -> Path:
-    """``/run/smartarray-agent/cli.lock`` for root (the daemon, the operator's CLI); a
-    per-user runtime directory otherwise, where only the simulator can be run anyway."""
+    """``DEFAULT_SYSTEM_PATH`` for root; else a per-user runtime directory, where only the
+    simulator can be run anyway."""
     if os.geteuid() == 0:
         return DEFAULT_SYSTEM_PATH
     runtime = os.environ.get("XDG_RUNTIME_DIR")
@@ -90,7 +80,7 @@ def _to_stderr(message: str) -> None:
 
 
 def _this_process() -> str:
-    words = " ".join(" ".join(getattr(sys, "orig_argv", sys.argv)).split())  # one line
+    words = " ".join(" ".join(sys.orig_argv).split())  # one line
     return words if len(words) <= 120 else words[:117] + "..."
 
 
@@ -107,10 +97,6 @@ class HostLock:
         self._since = 0.0
         self.waiting = False  # in acquire(), waiting for the lock (what a timeout reports)
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def acquire(self) -> None:
         """Take the lock, waiting up to ``wait_s``. Raises LockTimeout or LockRefused."""
         if self._fd is not None:
@@ -120,10 +106,14 @@ class HostLock:
         fd = _open_owned(self.path)
         self.waiting = True
         try:
-            if self._held_before:
-                self._yield_to_waiters(deadline)
-            with self._announced():
+            while self._held_before and self.others_waiting() and time.monotonic() < deadline:
+                time.sleep(POLL_S)
+            announced = _open_owned(self.wait_path)
+            try:
+                fcntl.flock(announced, fcntl.LOCK_SH)  # others_waiting sees it
                 self._wait_for(fd, deadline)
+            finally:
+                os.close(announced)
         except BaseException:
             os.close(fd)
             raise
@@ -145,8 +135,7 @@ class HostLock:
         os.pwrite(self._fd, (entry.model_dump_json(exclude_none=True) + "\n").encode(), 0)
 
     def _end_leftover(self, previous: Holder | None) -> None:
-        """End the vendor CLI a killed holder left running (its line is still in the file:
-        a holder that lets go empties it)."""
+        """End the vendor CLI a killed holder left running."""
         if previous is None or previous.cli_pid is None or previous.pid == os.getpid():
             return
         started = process_start(previous.cli_pid)
@@ -167,8 +156,8 @@ class HostLock:
         os.close(fd)
 
     def others_waiting(self) -> bool:
-        """True when another process that may take this lock is waiting for it. A ``.wait``
-        file that is not ours (or not safe) counts for nobody."""
+        """Whether another process that may take this lock waits for it (a ``.wait`` file
+        that is not ours, or not safe, counts for nobody)."""
         try:
             fd = _open_owned(self.wait_path)
         except (OSError, LockRefused):
@@ -194,15 +183,13 @@ class HostLock:
 
     def who(self) -> str:
         """The holder in a message's words: ``pid 42 (what it does, for 3 s)``."""
-        holder = self.holder()
-        return holder.describe() if holder else "another process"
-
-    # -- waiting ---------------------------------------------------------------------------
-    def _yield_to_waiters(self, deadline: float) -> None:
-        while self.others_waiting() and time.monotonic() < deadline:
-            time.sleep(POLL_S)
+        if (holder := self.holder()) is None:
+            return "another process"
+        return f"pid {holder.pid} ({holder.doing}, for {max(0, time.time() - holder.since):.0f} s)"
 
     def _wait_for(self, fd: int, deadline: float) -> None:
+        """Take the lock on ``fd`` by ``deadline``, telling whom it waits for after
+        ``NOTICE_AFTER_S``; LockTimeout names them."""
         notice_at = time.monotonic() + NOTICE_AFTER_S
         noticed = False
         while True:
@@ -219,33 +206,17 @@ class HostLock:
                                  f"{self.who()}; giving up after {self.wait_s:g} s")
                 time.sleep(POLL_S)
 
-    @contextlib.contextmanager
-    def _announced(self) -> Iterator[None]:
-        fd = _open_owned(self.wait_path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-            yield
-        finally:
-            os.close(fd)
-
     def _check_directory(self) -> None:
         directory = self.path.parent
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         found = distrust(directory.lstat(), kind="directory", owners=(0, os.geteuid()),
                          sticky_ok=True)
-        if found is None:
-            return
-        if found.what in ("link", "type"):
-            raise LockRefused(f"the host lock's directory {directory} is not a directory")
-        if found.what == "owner":
-            raise LockRefused(
-                f"the host lock's directory {directory} belongs to uid {found.uid}, "
-                f"neither root nor uid {os.geteuid()}: refusing to use {self.path}"
-            )
-        raise LockRefused(
-            f"others may write to the host lock's directory {directory} "
-            f"(mode {found.mode:o}): refusing to use {self.path}"
-        )
+        if found is not None:
+            why = {"owner": f"belongs to uid {found.uid}, neither root nor uid {os.geteuid()}",
+                   "mode": f"has mode {found.mode:o}: others may write to it"}.get(
+                       found.what, "is not a directory")
+            raise LockRefused(f"the host lock's directory {directory} {why}: refusing to use "
+                              f"{self.path}")
 
 
 def _open_owned(path: Path) -> int:
@@ -283,7 +254,6 @@ def _read_holder(data: bytes) -> Holder | None:
 
 
 def process_start(pid: int) -> int | None:
-    """When process ``pid`` started; None when there is no such process (or it is a zombie,
-    already ended)."""
+    """When process ``pid`` started; None when it is no more (a zombie has ended)."""
     found = process(pid)
     return None if found is None or found.state == "Z" else found.started

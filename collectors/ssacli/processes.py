@@ -1,14 +1,13 @@
-"""Start the vendor CLI, and end it and whatever it left behind (docs/agent.md, "What the
-vendor CLI leaves behind").
+"""Start the vendor CLI, and end it and what it left behind (docs/agent.md, "What the vendor
+CLI leaves behind").
 
-:func:`start` runs the CLI from argv (never a shell) in a session of its own, with ``LC_ALL=C``
-and ``INFOMGR_BYPASS_NONSA=1``, under the seccomp filter (common/confine.py) and with a mark
-in its environment that names the call; the agent is the subreaper of what it starts
-(``PR_SET_CHILD_SUBREAPER``), so a descendant whose parent ends stays the agent's. At the end
-of the call :func:`finish` ends the CLI's group and the agent's descendants in the CLI's
-session or carrying the call's mark (a ``setsid`` grandchild with its output elsewhere still
-does), and nothing else; it reaps the CLI last, so that its pid, and with it its session's
-id, cannot name another process meanwhile.
+:func:`start` spawns the CLI from argv (``os.posix_spawnp``: never a shell, no fork of this
+process, which has threads) as a session leader, with ``LC_ALL=C``, ``INFOMGR_BYPASS_NONSA=1``,
+the seccomp filter (common/confine.py) and a mark in its environment that names the call; the
+agent is the subreaper of what it starts, so a descendant whose parent ends stays its own.
+:func:`finish` ends the CLI's group and the agent's descendants in the CLI's session or
+carrying the mark (a ``setsid`` grandchild with its output elsewhere still does), nothing
+else, and reaps the CLI last, so that its pid and session id name no other process meanwhile.
 """
 
 from __future__ import annotations
@@ -18,12 +17,10 @@ import ctypes
 import functools
 import os
 import signal
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from smartarray_agent.collectors.ssacli.errors import SsacliError
 from smartarray_agent.common.confine import confine_root
@@ -34,62 +31,84 @@ MARK = "SMARTARRAY_AGENT_CALL"  # the environment variable that names a vendor c
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
-@dataclass(frozen=True)
+@dataclass
 class Call:
     """A vendor CLI process, and the mark its descendants inherit."""
 
-    process: subprocess.Popen[bytes]
+    pid: int
     mark: str
+    returncode: int | None = None  # once reaped: its exit code, or minus the signal's
 
 
-def start(argv: Sequence[str], **popen: Any) -> Call:
-    """Start the CLI (``popen``: its standard streams); SsacliError when it cannot run."""
+_unreaped: set[int] = set()  # ended by finish, to reap: some outlive KILL in the kernel
+
+
+def start(argv: Sequence[str], streams: list[tuple]) -> Call:
+    """Start the CLI; ``streams`` are the ``os.posix_spawn`` file actions that give it its
+    standard streams. They run after ``setsid``: a terminal they open becomes the CLI's
+    controlling terminal. SsacliError when it cannot run."""
     confine_root()  # the CLI inherits the filter
     _become_subreaper()
     mark = f"{os.getpid()}-{uuid.uuid4().hex}"
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "INFOMGR_BYPASS_NONSA": "1", MARK: mark}
-    try:
-        process = subprocess.Popen(list(argv), env=env, start_new_session=True, **popen)
+    try:  # the signals Python ignores back to their defaults, as subprocess does
+        pid = os.posix_spawnp(argv[0], list(argv), env, file_actions=[*streams, *_inherited()],
+                              setsid=True, setsigmask=(),
+                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
     except OSError as error:
         raise SsacliError(f"could not run {argv[0]}: {error}") from None
-    return Call(process, mark)
+    return Call(pid, mark)
+
+
+def _inherited() -> list[tuple[int, int]]:
+    """Close actions for the descriptors past the standard streams that the CLI would
+    inherit, as subprocess's ``close_fds``: what this process inherited (Python opens every
+    descriptor close-on-exec)."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own, closed since
+            if int(name) > 2 and os.get_inheritable(int(name)):
+                found.append((os.POSIX_SPAWN_CLOSE, int(name)))
+    return found
 
 
 def exited(call: Call) -> bool:
     """Whether the CLI has ended, without reaping it (see :func:`finish`)."""
     with contextlib.suppress(ChildProcessError):
-        found = os.waitid(os.P_PID, call.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        return found is not None
+        return os.waitid(os.P_PID, call.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     return True  # reaped already
 
 
 def finish(call: Call) -> None:
-    """End the CLI's process group and what the call left (the module's doc says which
-    processes those are), then reap the CLI. Returns once none of them runs."""
+    """End the CLI's process group and what the call left, then reap the CLI."""
     if not exited(call):  # a timeout, an interrupt: its group first
-        end_groups([call.process.pid])
+        end_groups([call.pid])
     left = leftovers(call)  # its group's members too: a group lies within its session
     end_groups([entry.pid for entry in left if entry.state != "Z"])
-    for entry in left:  # adopted by this process as their parents ended: reaped here
-        if entry.ppid == os.getpid():
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(entry.pid, os.WNOHANG)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        call.process.wait(GRACE_S)  # a CLI stuck in the kernel past KILL is left to subprocess
+    # Reaped here: the CLI, what this process adopted as their parents ended, and what was
+    # stuck in the kernel past KILL at an earlier call (one still stuck is left for later).
+    _unreaped.update([call.pid, *(entry.pid for entry in left if entry.ppid == os.getpid())])
+    for pid in list(_unreaped):
+        with contextlib.suppress(ChildProcessError):
+            reaped, status = os.waitpid(pid, os.WNOHANG)
+            if not reaped:
+                continue
+            if pid == call.pid:
+                call.returncode = os.waitstatus_to_exitcode(status)
+        _unreaped.discard(pid)
 
 
 def leftovers(call: Call) -> list[ProcStat]:
-    """The descendants of this process that ``call`` left: its CLI's session's members and
-    the processes that carry its mark (the CLI itself aside). Sound only while the CLI is
-    not reaped."""
+    """This process's descendants in the CLI's session or carrying the call's mark, the CLI
+    aside; sound while the CLI is not reaped."""
     children: dict[int, list[ProcStat]] = {}
     for entry in processes():
         children.setdefault(entry.ppid, []).append(entry)
     below = list(children.get(os.getpid(), []))
     for entry in below:  # grows as it goes: every descendant, once
         below += children.get(entry.pid, [])
-    return [entry for entry in below if entry.pid != call.process.pid
-            and (entry.session == call.process.pid or _carries(entry.pid, call.mark))]
+    return [entry for entry in below if entry.pid != call.pid
+            and (entry.session == call.pid or _carries(entry.pid, call.mark))]
 
 
 def _carries(pid: int, mark: str) -> bool:
@@ -110,12 +129,12 @@ def _become_subreaper() -> None:
 def end_groups(pids: Sequence[int]) -> None:
     """TERM each pid's process group (the process alone when it leads none), KILL what is
     left after :data:`GRACE_S`. Returns once none of them runs; a zombie is left for its
-    parent to reap (subprocess keeps its exit status)."""
-    targets = [(pid, _leads_group(pid)) for pid in pids]
+    parent to reap (:func:`finish` takes the CLI's exit status)."""
+    targets = {-pid if _leads_group(pid) else pid for pid in pids}  # as kill(2) takes them
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid, group in targets:
+        for target in targets:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                (os.killpg if group else os.kill)(pid, sig)
+                os.kill(target, sig)
         deadline = time.monotonic() + GRACE_S
         while _running(targets):
             if time.monotonic() >= deadline:
@@ -132,17 +151,11 @@ def _leads_group(pid: int) -> bool:
         return False
 
 
-def _running(targets: list[tuple[int, bool]]) -> bool:
-    """Whether any target (a whole group, or a lone process) still has a live member: one
-    that is not a zombie waiting to be reaped."""
-    if not targets:
-        return False
-    groups = {pid for pid, group in targets if group}
-    alone = {pid for pid, group in targets if not group}
-    return any(
-        entry.state != "Z" and (entry.pgrp in groups or entry.pid in alone)
-        for entry in processes()
-    )
+def _running(targets: set[int]) -> bool:
+    """Whether a target (a group, as minus its id, or a lone pid) has a member that is not a
+    zombie waiting to be reaped."""
+    return bool(targets) and any(entry.state != "Z" and {-entry.pgrp, entry.pid} & targets
+                                 for entry in processes())
 
 
 @dataclass(frozen=True)

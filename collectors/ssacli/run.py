@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,30 +35,29 @@ def run_once(program: Sequence[str], command: list[str], timeout_s: float = 60.0
     CLI's pid as soon as it runs (the host lock records it, so that a CLI left behind by a
     killed caller can be found)."""
     argv = [*program, *command]
-    call = processes.start(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT)
-    assert call.process.stdout is not None
-    try:
-        if started is not None:
-            started(call.process.pid)
-        output = _read_capped(call, timeout_s, MAX_OUTPUT_BYTES)
-    except subprocess.TimeoutExpired:
-        raise CliTimeout(argv, timeout_s) from None
-    except CliOutputTooLarge:
-        raise CliOutputTooLarge(argv, MAX_OUTPUT_BYTES) from None
-    finally:  # also on Ctrl-C, or a stop signal's SystemExit: the CLI must not outlive us
-        processes.finish(call)
-        call.process.stdout.close()
-    return CliResult(tuple(argv), call.process.returncode, output.decode("utf-8", "replace"))
+    output, answer = os.pipe()
+    with open(output, "rb", buffering=0):  # closes the read end
+        try:
+            call = processes.start(argv, [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                                          (os.POSIX_SPAWN_DUP2, answer, 1),
+                                          (os.POSIX_SPAWN_DUP2, answer, 2)])
+        finally:
+            os.close(answer)
+        try:
+            if started is not None:
+                started(call.pid)
+            received = _read_capped(call, output, argv, timeout_s)
+        finally:  # also on Ctrl-C, or a stop signal's SystemExit: the CLI must not outlive us
+            processes.finish(call)
+    assert call.returncode is not None  # it exited, and finish reaped it
+    return CliResult(tuple(argv), call.returncode, received.decode("utf-8", "replace"))
 
 
-def _read_capped(call: processes.Call, timeout_s: float, limit: int) -> bytes:
+def _read_capped(call: processes.Call, output: int, argv: list[str], timeout_s: float) -> bytes:
     """All the CLI prints until it exits (what a process it left behind prints later is not
     its answer, and the end of file never comes while such a process holds the output open);
-    TimeoutExpired past ``timeout_s``, CliOutputTooLarge past ``limit`` bytes. Its exit is
+    CliTimeout past ``timeout_s``, CliOutputTooLarge past ``MAX_OUTPUT_BYTES``. Its exit is
     looked at each time it prints, or every ``POLL_S``."""
-    assert call.process.stdout is not None
-    output = call.process.stdout.fileno()
     os.set_blocking(output, False)
     deadline = time.monotonic() + timeout_s
     received = bytearray()
@@ -70,12 +68,12 @@ def _read_capped(call: processes.Call, timeout_s: float, limit: int) -> bytes:
             with contextlib.suppress(BlockingIOError):
                 while chunk := os.read(output, READ_CHUNK):
                     received += chunk
-                    if len(received) > limit:
-                        raise CliOutputTooLarge([], limit)
+                    if len(received) > MAX_OUTPUT_BYTES:
+                        raise CliOutputTooLarge(argv, MAX_OUTPUT_BYTES)
                 if selector.get_map():  # the end of file: only its exit is left to see
                     selector.unregister(output)
             if ended:
                 return bytes(received)
             if time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired(call.process.args, timeout_s)
+                raise CliTimeout(argv, timeout_s)
             selector.select(processes.POLL_S)

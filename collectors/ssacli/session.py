@@ -1,29 +1,23 @@
-"""A console session of the vendor CLI, so that a job pays the CLI's start-up once.
+"""The vendor CLI's console (started with no arguments: a banner, then a ``=> `` prompt), in
+which a job pays the CLI's start-up once. Each answer runs to the next prompt; a ``(y/n)``
+question is answered ``y`` only when the caller asked for it.
 
-The CLI started with no arguments prints a banner and a ``=> `` prompt; each command's
-output runs to the next prompt. A ``(y/n)`` question is answered ``y`` only when the caller
-asked for it. The console is a child process started by :func:`.processes.start` (the
-subprocess module's spawn, which runs no Python code between fork and exec, so a process
-with threads starts it safely) with a pseudo-terminal as its standard input and output, and
-pexpect reads and writes the terminal's master (``fdspawn``). The terminal is not the CLI's
-controlling terminal: making it one takes code in the child before exec.
-
-A console that ends before its first prompt raises ConsoleUnavailable; one that ends during a
-command ConsoleDied; one that does not answer in time CliTimeout; one that prints more than
-``MAX_OUTPUT_BYTES`` for a command CliOutputTooLarge. Each of them is closed first: ended
-with what it left behind (:func:`.processes.finish`).
+The console is spawned (:func:`.processes.start`: no fork of this process, which has threads)
+as a session leader that opens a pseudo-terminal by name as its standard streams, which makes
+it its controlling terminal, as over ssh; pexpect reads and writes the master (``fdspawn``).
+One that ends before its first prompt raises ConsoleUnavailable, during a command
+ConsoleDied; one past its timeout CliTimeout, past ``MAX_OUTPUT_BYTES`` CliOutputTooLarge,
+each ended first with what it left behind (:func:`.processes.finish`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
-import struct
 import termios
 import time
-from dataclasses import dataclass
+from typing import Protocol
 
 import pexpect
 from pexpect.fdpexpect import fdspawn
@@ -36,49 +30,55 @@ from smartarray_agent.collectors.ssacli.errors import (
     ConsoleUnavailable,
 )
 
-# The prompt (the answer is searched from a line start, see _Answer), or a (y/n) question;
+# The prompt, searched from a line start (an answer starts at one), or a (y/n) question;
 # where both match at one place, the prompt
 PROMPT_OR_QUESTION = re.compile(r"(?P<prompt>\n=> )|\(y/n\)\s*$")
 TERMINAL = (24, 4000)  # rows, columns: wide, so the CLI never wraps a line for the terminal
 READ_CHUNK = 65536
-# The prompt ends the output, so only the tail of the buffer is searched for it; searching
+# The prompt ends the output, so only the tail of the answer is searched for it; searching
 # all of a 150 kB answer after every read made a large collection several times slower.
 SEARCH_WINDOW = 4096
 
 
+class Console(Protocol):
+    """A console, started (its banner read), answering one command at a time until closed;
+    one that fails ends itself. :class:`ConsoleSession` is the CLI's."""
+
+    banner: str
+
+    @property
+    def alive(self) -> bool: ...
+
+    @property
+    def pid(self) -> int | None: ...  # None: no process of its own
+
+    def run(self, command: str, *, confirm: bool = False) -> str: ...
+
+    def close(self) -> None: ...
+
+
 class ConsoleSession:
     def __init__(self, program: tuple[str, ...], *, timeout_s: float) -> None:
+        """Started, its banner read; ``timeout_s`` bounds that and each command."""
         self.program = program
-        self.timeout_s = timeout_s  # for the banner, and for each command
-        self._call: processes.Call | None = None
-        self._child: fdspawn | None = None
-        self.banner = ""  # what the console printed before its first prompt
+        self.timeout_s = timeout_s
         self._pending = ""  # printed after a prompt, before the next command was sent
-
-    @property
-    def alive(self) -> bool:
-        return self._call is not None and not processes.exited(self._call)
-
-    @property
-    def pid(self) -> int | None:
-        return self._call.process.pid if self._call is not None else None
-
-    def start(self) -> None:
         master, terminal = os.openpty()
         try:
             attributes = termios.tcgetattr(terminal)
             attributes[3] &= ~termios.ECHO  # lflag: the CLI's input is not echoed back
             termios.tcsetattr(terminal, termios.TCSANOW, attributes)
-            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", *TERMINAL, 0, 0))
-            self._call = processes.start(self.program, stdin=terminal, stdout=terminal,
-                                         stderr=terminal)
+            termios.tcsetwinsize(terminal, TERMINAL)
+            self._call: processes.Call | None = processes.start(program, [
+                (os.POSIX_SPAWN_OPEN, 0, os.ttyname(terminal), os.O_RDWR, 0),
+                (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)])
         except BaseException:
             os.close(master)
             raise
         finally:
-            os.close(terminal)  # the CLI's: the master sees the end of file when it ends
+            os.close(terminal)  # the CLI opened its own: the master sees its end
         self._child = fdspawn(master, encoding="utf-8", codec_errors="replace",
-                                      maxread=READ_CHUNK, use_poll=True)
+                              maxread=READ_CHUNK, use_poll=True)
         self._child.delaybeforesend = None  # pexpect sleeps 50 ms before each send otherwise
         try:
             self.banner = self._read_to_prompt(None, confirm=False)
@@ -88,13 +88,23 @@ class ConsoleSession:
             self._end()
             raise
 
+    @property
+    def alive(self) -> bool:
+        return self._call is not None and not processes.exited(self._call)
+
+    @property
+    def pid(self) -> int | None:
+        return self._call.pid if self._call is not None else None
+
     def run(self, command: str, *, confirm: bool = False) -> str:
         """The output of ``command``, CRLF made LF and the echo of the command dropped."""
-        return _without_echo(self._read_to_prompt(command, confirm=confirm), command)
+        output = self._read_to_prompt(command, confirm=confirm)
+        first, _, rest = output.lstrip("\n").partition("\n")
+        return rest if first.strip() == command.strip() else output
 
     def close(self) -> None:
         """Ask the console to exit, then end it and what it left."""
-        if self._child is not None and self._call is not None:
+        if self._call is not None:
             with contextlib.suppress(OSError):
                 self._child.sendline("exit")
                 deadline = time.monotonic() + processes.GRACE_S
@@ -104,99 +114,54 @@ class ConsoleSession:
 
     def _end(self) -> str:
         """End the console and what it left; how it ended (``exited 0``)."""
-        call, child, self._call, self._child = self._call, self._child, None, None
-        if call is None or child is None:
+        call, self._call = self._call, None
+        if call is None:
             return "ended"
         processes.finish(call)
-        child.close()
-        code = call.process.returncode
+        self._child.close()
+        code = call.returncode
         return f"exited {code}" if code is None or code >= 0 else f"was killed by signal {-code}"
 
     def _read_to_prompt(self, command: str | None, *, confirm: bool) -> str:
         """Send ``command`` (None: none, the banner is read) and read up to the next prompt."""
-        assert self._child is not None
-        child = self._child
         argv = [*self.program, command or "(console)"]
-        answer = _Answer(run.MAX_OUTPUT_BYTES)
+        parts: list[str] = []  # the answer
+        size = length = 0  # its bytes, as the CLI printed them, and its characters
+        tail = "\n"  # its last SEARCH_WINDOW characters; a line starts where it begins
         data, self._pending = self._pending, ""
         deadline = time.monotonic() + self.timeout_s
         try:
             if command is not None:
-                child.sendline(command)
+                self._child.sendline(command)
             while True:
-                found = answer.add(data)
-                if found is not None and found.prompt:
-                    self._pending = found.after
-                    return found.before.replace("\r\n", "\n").replace("\r", "\n")
+                size += len(data.encode(errors="replace"))
+                if size > run.MAX_OUTPUT_BYTES:
+                    parts.clear()
+                    self._end()
+                    raise CliOutputTooLarge(argv, run.MAX_OUTPUT_BYTES)
+                region, offset = tail + data, length - len(tail)  # where region starts
+                parts.append(data)
+                length += len(data)
+                tail = region[-SEARCH_WINDOW:]
+                found = PROMPT_OR_QUESTION.search(region) if data else None
+                if found is not None and found.lastgroup == "prompt":
+                    whole = "".join(parts)
+                    self._pending = whole[offset + found.end():]
+                    return whole[:max(0, offset + found.start())].replace(
+                        "\r\n", "\n").replace("\r", "\n")
                 if found is not None:  # a (y/n) question
                     reply = "y" if confirm else "n"
-                    child.sendline(reply)
-                    data = reply + "\n"
+                    self._child.sendline(reply)
+                    data = reply + "\n"  # as a transcript shows it: the terminal does not echo
                     continue
                 if deadline <= time.monotonic():
                     raise pexpect.TIMEOUT("deadline passed")
-                data = child.read_nonblocking(READ_CHUNK, timeout=deadline - time.monotonic())
-        except _TooLarge:
-            self._end()
-            raise CliOutputTooLarge(argv, run.MAX_OUTPUT_BYTES) from None
+                data = self._child.read_nonblocking(READ_CHUNK, deadline - time.monotonic())
         except pexpect.TIMEOUT:
             self._end()
             raise CliTimeout(argv, self.timeout_s) from None
         except (pexpect.EOF, OSError):
-            tail = answer.last_line()
+            last = (tail.strip().splitlines() or [""])[-1]
             when = f"during {command!r}" if command else "before its prompt"
             raise ConsoleDied(f"the CLI console {self._end()} {when}"
-                              + (f" (last line: {tail!r})" if tail else "")) from None
-
-
-class _TooLarge(Exception):
-    pass
-
-
-@dataclass(frozen=True)
-class _Found:
-    prompt: bool  # the prompt; else a (y/n) question
-    before: str  # all the answer printed before the prompt
-    after: str  # what followed the prompt, kept for the next answer
-
-
-class _Answer:
-    """What the console printed for one command: kept whole, counted against the cap, and
-    searched for the prompt or a question only near its end."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.size = 0  # bytes, as the CLI printed them
-        self.length = 0  # characters
-        self.tail = "\n"  # the last SEARCH_WINDOW characters; a line starts where it begins
-
-    def add(self, data: str) -> _Found | None:
-        """Take ``data``; the prompt or question it completes, if any. _TooLarge past the cap."""
-        if not data:
-            return None
-        self.size += len(data.encode(errors="replace"))
-        if self.size > self.limit:
-            self.parts.clear()
-            raise _TooLarge
-        region = self.tail + data
-        offset = self.length - len(self.tail)  # where region starts in the answer
-        self.parts.append(data)
-        self.length += len(data)
-        self.tail = region[-SEARCH_WINDOW:]
-        match = PROMPT_OR_QUESTION.search(region)
-        if match is None:
-            return None
-        if match.lastgroup != "prompt":
-            return _Found(prompt=False, before="", after="")
-        whole = "".join(self.parts)
-        return _Found(prompt=True, before=whole[: max(0, offset + match.start())],
-                      after=whole[offset + match.end():])
-
-    def last_line(self) -> str:
-        return (self.tail.strip().splitlines() or [""])[-1]
-
-
-def _without_echo(output: str, command: str) -> str:
-    first, _, rest = output.lstrip("\n").partition("\n")
-    return rest if first.strip() == command.strip() else output
+                              + (f" (last line: {last!r})" if last else "")) from None

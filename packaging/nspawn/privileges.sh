@@ -43,7 +43,6 @@ cat >> "$root/etc/smartarray-agent/config.toml" <<'TOML'
 
 [ssacli]
 simulate = "/etc/smartarray-agent/sim.toml"
-console = false
 
 [collect]
 interval_s = 2.0

@@ -61,14 +61,13 @@ systemctl --root="$root" --quiet disable smartarray-agent-serve.service
 [ ! -e "$root/etc/systemd/system/multi-user.target.wants/smartarray-agent-serve.service" ] \
     || fail "smartarray-agent-serve.service still enabled after disable"
 
-# The simulator in place of ssacli: a scenario file the test can change, one CLI process a
-# command (console = false) so a changed file is read at the next collection, a CLI timeout far
-# above the watchdog's so that a hang is the watchdog's to catch.
+# The simulator in place of ssacli: a scenario file the test can change (each collection
+# starts the CLI, which reads it), a CLI timeout far above the watchdog's so that a hang is
+# the watchdog's to catch.
 nspawn_install_scenario gen9-battery
 cat > "$root/etc/smartarray-agent/config.toml" <<'TOML'
 [ssacli]
 simulate = "/etc/smartarray-agent/sim.toml"
-console = false
 timeout_s = 600.0
 
 [collect]
