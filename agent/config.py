@@ -7,7 +7,6 @@ their defaults. Relative paths in the file are relative to the file's own direct
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +19,7 @@ from smartarray_agent.common.configfile import (
     Document,
     FilePath,
     Settings,
+    named_paths,
     read_document,
     refuse_untrusted,
     validate,
@@ -41,9 +41,13 @@ CONSOLE_GONE = ("[ssacli] console is ignored, remove it: a console kept open bet
                 "one CLI start a round; each collection now opens its console and closes it")
 
 
-def _known_scenario(value: str) -> str:
+def _known_scenario(value: str, info: ValidationInfo) -> str:
+    """A bundled scenario's name, or a scenario file (relative: beside the configuration)."""
     from smartarray_agent.simulator import ScenarioError, resolve_scenario
 
+    base = (info.context or {}).get("base")
+    if base is not None and (base / value).is_file():
+        value = str(base / value)
     try:
         resolve_scenario(value)
     except ScenarioError as error:
@@ -205,34 +209,26 @@ class Overrides:
     lock_file: Path | None = None
 
     def apply(self, config: Config) -> Config:
+        """``config`` with the options laid over it: each was checked as it was parsed
+        (cli/options.py, cli/context.py), and a copy checks nothing."""
         ssacli: dict[str, object] = {}
         if self.simulate is not None:
             ssacli |= {"simulate": self.simulate, "path": None}
         if self.cli_path is not None:
             ssacli |= {"path": self.cli_path, "simulate": None}
         if self.timeout_s is not None:
-            ssacli["timeout_s"] = _bounded_timeout(self.timeout_s)
+            ssacli["timeout_s"] = self.timeout_s
         if self.lock_file is not None:
             ssacli["lock_file"] = self.lock_file
         web: dict[str, object] = {}
         if self.listen_address is not None:
-            web["listen_address"] = _listen_address(self.listen_address)
+            web["listen_address"] = self.listen_address
         if self.web_config_file is not None:
             web["config_file"] = self.web_config_file.absolute()
         if self.telemetry_path is not None:
-            web["telemetry_path"] = check_telemetry_path(self.telemetry_path)
+            web["telemetry_path"] = self.telemetry_path
         return config.model_copy(update={"ssacli": config.ssacli.model_copy(update=ssacli),
                                          "web": config.web.model_copy(update=web)})
-
-
-def _bounded_timeout(value: float) -> float:
-    """``--timeout`` held to the bounds of ``[ssacli] timeout_s`` (a copy checks none)."""
-    document = Document(Path("--timeout"), {"timeout_s": value})
-    try:
-        return validate(document, SsacliConfig).timeout_s
-    except ConfigError as error:
-        [problem] = error.problems
-        raise ConfigError([f"--timeout: {problem.split(': ', 2)[2]}"]) from None
 
 
 def parse_listen_address(text: str) -> tuple[str, int]:
@@ -252,24 +248,21 @@ def parse_listen_address(text: str) -> tuple[str, int]:
 def load_config(path: Path) -> Config:
     """The validated configuration in ``path``; ConfigError lists ``file:line: key: problem``."""
     document = read_document(path)
-    _resolve_paths(document.data, path.parent)
     config = validate(document, Config)
     if os.geteuid() == 0:
-        _refuse_untrusted(document)
+        _refuse_untrusted(document, config)
     return config
 
 
-def _refuse_untrusted(document: Document) -> None:
+def _refuse_untrusted(document: Document, config: Config) -> None:
     """Root runs the CLI, reads the credentials and web config, writes the lock and the
     audit log where the file says: each must be out of other users' reach."""
-    named: list[tuple[tuple[str, ...], Path | None]] = []
-    for location, table in _path_keys(document.data):
-        path = Path(value) if isinstance(value := table.get(location[-1]), str) else None
-        if path is not None and location == ("web", "publish_dir"):
-            path /= "file"  # root writes the files in it: the directory must be root's alone
-        elif location == ("ssacli", "simulate") and not (path and path.is_file()):
-            path = None  # a bundled scenario's name
-        named.append((location, path))
+    # root writes the files in publish_dir: the directory must be root's alone
+    named = [(location, path / "file" if location == ("web", "publish_dir") else path)
+             for location, path in named_paths(config)]
+    simulate = config.ssacli.simulate  # a scenario file, or a bundled scenario's name
+    if simulate is not None and Path(simulate).is_file():
+        named.append((("ssacli", "simulate"), Path(simulate)))
     refuse_untrusted(document, named)
 
 
@@ -280,35 +273,6 @@ def load_or_default(path: Path | None) -> Config:
     if DEFAULT_PATH.exists():
         return load_config(DEFAULT_PATH)
     return Config()
-
-
-# Keys holding a path: a relative one is relative to the configuration file's directory (a
-# ``simulate`` only when it names a file there), and root refuses one others may change.
-_PATH_KEYS = (("ssacli", "path"), ("ssacli", "lock_file"), ("web", "config_file"),
-              ("web", "publish_dir"), ("audit", "file"), ("ssacli", "simulate"),
-              ("redfish", "credentials_file"), ("redfish", "ca_file"))
-
-
-def _path_keys(data: dict) -> Iterator[tuple[tuple[str, ...], dict]]:
-    """Each key of the raw document that holds a path, with the table it is in."""
-    for section, key in _PATH_KEYS:
-        if isinstance(table := data.get(section), dict):
-            yield (section, key), table
-    probe = data.get("probe")
-    modules = probe.get("modules") if isinstance(probe, dict) else None
-    for name, module in modules.items() if isinstance(modules, dict) else ():
-        for key in ("credentials_file", "ca_file") if isinstance(module, dict) else ():
-            yield ("probe", "modules", name, key), module
-
-
-def _resolve_paths(data: dict, base: Path) -> None:
-    """Make the relative paths of the raw document absolute, before validation (which may
-    check that a file exists)."""
-    for location, table in _path_keys(data):
-        value = table.get(location[-1])
-        if isinstance(value, str) and not Path(value).is_absolute() and (
-                location != ("ssacli", "simulate") or (base / value).is_file()):
-            table[location[-1]] = str(base / value)
 
 
 __all__ = ["Config", "ConfigError", "DEFAULT_PATH", "Overrides", "load_config",

@@ -25,8 +25,6 @@ import pexpect
 from child import run_measured
 from spread import machine, spread
 
-from smartarray_agent.simulator.state import read_invocations
-
 
 @dataclass(frozen=True)
 class Case:
@@ -72,7 +70,8 @@ def run_once(case: Case, python: str, delay_s: float) -> tuple[int, float]:
                 raise SystemExit(f"{case.name}: exited {child.exitstatus}: {child.before}")
         else:
             wall = run_measured(argv, env=env, failure=f"{case.name} failed").wall_s
-        return len(read_invocations(home / "sim")), wall
+        log = (home / "sim" / "invocations.jsonl").read_text(encoding="utf-8").splitlines()
+        return sum(json.loads(line)["event"] == "start" for line in log), wall  # CLI starts
 
 
 def main() -> None:

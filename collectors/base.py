@@ -1,8 +1,5 @@
-"""What every collector is: it reads one source (the vendor CLI, the iLO, sysfs) into a typed
-result and makes its own metric families of it. A new one implements :class:`Collector`
-(with its ``HELP``) and has its line in :data:`smartarray_agent.sources.COLLECTORS`. A failed
-attempt keeps the last success's data and time: the last good values are served until they
-are too old (docs/agent.md, "Failure and staleness")."""
+"""What every collector is (docs/layout.md says how one is added); a failed
+attempt keeps the last success's data (docs/agent.md, "Failure and staleness")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What every collector's metric families share: the builder, with its state gauges that
-emit every known state (0/1) plus ``other`` and ``absent``, and the ``controller`` label.
-Pure. A value not known has no series, never a 0 (docs/metrics.md)."""
+"""What every collector's metric families share: the builder of docs/metrics.md's
+conventions, and the ``controller`` label. Pure."""
 
 from __future__ import annotations
 

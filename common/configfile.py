@@ -1,33 +1,35 @@
-"""Read a TOML or YAML settings file, and say each problem as ``file:line: key: problem``, as
-``config check`` prints and editors jump to: :class:`Document` maps key paths to lines, which
-neither tomllib nor yaml keeps.
-
-Reading refuses what a root agent must not obey: anything but a regular file (a FIFO would
-block a reload for ever), more than ``MAX_BYTES``, nesting deeper than ``MAX_DEPTH``, YAML
-aliases and, as root, a file someone else could have written (:func:`trust_problem`). The
-settings are pydantic models (:class:`Settings`); :func:`validate` words their errors."""
+"""Read a TOML or YAML settings file, and say each problem as ``file:line: key: problem``
+(docs/agent.md, "config check"): :class:`Document` maps key paths to lines, which neither
+tomllib nor yaml keeps."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import re
-import stat
-from collections.abc import Iterable
+import reprlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
 
+from smartarray_agent.common.files import read_regular_file
 from smartarray_agent.common.trust import ANY_ACCESS_BY_OTHERS, distrust, distrusted_entry
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
 MAX_BYTES = 2**20
-MAX_DEPTH = 8  # [redfish] and web config tables are 2-3 deep; room to spare, no recursion bomb
-T = TypeVar("T", bound="Settings")
+T = TypeVar("T", bound=BaseModel)
 
 
 class Settings(BaseModel):
@@ -37,8 +39,14 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
+def _beside_the_file(path: Path, info: ValidationInfo) -> Path:
+    """A relative path is relative to the directory of the file that names it."""
+    base = (info.context or {}).get("base")
+    return path if base is None else base / path
+
+
 # A path is written as a string (strict mode would take only a Path object).
-FilePath = Annotated[Path, Field(strict=False)]
+FilePath = Annotated[Path, Field(strict=False), AfterValidator(_beside_the_file)]
 
 
 class ConfigError(ValueError):  # problems: "file:line: key: problem"
@@ -75,38 +83,25 @@ def read_document(path: Path) -> Document:
             document = _yaml_document(path, text)
         else:
             document = _toml_document(path, text)
-    except RecursionError:
-        raise ConfigError([f"{path}:1: nested more than {MAX_DEPTH} levels deep"]) from None
-    deep = _too_deep(document.data, ())
-    if deep is not None:
-        raise ConfigError([document.problem(deep, f"nested more than {MAX_DEPTH} levels deep")])
+    except RecursionError:  # "x = [[[[...": 100,000 brackets
+        raise ConfigError([f"{path}:1: nested too deep"]) from None
     return document
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_BYTES that root may trust, checked on the
-    descriptor opened without blocking (a FIFO put in its place meanwhile is refused too)."""
+    """The bytes of a regular file of at most MAX_BYTES that root may trust."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        info, data = read_regular_file(path, MAX_BYTES)
     except FileNotFoundError:
         raise ConfigError([f"{path}: no such file"]) from None
     except OSError as error:
         raise ConfigError([f"{path}: {error.strerror or error}"]) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError([f"{path}: not a regular file (a directory, FIFO, socket or "
-                               "device is refused)"])
-        problem = trust_problem(path, info) if os.geteuid() == 0 else None
-        if problem is not None:
-            raise ConfigError([f"{path}: refused: {problem}"])
-        data = b""
-        while len(data) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(data))):
-            data += chunk
-    except OSError as error:
-        raise ConfigError([f"{path}: {error.strerror or error}"]) from None
-    finally:
-        os.close(fd)
+    if data is None:
+        raise ConfigError([f"{path}: not a regular file (a directory, FIFO, socket or device "
+                           "is refused)"])
+    problem = trust_problem(path, info) if os.geteuid() == 0 else None
+    if problem is not None:
+        raise ConfigError([f"{path}: refused: {problem}"])
     if len(data) > MAX_BYTES:
         raise ConfigError([f"{path}: larger than {MAX_BYTES // 1024} KiB"])
     return data
@@ -123,10 +118,7 @@ def trust_problem(path: Path, opened: os.stat_result | None = None) -> str | Non
     if found is None:
         return None
     entry, why = found
-    fix = "only root may be able to change what root reads and runs"
-    if why.what == "owner":
-        return f"{entry} belongs to uid {why.uid}, not root ({fix})"
-    return f"{entry} is writable by {why.writers} (mode {why.mode:04o}; {fix})"
+    return f"{why.describe(entry)}: only root may be able to change what root reads and runs"
 
 
 def credentials_directory() -> Path | None:  # systemd's LoadCredential= directory
@@ -166,6 +158,22 @@ def secret_problem(path: Path) -> str | None:
     return f"{path} is not a regular file"
 
 
+def named_paths(model: BaseModel, location: tuple[str, ...] = ()
+                ) -> Iterator[tuple[tuple[str, ...], Path]]:
+    """Every path a validated settings model holds, with its key: a walk of the model, so
+    that no path field is left out of a check."""
+    for name, value in model:
+        where = (*location, name)
+        if isinstance(value, Path):
+            yield where, value
+        elif isinstance(value, BaseModel):
+            yield from named_paths(value, where)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, BaseModel):
+                    yield from named_paths(item, (*where, str(key)))
+
+
 def refuse_untrusted(document: Document,
                      named: Iterable[tuple[tuple[str, ...], Path | None]]) -> None:
     """ConfigError naming each key whose file (None: not set) root must not act on."""
@@ -175,22 +183,11 @@ def refuse_untrusted(document: Document,
         raise ConfigError(problems)
 
 
-def _too_deep(value: object, location: tuple[str, ...]) -> tuple[str, ...] | None:
-    if len(location) > MAX_DEPTH:
-        return location
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
-        value, list) else ()
-    for key, item in items:
-        deep = _too_deep(item, (*location, str(key)))
-        if deep is not None:
-            return deep
-    return None
-
-
 def validate(document: Document, schema: type[T]) -> T:
-    """``schema`` built from the document, or a ConfigError: each bad key in the file's order."""
+    """``schema`` built from the document, or a ConfigError: each bad key in the file's order.
+    A :data:`FilePath` is resolved against the document's directory."""
     try:
-        return schema.model_validate(document.data)
+        return schema.model_validate(document.data, context={"base": document.path.parent})
     except ValidationError as error:
         found = sorted(((_location(e["loc"]), _unknown(schema, e) or _problem(e))
                         for e in error.errors()),
@@ -227,53 +224,15 @@ def _location(loc: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(str(part) for part in loc if part != "[key]")
 
 
-_BOUND_WORDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
-                "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
-_TYPE_WORDS = {"float_type": "must be a number", "bool_type": "must be true or false",
-               "string_type": "must be a string", "path_type": "must be a string naming a path",
-               "model_type": "must be a table of keys", "dict_type": "must be a table of keys",
-               "finite_number": "must be a finite number"}
-
-
 def _problem(error: Any) -> str:
-    """A pydantic error in a settings file's words: ``must be at most 100 (got 100.5)``."""
-    kind, given, context = error["type"], error.get("input"), error.get("ctx") or {}
-    if kind == "missing":
+    """pydantic's message with the value it was given: ``Input should be less than or equal to
+    100 (got 100.5)``; a validator's own words as they are."""
+    if error["type"] == "missing":
         return "required but not given"
-    if "[key]" in error["loc"]:
-        return "the key must be a string"
-    if kind == "value_error":
-        return str(context.get("error", error["msg"]))
-    if kind in _BOUND_WORDS:
-        name, words = _BOUND_WORDS[kind]
-        return f"must be {words} {_number(context[name])} (got {_shown(given)})"
-    if kind == "literal_error":
-        return f"must be one of {context['expected'].replace(' or ', ', ')} (got {_shown(given)})"
-    if kind == "float_type" and isinstance(given, int) and not isinstance(given, bool):
-        kind = "finite_number"  # an integer too large for a float
-    return f"{_TYPE_WORDS.get(kind, error['msg'])} (got {_shown(given)})"
-
-
-def _number(value: float) -> str:
-    if isinstance(value, int):
-        digits = str(abs(value))
-        return str(value) if len(digits) <= 20 else f"an integer of {len(digits)} digits"
-    text = f"{value:g}"
-    return text if float(text) == value else repr(value)
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return _number(value)
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "a list"
-    return repr(value)
+    if error["type"] == "value_error":
+        return str(error["ctx"]["error"])
+    # reprlib: a value nested a thousand deep, or of 4000 digits, shown short and not a crash
+    return f"{error['msg']} (got {reprlib.repr(error.get('input'))})"
 
 
 def _toml_document(path: Path, text: str) -> Document:

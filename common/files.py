@@ -1,8 +1,10 @@
-"""One way to replace a file that others read while it changes."""
+"""One way to replace a file that others read while it changes, and one to read a file of
+bounded size that someone may have swapped for a FIFO."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -22,3 +24,19 @@ def replace_file(path: Path, data: bytes, mode: int) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def read_regular_file(path: Path | str, limit: int) -> tuple[os.stat_result, bytes | None]:
+    """The status of ``path`` and up to ``limit + 1`` of its bytes (more than ``limit``: too
+    large, the caller's refusal), or None for the bytes when it is not a regular file: opened
+    without blocking and checked on that descriptor, so that a FIFO or device is refused, not
+    waited on. OSError when it cannot be opened or read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return info, None
+        with open(fd, "rb", closefd=False) as handle:
+            return info, handle.read(limit + 1)
+    finally:
+        os.close(fd)

@@ -1,12 +1,8 @@
-"""The normalised model every consumer reads: the ``status --json`` contract (docs/status.md;
-its JSON Schema, docs/status.schema.json, is ``python -m smartarray_agent.common.model``).
-A field whose line the CLI did not print is None, never a guess, and so is a whole number
-outside its field's range (no controller has it; a 400-digit size overflows the exposition).
-Every block keeps the pairs it was built from in ``raw``, in printed order."""
+"""The normalised model every consumer reads: the ``status --json`` contract, its rules and
+its shape in docs/status.md."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated
 
@@ -225,14 +221,8 @@ def to_json(snapshot: Snapshot) -> str:
     return snapshot.model_dump_json(indent=2)
 
 
-# What each drive state word means, for every consumer: the `check` plugin, the alert rules
-# (packaging/prometheus/alerts.yml) and the dashboards select these same words, and the
-# metrics list them as known states. A word not listed is unknown: a warning, never "ok".
-#   progressing: work under way, redundancy intact (a layout change, an erase, a drive
-#                being rebuilt onto)
-#   rebuilding:  redundancy lost and being restored (or queued to be)
-#   degraded:    redundancy lost (logical) or failure predicted (physical); nothing restores it
-#   failed:      data or drive lost
+# What each drive state word means, for every consumer (docs/metrics.md, "Drive states"): a
+# word not listed is unknown, a warning, never "ok".
 LOGICAL_DRIVE_STATES: dict[str, str] = {
     "ok": "ok",
     **dict.fromkeys(("transforming", "expanding", "queued_for_expansion", "erasing"),
@@ -257,14 +247,3 @@ def drive_class(states: dict[str, str], word: str | None) -> str | None:
     if word is None:
         return None
     return states.get(word, "unknown")
-
-
-def json_schema() -> str:
-    """The JSON Schema of the status contract, as docs/status.schema.json holds it."""
-    schema = Snapshot.model_json_schema(mode="serialization")
-    schema["title"] = "smartarray-agent status --json"
-    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-
-
-if __name__ == "__main__":  # python -m smartarray_agent.common.model > docs/status.schema.json
-    print(json_schema(), end="")

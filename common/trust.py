@@ -1,13 +1,7 @@
-"""May this path be trusted? The one check, for every file the agent acts on that someone
-else could have put there: the host lock and its directory, the remembered CLI version, the
-configuration walk and the files it names, the simulator's state, the audit file and its
-readers' mark, the published page. From a ``stat`` result (``lstat``, or ``fstat`` of the
-descriptor actually used): the type, the owner and who else may change or read it
-(:func:`distrust`); and for a path with every directory above it (:func:`distrusted_entry`).
-Each caller words the refusal for its readers; :class:`Distrust` says what is wrong. This
-module imports nothing of the project, so both ``smartarray_agent`` and its collectors may
-use it.
-"""
+"""May this path be trusted? The one check for every file the agent acts on that someone
+else could have put there (docs/layout.md lists them; docs/privileges.md the rule), from a
+``stat`` result (:func:`distrust`) or for a path and every directory above it
+(:func:`distrusted_entry`); :meth:`Distrust.describe` words what is wrong."""
 
 from __future__ import annotations
 
@@ -24,18 +18,28 @@ ANY_ACCESS_BY_OTHERS = 0o077
 
 @dataclass(frozen=True)
 class Distrust:
-    """Why a path is not trusted: ``link`` (a symbolic link), ``type`` (not the kind asked
-    for), ``owner`` (not one of the owners asked for) or ``mode`` (a forbidden bit is set)."""
+    """Why a path is not trusted: ``link`` (a symbolic link), ``type`` (not the ``kind`` asked
+    for), ``owner`` (not one of the ``owners`` asked for) or ``mode`` (a forbidden bit is set)."""
 
     what: Literal["link", "type", "owner", "mode"]
     uid: int
     gid: int
     mode: int  # the permission bits, as chmod shows them
+    owners: tuple[int, ...]
+    kind: Literal["file", "directory"] | None
 
-    @property
-    def writers(self) -> str:
-        """Who else may write it: ``everyone``, or ``group N``."""
-        return "everyone" if self.mode & stat.S_IWOTH else f"group {self.gid}"
+    def describe(self, entry: object) -> str:
+        """What is wrong, worded once for every caller: ``/x belongs to uid 5, not root``."""
+        if self.what == "owner":
+            allowed = " or ".join(dict.fromkeys("root" if uid == 0 else f"uid {uid}"
+                                                for uid in self.owners))
+            return f"{entry} belongs to uid {self.uid}, not {allowed}"
+        if self.what == "mode":
+            writers = "everyone" if self.mode & stat.S_IWOTH else f"group {self.gid}"
+            return f"{entry} is writable by {writers} (mode {self.mode:04o})"
+        if self.what == "link":
+            return f"{entry} is a symbolic link"
+        return f"{entry} is not a {'directory' if self.kind == 'directory' else 'regular file'}"
 
 
 def distrust(info: os.stat_result, *, kind: Literal["file", "directory"] | None,
@@ -50,7 +54,7 @@ def distrust(info: os.stat_result, *, kind: Literal["file", "directory"] | None,
     mode = stat.S_IMODE(info.st_mode)
 
     def found(what: Literal["link", "type", "owner", "mode"]) -> Distrust:
-        return Distrust(what, info.st_uid, info.st_gid, mode)
+        return Distrust(what, info.st_uid, info.st_gid, mode, tuple(owners), kind)
 
     if stat.S_ISLNK(info.st_mode):
         return found("link")

@@ -13,12 +13,13 @@ import ast
 import inspect
 import os
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
 import typer
-from typer.core import TyperArgument, TyperCommand
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from smartarray_agent.cli import app, exitcodes
 from smartarray_agent.cli.options import PROG
@@ -66,9 +67,22 @@ def _command(path: list[str], command: TyperCommand) -> list[str]:
     return out
 
 
+def commands(group: TyperGroup | None = None,
+             path: tuple[str, ...] = ()) -> Iterator[tuple[list[str], TyperCommand]]:
+    """Every command of the app with the words that name it, in ``--help``'s order."""
+    group = group or typer.main.get_command(app.app)
+    assert isinstance(group, TyperGroup)
+    for name, command in group.commands.items():
+        if isinstance(command, TyperGroup):
+            yield from commands(command, (*path, name))
+        else:
+            assert isinstance(command, TyperCommand), name
+            yield [*path, name], command
+
+
 def commands_section() -> str:
     lines = []
-    for path, command in sorted(app.commands(), key=lambda item: item[0]):
+    for path, command in sorted(commands(), key=lambda item: item[0]):
         lines += _command(path, command)
     return "\n".join(lines)
 

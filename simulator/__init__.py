@@ -1,7 +1,5 @@
-"""A simulator of the HP/HPE Smart Array CLI (``ssacli``, ``hpssacli``, ``hpacucli``): it
-answers for a scenario file (``scenario.py``; bundled ones in ``scenarios/``), in argv or
-console mode, keeps what modify commands change, and injects faults. The agent runs it in
-place of the vendor binary through :func:`vendor_argv`."""
+"""The simulator of the HP/HPE Smart Array CLI (docs/layout.md, "Simulator"; docs/cli.md,
+"simulate"); the agent runs it in place of the vendor binary through :func:`vendor_argv`."""
 
 from __future__ import annotations
 

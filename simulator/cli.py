@@ -1,8 +1,6 @@
-"""``smartarray-sim --scenario NAME [COMMAND...]``: one command (argv mode), or without one
-the vendor banner and a ``=> `` prompt (console mode). Exit 0, 1 after an ``Error:``, 2 for a
+"""``smartarray-sim`` (docs/cli.md, "simulate run"): exit 0, 1 after an ``Error:``, 2 for a
 bad scenario, as the vendor CLI. Its steps (:func:`open_session`, :func:`start`,
-:func:`answer_line`) also answer in the caller's process (:mod:`.inprocess`), byte for byte.
-"""
+:func:`answer_line`) also answer in the caller's process (:mod:`.inprocess`), byte for byte."""
 
 from __future__ import annotations
 
@@ -15,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smartarray_agent.simulator import list_scenarios, render, resolve_scenario
+from smartarray_agent.simulator import render, resolve_scenario
 from smartarray_agent.simulator.dialect import DIALECTS, LOCK_CONFLICT
 from smartarray_agent.simulator.faults import effective_faults
 from smartarray_agent.simulator.scenario import ScenarioError
@@ -31,11 +29,11 @@ SCENARIO_ENV = "SMARTARRAY_SIM_SCENARIO"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smartarray-sim",
-        description="Answer like the HP/HPE Smart Array CLI for a scenario file.")
+        description="Answer like the HP/HPE Smart Array CLI for a scenario file (the bundled "
+                    "ones: smartarray-agent simulate list).")
     parser.add_argument("--scenario", default=os.environ.get(SCENARIO_ENV),
                         help=f"bundled scenario name or file path (default: ${SCENARIO_ENV})")
     parser.add_argument("--state-dir", type=Path, help="state directory of this simulated host")
-    parser.add_argument("--list", action="store_true", help="list the bundled scenarios")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="vendor command words")
     return parser
 
@@ -43,10 +41,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
-    if args.list:
-        for name, description in list_scenarios():
-            print(f"{name}\t{description}")
-        return 0
     if not args.scenario:
         print(f"smartarray-sim: give --scenario or set {SCENARIO_ENV}", file=sys.stderr)
         return 2

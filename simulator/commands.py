@@ -54,7 +54,7 @@ class Target:
 @dataclass(frozen=True)
 class Show:
     target: Target
-    what: str  # list | detail | status | config | config detail (drives: "" | detail | status)
+    what: str  # list | detail | status | config detail
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def _command(target: Target, words: list[str], command: str) -> Action:
     if not words:
         raise syntax_error(command.split()[-1])
     verb, rest = words[0], words[1:]
-    if verb == "show":
+    if verb == "show" and not (target.ld or target.pd):  # what the agent sends, no drives
         return Show(target, _show_what(target, rest))
     if verb == "modify":
         params: dict[str, str] = {}
@@ -171,14 +171,12 @@ def _command(target: Target, words: list[str], command: str) -> Action:
 
 
 def _show_what(target: Target, rest: list[str]) -> str:
-    drive = bool(target.ld or target.pd)
-    first = ("detail", "status") if drive else ("detail", "status", "config")
     for index, word in enumerate(rest):
         second = index == 1 and rest[0] == "config" and word == "detail"
-        if not ((index == 0 and word in first) or second):
+        if not ((index == 0 and word in ("detail", "status", "config")) or second):
             raise syntax_error(word)
-    if drive:
-        return rest[0] if rest else ""
+    if rest == ["config"]:
+        raise syntax_error("config")
     if not rest:
         return "list" if target.slot is None else "detail"
     return " ".join(rest)

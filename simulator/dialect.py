@@ -51,8 +51,6 @@ class Dialect:
     size_style: str  # "mb" | "mb-gb" | "bare-gib"
     modes: bool  # prints Controller Mode / (HBA Mode)
     gen10: bool
-    array_word: str  # short forms: "array A" or "Array A"
-    unassigned_word: str
     raid_prefix: str  # "RAID " in Fault Tolerance, or ""
     ld_caching_label: str
     ld_caching_params: tuple[str, ...]
@@ -87,8 +85,6 @@ _SSACLI3 = Dialect(
     size_style="bare-gib",
     modes=True,
     gen10=False,
-    array_word="Array",
-    unassigned_word="Unassigned",
     raid_prefix="",
     ld_caching_label="Caching:  ",
     ld_caching_params=("caching", "arrayaccelerator"),
@@ -106,9 +102,8 @@ _HPSSACLI2 = replace(
     default_version="2.10.14.0",
     # Guess: shaped like the ssacli 3.25 `version` output quoted in libstoragemgmt#344.
     version_lines=("   HPSSACLI Version: {version}", "   SOULAPI Version: {version}"),
-    size_style="mb-gb", array_word="array", unassigned_word="unassigned", mirror_group_base=0,
-    new_drive_words=False, cages=False, dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL,
-    unused_space="0  MB",
+    size_style="mb-gb", mirror_group_base=0, new_drive_words=False, cages=False,
+    dwc_warning=_DWC_WARNING_OLD + _DWC_WARNING_TAIL, unused_space="0  MB",
 )
 
 

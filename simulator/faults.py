@@ -1,5 +1,5 @@
-"""Which command a fault hits, the scenario after the battery timeline, garbage.
-``SMARTARRAY_SIM_FAULTS`` (a JSON object) overrides the scenario's ``[faults]`` keys."""
+"""Which command a fault hits, the scenario after the battery timeline, garbage (docs/cli.md
+lists the faults)."""
 
 from __future__ import annotations
 

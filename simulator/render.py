@@ -153,26 +153,6 @@ def pd_line(pd: PhysicalDrive, d: Dialect) -> str:
     return f"physicaldrive {pd.id} ({_where(pd)}, {kind}, {pd.size}, {pd.status})"
 
 
-def _raid_words(ld: LogicalDrive, d: Dialect) -> str:
-    return "RAID 6 (ADG)" if ld.raid == "6" and not d.cages else f"RAID {ld.raid}"
-
-
-def ld_line(ld: LogicalDrive, d: Dialect) -> str:
-    return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}, {ld.status})"
-
-
-def ld_status_line(ld: LogicalDrive, d: Dialect) -> str:
-    return f"logicaldrive {ld.id} ({ld.size}, {_raid_words(ld, d)}): {ld.status}"
-
-
-def pd_status_line(pd: PhysicalDrive) -> str:
-    return f"physicaldrive {pd.id} ({_where(pd)}, {pd.size}): {pd.status}"
-
-
-def statuses(lines: Iterable[str]) -> Lines:
-    return ["", *[f"   {line}" for line in lines], ""]
-
-
 def ld_block(ctrl: Controller, ld: LogicalDrive, d: Dialect) -> Lines:
     old = d.generation == "hpacucli9"
     pairs = [("Size", ld.size), ("Fault Tolerance", f"{d.raid_prefix}{ld.raid}"),
@@ -245,12 +225,6 @@ def _groups(ctrl: Controller) -> list[tuple[str | None, list[PhysicalDrive]]]:
     return groups + ([(None, spare)] if spare else [])
 
 
-def _group_label(ctrl: Controller, name: str | None, d: Dialect) -> str:
-    if name is not None:
-        return f"{d.array_word} {name}"
-    return "HBA Drives" if ctrl.mode == "hba" else d.unassigned_word
-
-
 def _cages(ctrl: Controller, d: Dialect) -> Lines:
     cages: dict[tuple[str, str], list[PhysicalDrive]] = {}
     for pd in ctrl.physical_drives:
@@ -308,21 +282,6 @@ def config_detail_block(ctrl: Controller, d: Dialect) -> Lines:
     return lines
 
 
-def config_block(ctrl: Controller, d: Dialect) -> Lines:
-    lines = [list_line(ctrl, d), ""]
-    short_unused = "0 MB" if d.generation == "hpacucli9" else "0  MB"
-    for name, drives in _groups(ctrl):
-        if name is None:
-            lines += [f"   {_group_label(ctrl, None, d)}", ""]
-        else:
-            iface = _interface(drives[0]) if drives else "SAS"
-            lines += [f"   {d.array_word} {name} ({iface}, Unused Space: {short_unused})", "", ""]
-            lds = [ld for ld in ctrl.logical_drives if ld.array == name]
-            lines += [*[f"      {ld_line(ld, d)}" for ld in lds], ""]
-        lines += [*[f"      {pd_line(pd, d)}" for pd in drives], ""]
-    return lines
-
-
 def list_line(ctrl: Controller, d: Dialect) -> str:
     return f"{header(ctrl, d):<40}  (sn: {ctrl.serial})"
 
@@ -339,41 +298,10 @@ def status_block(ctrl: Controller, d: Dialect) -> Lines:
     return lines
 
 
-def logical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) -> Lines:
-    """``ld all show`` / ``ld N show [detail]``; ``drive_id`` is an id or ``all``."""
-    lines = ["", header(ctrl, d)]
-    for array in ctrl.arrays:
-        lds = [ld for ld in ctrl.logical_drives
-               if ld.array == array.name and drive_id in ("all", ld.id)]
-        if not lds:
-            continue
-        label = f"{d.array_word} {array.name}"
-        if array.status != "OK":
-            label += f" ({array.status})"
-        lines += ["", f"   {label}", ""]
-        for ld in lds:
-            lines += [*ld_block(ctrl, ld, d), ""] if detail else [f"      {ld_line(ld, d)}"]
-    return lines + [""]
-
-
-def physical_drives(ctrl: Controller, d: Dialect, drive_id: str, detail: bool) -> Lines:
-    """``pd all show`` / ``pd ID show [detail]``; ``drive_id`` is an id or ``all``."""
-    lines = ["", header(ctrl, d)]
-    for name, drives in _groups(ctrl):
-        drives = [pd for pd in drives if drive_id.lower() in ("all", pd.id.lower())]
-        if not drives:
-            continue
-        lines += ["", f"   {_group_label(ctrl, name, d)}", ""]
-        for pd in drives:
-            lines += [*pd_block(ctrl, pd, d), ""] if detail else [f"      {pd_line(pd, d)}"]
-    return lines + [""]
-
-
 def show(d: Dialect, what: str, ctrls: list[Controller]) -> Lines:
     if what == "list":
         return ["", *[list_line(c, d) for c in ctrls], ""]
     block, gap = {"status": (status_block, [""]), "detail": (controller_block, [""]),
-                  "config": (config_block, [""]),
                   "config detail": (config_detail_block, ["", ""])}[what]
     lines: Lines = []
     for ctrl in ctrls:

@@ -1,17 +1,16 @@
-"""Scenario files (TOML or JSON): the hardware a simulated CLI sees, and its faults. Status
+"""Scenario files (TOML): the hardware a simulated CLI sees, and its faults. Status
 values are the CLI's texts (``"Failed (Replace Batteries)"``); cache sizes are bytes or a
-text with a binary unit (``"512 MiB"``); unknown keys are errors. The simulator renders,
-modifies and keeps these models (their JSON in the state directory)."""
+text with a binary unit (``"512 MiB"``); unknown keys are errors."""
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from smartarray_agent.common.configfile import ConfigError, read_document, validate
 
 Generation = Literal["hpacucli9", "hpssacli2", "ssacli3", "ssacli-gen10"]
 GENERATIONS: tuple[str, ...] = get_args(Generation)
@@ -227,35 +226,17 @@ class Scenario(_Strict):
         return next((c for c in self.controllers if c.slot == slot), None)
 
 
-def parse_scenario(text: str, suffix: str = ".toml") -> Scenario:
-    try:
-        data = json.loads(text) if suffix == ".json" else tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ScenarioError(f"not valid {suffix.lstrip('.').upper()}: {exc}") from exc
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise ScenarioError(_describe(exc)) from exc
-
-
 def load_scenario(path: Path) -> Scenario:
+    """The scenario in the TOML file ``path``, read as the agent reads its configuration
+    (common/configfile.py: as root, only a file root alone could have written); ScenarioError
+    lists each problem as ``file:line: key: problem``."""
     try:
-        return parse_scenario(path.read_text(encoding="utf-8"), path.suffix.lower())
-    except OSError as exc:
-        raise ScenarioError(f"{path}: {exc.strerror}") from exc
-    except ScenarioError as exc:
-        raise ScenarioError(f"{path}: {exc}") from exc
+        return validate(read_document(path), Scenario)
+    except ConfigError as error:
+        raise ScenarioError(str(error)) from None
 
 
 def faults_with(faults: Faults, override: dict[str, object]) -> Faults:
     """``faults`` with ``override``'s keys, validated; raises pydantic's ValidationError."""
     return Faults.model_validate({**faults.model_dump(mode="json"), **override})
 
-
-def _describe(exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        lines.append(f"{where}: {what}")
-    return "invalid scenario:\n  " + "\n  ".join(lines)

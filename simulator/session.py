@@ -23,14 +23,8 @@ from smartarray_agent.simulator.commands import (
 )
 from smartarray_agent.simulator.dialect import CONTINUE_PROMPT, Dialect
 from smartarray_agent.simulator.faults import at_time, garbage, matches
-from smartarray_agent.simulator.modify import FORMS, apply, invalid_ld, plan
-from smartarray_agent.simulator.scenario import (
-    Controller,
-    Faults,
-    LogicalDrive,
-    PhysicalDrive,
-    Scenario,
-)
+from smartarray_agent.simulator.modify import FORMS, apply, plan
+from smartarray_agent.simulator.scenario import Controller, Faults, Scenario
 from smartarray_agent.simulator.state import StateStore
 
 if TYPE_CHECKING:
@@ -39,8 +33,7 @@ if TYPE_CHECKING:
 _HELP = [
     "",
     "Commands this simulator answers:",
-    "   <target> show [config|status|detail|config detail]",
-    "   <target> ld all|N show [detail|status]   <target> pd all|ID show [detail|status]",
+    "   <target> show [status|detail|config detail]",
     *(f"   <target> {form.help()}" for form in FORMS),
     "   <target> ld all modify ...      forced on any modify",
     "   set target <target>      version      help      exit",
@@ -160,27 +153,8 @@ class Session:
         return self._modify(action)
 
     def _show(self, action: Show) -> render.Lines:
-        d, target = self.dialect, action.target
-        ctrls = self._controllers(self._scenario(), target)
-        one = (target.ld or target.pd) != "all"  # "ld 1 show" prints the detail block
-        detail = action.what == "detail" or one
-        if target.ld:
-            found = [c for c in ctrls if any(_is(target.ld, ld) for ld in c.logical_drives)]
-            if not found:
-                raise invalid_ld(ctrls[0], target.ld)
-            if action.what == "status":
-                return render.statuses(render.ld_status_line(ld, d) for c in found
-                                       for ld in c.logical_drives if _is(target.ld, ld))
-            return [line for c in found for line in render.logical_drives(c, d, target.ld, detail)]
-        if target.pd:
-            found = [c for c in ctrls if any(_is(target.pd, pd) for pd in c.physical_drives)]
-            if not found:
-                raise invalid_target(f"physicaldrive {target.pd}")
-            if action.what == "status":
-                return render.statuses(render.pd_status_line(pd) for c in found
-                                       for pd in c.physical_drives if _is(target.pd, pd))
-            return [line for c in found for line in render.physical_drives(c, d, target.pd, detail)]
-        return render.show(d, action.what, ctrls)
+        ctrls = self._controllers(self._scenario(), action.target)
+        return render.show(self.dialect, action.what, ctrls)
 
     def _modify(self, action: Modify) -> render.Lines:
         if action.target.slot is None:
@@ -203,7 +177,3 @@ class Session:
         self.write("\n")
         return answer.strip().lower() in ("y", "yes")
 
-
-def _is(wanted: str, drive: LogicalDrive | PhysicalDrive) -> bool:
-    """Whether ``wanted`` (an id, any case, or ``all``) names ``drive``."""
-    return wanted in ("all", drive.id.lower())

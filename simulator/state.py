@@ -1,14 +1,7 @@
-"""A simulated host's state directory: ``state.json`` (the scenario as changed so far, made
-again from the scenario file when that changes or after :func:`reset`), ``state.lock``
-(around every create, modify and reset), ``instance.lock`` (held while a simulator process
-runs) and ``invocations.jsonl``, one event a line: ``start`` (id, pid, argv, mode),
-``command`` (id, command) or ``end`` (id, pid, exit_code), each with ``monotonic`` and
-``wall`` times.
-
-Only this user or root may have written the directory or any above it (common/trust.py), so
-that root given a user's ``XDG_RUNTIME_DIR`` never follows that user's links; the files in
-it are opened without following a link.
-"""
+"""A simulated host's state directory, which only this user or root may have written
+(docs/cli.md, "simulate"): ``state.json``, the scenario as changed so far; ``state.lock``
+around every create, modify and reset; ``instance.lock`` while a simulator process runs;
+``invocations.jsonl``, every run's events (:meth:`StateStore.log`)."""
 
 from __future__ import annotations
 
@@ -19,7 +12,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -85,12 +77,8 @@ def _refuse_untrusted(directory: Path, path: Path, *, sticky_ok: bool = False) -
     if found is None:
         return
     entry, why = found
-    if why.what == "owner":
-        wrong = f"{entry} belongs to uid {why.uid}, neither root nor uid {os.geteuid()}"
-    else:
-        wrong = f"{entry} is writable by {why.writers} (mode {why.mode:04o})"
-    raise ScenarioError(f"{wrong}: refusing to keep the simulator's state in {directory} "
-                        f"(set {STATE_DIR_ENV} to a directory of yours)")
+    raise ScenarioError(f"{why.describe(entry)}: refusing to keep the simulator's state in "
+                        f"{directory} (set {STATE_DIR_ENV} to a directory of yours)")
 
 
 def _no_follow(path: str, flags: int) -> int:  # open()'s opener for the state files
@@ -219,50 +207,10 @@ class StateStore:
         return _instance_lock(self.directory)
 
     def log(self, event: str, ident: str, **fields: object) -> None:
+        """One event a line, with the run's id and times: ``start`` (pid, argv, mode),
+        ``command`` (command) or ``end`` (pid, exit_code)."""
         record = {"event": event, "id": ident, "monotonic": time.monotonic(), "wall": time.time()}
         line = json.dumps({**record, **fields}) + "\n"
         with open(self.log_file, "a", encoding="utf-8", opener=_no_follow) as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.write(line)
-
-
-@dataclass
-class Invocation:  # one simulator process, from its start and end events
-    id: str
-    pid: int
-    argv: list[str]
-    mode: str
-    start_monotonic: float
-    start_wall: float
-    end_monotonic: float | None = None  # None: still running, or killed by SIGKILL
-    end_wall: float | None = None
-    exit_code: int | None = None
-    commands: list[str] = field(default_factory=list)
-
-
-def read_invocations(directory: Path) -> list[Invocation]:
-    found: dict[str, Invocation] = {}
-    path = directory / "invocations.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    for record in map(json.loads, lines):
-        ident = record["id"]
-        if record["event"] == "start":
-            found[ident] = Invocation(ident, record["pid"], record["argv"], record["mode"],
-                                      record["monotonic"], record["wall"])
-        elif record["event"] == "command":
-            found[ident].commands.append(record["command"])
-        else:
-            found[ident].end_monotonic = record["monotonic"]
-            found[ident].end_wall = record["wall"]
-            found[ident].exit_code = record["exit_code"]
-    return sorted(found.values(), key=lambda inv: inv.start_monotonic)
-
-
-def overlaps(invocations: list[Invocation]) -> list[tuple[Invocation, Invocation]]:
-    """Pairs of invocations that ran at the same time (an unfinished one never ends)."""
-    pairs = []
-    ordered = sorted(invocations, key=lambda inv: inv.start_monotonic)
-    for index, first in enumerate(ordered):
-        end = first.end_monotonic if first.end_monotonic is not None else float("inf")
-        pairs += [(first, later) for later in ordered[index + 1 :] if later.start_monotonic < end]
-    return pairs

@@ -24,6 +24,7 @@ import contextlib
 import logging
 import os
 import resource
+import runpy
 import signal
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from typer.core import TyperCommand
 from typer.testing import CliRunner
 
 from smartarray_agent.cli.app import app
@@ -106,3 +108,10 @@ def spawn(*args: str | Path, env: Mapping[str, str] | None = None,
                           input=stdin or "", capture_output=True, text=True, env=env,
                           timeout=120)
     return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def commands() -> list[tuple[list[str], TyperCommand]]:
+    """Every command with the words that name it, in ``--help``'s order: the walk that writes
+    the manual page (packaging/manpage.py), which the product does not need."""
+    manpage = Path(__file__).resolve().parents[1] / "packaging" / "manpage.py"
+    return list(runpy.run_path(str(manpage))["commands"]())

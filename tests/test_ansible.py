@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.simulator.state import read_invocations
+from .invocations import read_invocations
 
 pytestmark = pytest.mark.ansible
 

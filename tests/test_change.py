@@ -11,9 +11,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from smartarray_agent.simulator.state import overlaps, read_invocations
-
 from .agent_cli import Ran, agent
+from .invocations import overlaps, read_invocations
 
 MODIFY = "modify"
 

@@ -12,10 +12,10 @@ from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulated import SimulatedCli
 from smartarray_agent.simulator import BUNDLED
-from smartarray_agent.simulator.state import read_invocations
 
 from .agent_cli import Ran
 from .agent_cli import agent as run_agent
+from .invocations import read_invocations
 
 CONFIG_DETAIL = "ctrl all show config detail"
 

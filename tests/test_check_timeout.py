@@ -16,10 +16,10 @@ import pytest
 
 from smartarray_agent.cli.deadline import TimeUp, deadline
 from smartarray_agent.collectors.ssacli.lock import HostLock, process_start
-from smartarray_agent.simulator.state import read_invocations
 from tests import detaching_cli
 
 from .agent_cli import Ran, agent
+from .invocations import read_invocations
 
 UNKNOWN = 3
 

@@ -19,10 +19,10 @@ import pytest
 from smartarray_agent.collectors.ssacli.errors import VendorCommandError
 from smartarray_agent.collectors.ssacli.parser import find_error
 from smartarray_agent.simulator.dialect import LOCK_CONFLICT
-from smartarray_agent.simulator.state import read_invocations
 from tests.agent_process import simulated
 
 from .agent_cli import agent
+from .invocations import read_invocations
 
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 

@@ -20,7 +20,9 @@ from smartarray_agent.collectors.ssacli.errors import CliOutputTooLarge, VendorC
 from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulator import ScenarioError, vendor_argv
-from smartarray_agent.simulator.state import private_directory, read_invocations
+from smartarray_agent.simulator.state import private_directory
+
+from .invocations import read_invocations
 
 # A "CLI" that prints MiB of lines, then stays alive until it is ended.
 FLOOD = ("import sys, time\n"

@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from smartarray_agent.cli.app import commands
-
 from . import matrix
-from .agent_cli import agent
+from .agent_cli import agent, commands
 
 COMMANDS = ["status", "check", "set-cache-ratio", "write-cache", "run", "metrics", "serve",
             "config", "simulate"]
@@ -75,7 +73,7 @@ def test_an_unknown_command_is_a_usage_error():
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["status", "--timeout", "0.5"], "'-t' / '--timeout': 0.5 is not in the range x>=1"),
+    (["status", "--timeout", "0.5"], "'-t' / '--timeout': 0.5 is not in the range 1<=x<=3600"),
     (["status", "-t", "soon"], "'-t' / '--timeout': 'soon' is not a number"),
     (["status", "-t", "inf"], "'-t' / '--timeout': 'inf' is not a finite number"),
     (["set-cache-ratio", "25/75", "--slot", "0", "--threshold", "101"],

@@ -103,7 +103,7 @@ listen_address = "9712"
 host = "ilo"
 """)
     assert problems(path) == [
-        f"{path}:2: ssacli.timeout_s: must be greater than 0 (got 0)",
+        f"{path}:2: ssacli.timeout_s: Input should be greater than 0 (got 0)",
         f"{path}:3: ssacli.bogus: unknown key",
         f"{path}:6: collect.stale_after_s: must be at least interval_s (60), or the values "
         "would be dropped between collections",
@@ -132,15 +132,20 @@ charge_critical_percent = nan
 [wat]
 """)
     assert problems(path) == [
-        f"{path}:1: audit: must be a table of keys (got '/var/log')",
-        f"{path}:3: collect.interval_s: must be a number (got true)",
-        f"{path}:4: collect.stale_after_s: must be a number (got '45')",
-        f"{path}:6: web.listen_address: must be a string (got 9712)",
-        f"{path}:7: web.publish_dir: must be a string naming a path (got 3)",
-        f"{path}:9: sysfs.enabled: must be true or false (got 'yes')",
-        f"{path}:10: sysfs.udev_debounce_s: must be at least 0 (got -1)",
-        f"{path}:12: policy.battery_threshold_percent: must be at most 100 (got 100.5)",
-        f"{path}:14: check.charge_critical_percent: must be a finite number (got nan)",
+        f"{path}:1: audit: Input should be a valid dictionary or instance of "
+        "AuditConfig (got '/var/log')",
+        f"{path}:3: collect.interval_s: Input should be a valid number (got True)",
+        f"{path}:4: collect.stale_after_s: Input should be a valid number (got '45')",
+        f"{path}:6: web.listen_address: Input should be a valid string (got 9712)",
+        f"{path}:7: web.publish_dir: Input is not a valid path for <class 'pathlib.Path'> "
+        "(got 3)",
+        f"{path}:9: sysfs.enabled: Input should be a valid boolean (got 'yes')",
+        f"{path}:10: sysfs.udev_debounce_s: Input should be greater than or equal to 0 "
+        "(got -1)",
+        f"{path}:12: policy.battery_threshold_percent: Input should be less than or equal "
+        "to 100 (got 100.5)",
+        f"{path}:14: check.charge_critical_percent: Input should be a finite number "
+        "(got nan)",
         f"{path}:15: wat: unknown section",
     ]
 
@@ -284,13 +289,14 @@ basic_auth_users:
   bob: null
 """)
     assert web_problems(path) == [
-        f"{path}:3: tls_server_config.key_file: must be a string naming a path (got null)",
-        f"{path}:4: tls_server_config.min_version: must be one of 'TLS12', 'TLS13' "
+        f"{path}:3: tls_server_config.key_file: Input is not a valid path for "
+        "<class 'pathlib.Path'> (got None)",
+        f"{path}:4: tls_server_config.min_version: Input should be 'TLS12' or 'TLS13' "
         "(got 'TLS11')",
-        f"{path}:6: basic_auth_users.123: the key must be a string",
+        f"{path}:6: basic_auth_users.123: Input should be a valid string (got 123)",
         f"{path}:6: basic_auth_users.123: not a bcrypt hash ($2y$10$... from 'htpasswd -nBC 10 "
         "\"\" | tr -d :'); plain passwords are not accepted",
-        f"{path}:7: basic_auth_users.bob: must be a string (got null)",
+        f"{path}:7: basic_auth_users.bob: Input should be a valid string (got None)",
     ]
     path.write_text("tls_server_config:\n  cert_file: a\n  key_file: b\n"
                     "  min_version: TLS13\n  max_version: TLS12\n")

@@ -17,7 +17,6 @@ from smartarray_agent.config import Overrides
 from smartarray_agent.daemon.agent import Agent, StartError
 from smartarray_agent.daemon.notify import Notifier
 from smartarray_agent.simulator import vendor_argv
-from smartarray_agent.simulator.state import read_invocations
 
 from .agent_process import (
     AgentInProcess,
@@ -28,6 +27,7 @@ from .agent_process import (
     scenario_file,
     value,
 )
+from .invocations import read_invocations
 
 
 def config(directory, scenario, *, interval_s=3600, stale_after_s=None) -> str:

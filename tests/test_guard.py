@@ -11,10 +11,10 @@ from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulated import SimulatedCli
 from smartarray_agent.simulator import resolve_scenario
-from smartarray_agent.simulator.state import read_invocations
 from smartarray_agent.write.guard import FIRST_BACKOFF_S, Guard
 
 from .agent_process import AgentInProcess, value
+from .invocations import read_invocations
 
 
 def config(tmp_path, guard: bool) -> str:

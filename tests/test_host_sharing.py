@@ -20,7 +20,6 @@ from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.common.model import Snapshot
 from smartarray_agent.config import CONSOLE_GONE
 from smartarray_agent.simulator import vendor_argv
-from smartarray_agent.simulator.state import read_invocations
 
 from .agent_process import (
     AgentInProcess,
@@ -29,6 +28,7 @@ from .agent_process import (
     scenario_file,
     value,
 )
+from .invocations import read_invocations
 
 CONFLICT = "Error: Another instance of ACU is already running"
 

@@ -1,10 +1,11 @@
-"""The change kinds table (agent/write/kinds.py) against the simulator's own table of the
-modify forms it accepts (simulator/modify.py, written from HPE's documentation, not from the
-agent's table), and the Ansible cache module, which goes by the kinds table: a kind whose form
-the simulator does not document, or that the module does not set, fails here."""
+"""The change kinds table (agent/write/kinds.py) against the simulator's own reading of the
+modify forms (simulator/modify.py, written from HPE's documentation, not from the agent's
+table), and the Ansible cache module, which goes by the kinds table: a kind whose command the
+simulator does not plan as the kind means it, or that the module does not set, fails here."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -12,7 +13,10 @@ import pytest
 
 from smartarray_agent.collectors.ssacli.parser import parse
 from smartarray_agent.common.model import Controller
-from smartarray_agent.simulator.modify import FORMS
+from smartarray_agent.simulator import commands as sim_commands
+from smartarray_agent.simulator import modify, resolve_scenario
+from smartarray_agent.simulator.dialect import DIALECTS
+from smartarray_agent.simulator.scenario import load_scenario
 from smartarray_agent.write.kinds import KINDS, WHAT, Change, Kind, vendor_command
 
 from .agent_cli import Ran
@@ -21,53 +25,55 @@ from .sim_cli import sim
 COLLECTION = (Path(__file__).resolve().parent.parent / "packaging" / "ansible")
 
 
-def _sim(tmp_path: Path, *words: str) -> Ran:
-    """The simulator on gen9-battery's host in ``tmp_path``, in this process."""
-    return sim("--scenario", "gen9-battery", "--state-dir", tmp_path, *words)
+def _sim(tmp_path: Path, *words: str, scenario: str = "gen9-battery") -> Ran:
+    """The simulator on ``scenario``'s host in ``tmp_path``, in this process."""
+    return sim("--scenario", scenario, "--state-dir", tmp_path, *words)
 
 
-def _controller(tmp_path: Path) -> Controller:
-    return parse(_sim(tmp_path, "ctrl", "all", "show", "config", "detail").stdout).controllers[0]
+def _controller(tmp_path: Path, scenario: str = "gen9-battery") -> Controller:
+    answer = _sim(tmp_path, "ctrl", "all", "show", "config", "detail", scenario=scenario)
+    return parse(answer.stdout).controllers[0]
 
 
-def _form(text: str) -> tuple[str, str, set[str], set[str]]:
-    """``ld N modify arrayaccelerator=enable|disable [forced]`` as its target, parameter,
-    values and optional words."""
-    before, _, after = text.partition("modify ")
-    first, *rest = after.split()
-    param, _, values = first.partition("=")
-    return before.strip(), param, set(values.split("|")), {word.strip("[]") for word in rest}
+# Each kind's change, and what the simulator's own plan of its vendor command must set: the
+# switches turned on (drive write cache then carries "forced"), the ratio to 25/75.
+CHANGES = {
+    Kind.CACHE_RATIO: (Change(Kind.CACHE_RATIO, read_percent=25, write_percent=75),
+                       {("cache.read_percent", 25), ("cache.write_percent", 75)}),
+    Kind.NO_BATTERY_WRITE_CACHE: (Change(Kind.NO_BATTERY_WRITE_CACHE, enable=True),
+                                  {("cache.no_battery_write_cache", True)}),
+    Kind.DRIVE_WRITE_CACHE: (Change(Kind.DRIVE_WRITE_CACHE, enable=True),
+                             {("cache.drive_write_cache", True)}),
+    Kind.LOGICAL_DRIVE_CACHING: (Change(Kind.LOGICAL_DRIVE_CACHING, enable=False,
+                                        logical_drive="1"), {("caching", False)}),
+}
 
 
+@pytest.mark.parametrize("scenario", ["gen9-battery", "recharging", "hpacucli-legacy", "gen10"])
 @pytest.mark.parametrize("kind", list(Kind), ids=str)
-def test_each_kinds_form_is_one_the_simulator_documents(kind):
-    target, param, values, options = _form(KINDS[kind].form)
-    documented = {(form.target, form.param): form for form in FORMS}
-    assert (target, param) in documented, "the simulator does not document this form"
-    form = documented[target, param]
-    assert values <= set(form.values) and options <= set(form.options)
+def test_each_kinds_vendor_command_is_planned_by_the_simulator_as_asked(tmp_path, kind,
+                                                                      scenario):
+    """The agent's command for each kind, on each CLI generation, parsed and planned by the
+    simulator's own reading of HPE's forms (simulator/modify.py's FORMS): it changes what the
+    kind says, asks nothing, and an unknown parameter or value would be refused."""
+    change, expected = CHANGES[kind]
+    host = load_scenario(resolve_scenario(scenario))
+    if host.generation == "ssacli-gen10" and kind == Kind.DRIVE_WRITE_CACHE:
+        change = dataclasses.replace(change, usage="configured")
+        expected = {("cache.drive_write_cache_policy.configured", "Enable")}
+    argv = vendor_command(_controller(tmp_path, scenario), change)
+    assert argv[:2] == ["ctrl", f"slot={host.controllers[0].slot}"]
+    action = sim_commands.parse(argv)
+    assert isinstance(action, sim_commands.Modify)
+    planned = modify.plan(host.controllers[0], DIALECTS[host.generation], action)
+    assert (planned.answer, planned.confirm) == ([], False)
+    assert {(made.field, made.value) for made in planned.changes} == expected
 
 
 def test_the_simulators_help_lists_the_forms_of_its_table(tmp_path):
     shown = _sim(tmp_path, "help").stdout
-    for form in FORMS:
+    for form in modify.FORMS:
         assert f"<target> {form.help()}" in shown
-
-
-@pytest.mark.parametrize("kind", list(Kind), ids=str)
-def test_each_kinds_vendor_command_fits_its_form_and_the_simulator_takes_it(tmp_path, kind):
-    ctrl = _controller(tmp_path)
-    change = {
-        Kind.CACHE_RATIO: Change(kind, read_percent=25, write_percent=75),
-        Kind.LOGICAL_DRIVE_CACHING: Change(kind, enable=False, logical_drive="1"),
-    }.get(kind, Change(kind, enable=False))
-    argv = vendor_command(ctrl, change)
-    assert argv[:2] == ["ctrl", f"slot={ctrl.slot}"]
-    form_words = {word.strip("[]").split("=")[0] for word in KINDS[kind].form.split()}
-    for word in argv[2:]:
-        assert word.split("=")[0] in form_words or (word == "1" and "N" in form_words), word
-    answer = _sim(tmp_path, *argv)
-    assert answer.returncode == 0 and "Error" not in answer.stdout, answer.stdout
 
 
 def test_the_ansible_cache_module_sets_every_kind_by_its_table_names(tmp_path):

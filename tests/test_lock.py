@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.ssacli.lock import HostLock, LockRefused, LockTimeout
-from smartarray_agent.simulator.state import read_invocations
 
 from .agent_process import AgentInProcess, scenario_file, value
+from .invocations import read_invocations
 from .test_host_sharing import config
 
 NOBODY = 65534

@@ -27,10 +27,10 @@ from smartarray_agent.common.model import (
 )
 from smartarray_agent.exporter.render import MetricSettings, render, valid_until
 from smartarray_agent.exporter.view import MetricsView
-from smartarray_agent.sources import metric_help
 
 from .agent_process import parse_samples, value
 from .entries import ssacli, ssacli_entries
+from .metric_names import metric_help
 
 GOLDEN = Path(__file__).with_name("golden")
 DOCS = Path(__file__).parents[1] / "docs" / "metrics.md"

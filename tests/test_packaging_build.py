@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 from typer.core import TyperOption
 
-from smartarray_agent.cli.app import commands
-
+from .agent_cli import commands
 from .run_once import build_once
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from smartarray_agent.sources import metric_help
+from .metric_names import metric_help
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(

@@ -14,13 +14,12 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.cli import exitcodes
-from smartarray_agent.cli.app import commands
 from smartarray_agent.cli.options import PROG
 from smartarray_agent.collectors.ssacli.lock import DEFAULT_SYSTEM_PATH
 from smartarray_agent.config import DEFAULT_PATH, Config, load_config
 from smartarray_agent.locations import AUDIT_FILE
 
-from .agent_cli import agent
+from .agent_cli import agent, commands
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMD = ROOT / "systemd"

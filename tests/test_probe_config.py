@@ -55,17 +55,19 @@ def test_probe_problems_are_named_with_their_line(private):
         f"{path}:2: probe.targets.0: '*' would allow any host: name the iLOs",
         f"{path}:2: probe.targets.1: 'ilo/1' is not a host[:port] pattern such as "
         "'ilo-*.example.net', '10.1.2.3:443' or '10.99.0.0/24'",
-        f"{path}:3: probe.timeout_s: must be greater than 0 (got 0)",
-        f"{path}:4: probe.max_sessions: must be at most 1024 (got 2000)",
+        f"{path}:3: probe.timeout_s: Input should be greater than 0 (got 0)",
+        f"{path}:4: probe.max_sessions: Input should be less than or equal to 1024 (got 2000)",
         f"{path}:5: probe.modules: module name 'a b': use letters, digits, _ and - only",
     ]
     path.write_text('[probe]\ntargets = ["ilo-1"]\nrefresh_timeout_s = 601\n'
                     '[probe.modules.default]\n'
                     f'credentials_file = "{creds}"\naddress = "ilo-1"\nread_timeout_s = 601\n')
     assert problems(path) == [
-        f"{path}:3: probe.refresh_timeout_s: must be at most 600 (got 601)",
+        f"{path}:3: probe.refresh_timeout_s: Input should be less than or equal to 600 "
+        "(got 601)",
         f"{path}:6: probe.modules.default.address: unknown key",
-        f"{path}:7: probe.modules.default.read_timeout_s: must be at most 600 (got 601)",
+        f"{path}:7: probe.modules.default.read_timeout_s: Input should be less than or equal "
+        "to 600 (got 601)",
     ]
 
 
@@ -124,9 +126,9 @@ def test_root_refuses_module_files_others_can_change(private, tmp_path):
                     f'credentials_file = "{creds}"\nca_file = "{ca}"\n')
     assert problems(path) == [
         f"{path}:4: probe.modules.default.credentials_file: refused: {theirs} is writable by "
-        "everyone (mode 0777; only root may be able to change what root reads and runs)",
+        "everyone (mode 0777): only root may be able to change what root reads and runs",
         f"{path}:5: probe.modules.default.ca_file: refused: {ca} is writable by everyone "
-        "(mode 0666; only root may be able to change what root reads and runs)",
+        "(mode 0666): only root may be able to change what root reads and runs",
     ]
 
 

@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-from smartarray_agent.simulator.state import read_invocations
-
 from .agent_cli import Ran, agent
 from .agent_process import (
     AgentInProcess,
@@ -24,6 +22,7 @@ from .agent_process import (
     simulated,
     value,
 )
+from .invocations import read_invocations
 from .test_change import read_audit
 
 AGENT = [sys.executable, "-m", "smartarray_agent"]

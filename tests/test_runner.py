@@ -26,8 +26,9 @@ from smartarray_agent.collectors.ssacli.lock import HostLock, LockTimeout
 from smartarray_agent.collectors.ssacli.processes import GRACE_S, end_groups
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.simulator import vendor_argv
-from smartarray_agent.simulator.state import overlaps, read_invocations
 from tests import detaching_cli
+
+from .invocations import overlaps, read_invocations
 
 MODES = [pytest.param(False, id="argv"), pytest.param(True, id="console")]
 SHOW = ["ctrl", "all", "show", "config", "detail"]

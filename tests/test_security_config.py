@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from smartarray_agent.collectors.redfish.settings import RedfishSettings
-from smartarray_agent.common.configfile import MAX_DEPTH
 from smartarray_agent.config import Config, ConfigError, load_config
 from smartarray_agent.exporter.webconfig import load_web_config
 from smartarray_agent.probe.settings import ProbeConfig
+from smartarray_agent.simulator import resolve_scenario
 
 from .agent_cli import agent as run_agent
 from .agent_process import AgentInProcess, simulated
@@ -47,8 +47,8 @@ def test_a_config_file_others_can_write_is_refused(private):
     path.write_text("[collect]\ninterval_s = 30\n")
     assert load_config(path).collect.interval_s == 30  # root's, 0644, under a sticky /tmp
     path.chmod(0o646)
-    assert problems(path) == [f"{path}: refused: {path} is writable by everyone (mode 0646; "
-                              "only root may be able to change what root reads and runs)"]
+    assert problems(path) == [f"{path}: refused: {path} is writable by everyone (mode 0646): "
+                              "only root may be able to change what root reads and runs"]
     path.chmod(0o664)
     os.chown(path, 0, NOBODY)
     assert f"{path} is writable by group {NOBODY}" in problems(path)[0]
@@ -82,14 +82,44 @@ def test_files_the_config_names_must_be_root_s_too(private):
     path = private / "config.toml"
     path.write_text(f'[ssacli]\npath = "{cli}"\n[audit]\nfile = "/tmp/audit.jsonl"\n')
     assert problems(path) == [
-        f"{path}:2: ssacli.path: refused: {cli} is writable by everyone (mode 0757; only root "
-        "may be able to change what root reads and runs)",
-        f"{path}:4: audit.file: refused: /tmp is writable by everyone (mode 1777; only root "
-        "may be able to change what root reads and runs)",
+        f"{path}:2: ssacli.path: refused: {cli} is writable by everyone (mode 0757): only root "
+        "may be able to change what root reads and runs",
+        f"{path}:4: audit.file: refused: /tmp is writable by everyone (mode 1777): only root "
+        "may be able to change what root reads and runs",
     ]
     cli.chmod(0o755)
     path.write_text(f'[ssacli]\npath = "{cli}"\n')
     assert load_config(path).ssacli.path == cli
+
+
+@as_root
+def test_every_path_the_file_names_is_checked_relative_ones_beside_it(private):
+    """A walk of the validated configuration finds what root acts on, so that no key holding
+    a path is left out; a relative path is the file's directory's."""
+    shared = private / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    credentials_file(shared)
+    (shared / "ca.pem").write_text("")
+    (shared / "sim.toml").write_bytes(resolve_scenario("gen9-battery").read_bytes())
+    login = 'credentials_file = "shared/ilo-credentials.toml"\nca_file = "shared/ca.pem"\n'
+    path = private / "config.toml"
+    path.write_text('[ssacli]\npath = "shared/ssacli"\nlock_file = "shared/cli.lock"\n[web]\n'
+                    'config_file = "shared/web.yml"\npublish_dir = "shared"\n[audit]\n'
+                    f'file = "shared/audit.jsonl"\n[redfish]\n{login}[probe]\n'
+                    f'targets = ["ilo-1"]\n[probe.modules.default]\n{login}')
+    found = problems(path)
+    assert [problem.split(": ")[1] for problem in found] == [
+        "ssacli.path", "ssacli.lock_file", "web.config_file", "web.publish_dir", "audit.file",
+        "redfish.credentials_file", "redfish.ca_file", "probe.modules.default.credentials_file",
+        "probe.modules.default.ca_file"]
+    assert all(f"refused: {shared} is writable by everyone" in problem for problem in found)
+    path.write_text('[ssacli]\nsimulate = "shared/sim.toml"\n')
+    assert problems(path) == [f"{path}:2: ssacli.simulate: refused: {shared} is writable by "
+                              "everyone (mode 0777): only root may be able to change what root "
+                              "reads and runs"]
+    shared.chmod(0o755)
+    assert load_config(path).ssacli.simulate == str(shared / "sim.toml")
 
 
 @as_root
@@ -199,8 +229,8 @@ def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
     assert problems(toml) == [f"{toml}: not valid TOML: Exceeds the limit (4300 digits) for "
                               "integer string conversion: value has 5001 digits"]
     toml.write_text(f"[collect]\ninterval_s = {digits[:401]}\n")
-    assert problems(toml) == [f"{toml}:2: collect.interval_s: must be a finite number (got an "
-                              "integer of 401 digits)"]
+    assert problems(toml) == [f"{toml}:2: collect.interval_s: Input should be a valid number "
+                              f"(got {digits[:18]}...{digits[1:20]})"]
     for text, problem in ((f"a: {digits}\n", "Exceeds the limit (4300 digits)"),
                           ("a: 2023-02-30\n", "day is out of range for month")):
         web = write_secret(private / "web.yml", text)
@@ -212,13 +242,15 @@ def test_values_the_parsers_cannot_make_are_config_errors_not_crashes(private):
 def test_deep_nesting_is_a_config_error_not_a_crash(private):
     deep = private / "deep.toml"
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
-    assert problems(deep) == [f"{deep}:1: nested more than {MAX_DEPTH} levels deep"]
+    assert problems(deep) == [f"{deep}:1: nested too deep"]
     tables = private / "tables.toml"
-    tables.write_text("[collect]\ninterval_s = 30\n\n[" + ".".join("abcdefghijk") + "]\n")
-    assert problems(tables) == [f"{tables}:4: a.b.c.d.e.f.g.h.i: nested more than "
-                                f"{MAX_DEPTH} levels deep"]
+    tables.write_text("[collect]\ninterval_s = 30\n\n[" + ".".join("a" * 5000) + "]\n")
+    assert problems(tables) == [f"{tables}:4: a: unknown section"]
+    tables.write_text("[collect]\n[collect.interval_s" + ".a" * 5000 + "]\n")
+    assert problems(tables) == [f"{tables}:2: collect.interval_s: Input should be a valid "
+                                "number (got {'a': {'a': {'a': {'a': {'a': {'a': {...}}}}}}})"]
     yaml_deep = write_secret(private / "web.yml", "a: " + "[" * 100_000 + "]" * 100_000 + "\n")
-    with pytest.raises(ConfigError, match="nested more than"):
+    with pytest.raises(ConfigError, match="nested too deep"):
         load_web_config(yaml_deep)
 
 
@@ -252,8 +284,9 @@ def test_config_check_names_each_problem(private):
     result = run_agent("config", "check", str(path))
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
-        f"{path}:2: collect.interval_s: must be a finite number (got inf)",
-        f"{path}:4: ssacli.timeout_s: must be at most 3600 (got 1e+09)",
+        f"{path}:2: collect.interval_s: Input should be a finite number (got inf)",
+        f"{path}:4: ssacli.timeout_s: Input should be less than or equal to 3600 "
+        "(got 1000000000.0)",
     ]
 
 

@@ -49,7 +49,7 @@ def huge(tmp_path_factory) -> Path:
 
 
 @needs_captures
-def test_a_file_over_the_cap_is_refused_before_it_is_read(huge):
+def test_a_file_over_the_cap_is_refused_at_the_cap(huge):
     code, errors, rss_kib = status("--input", str(huge))
     assert (code, errors) == (2, f"smartarray-agent: {huge} is larger than 4 MiB: no Smart "
                                  "Array CLI output is that long\n")

@@ -12,10 +12,10 @@ import pytest
 from smartarray_agent.collectors.ssacli.discover import VendorCli
 from smartarray_agent.simulated import SimulatedCli
 from smartarray_agent.simulator import resolve_scenario, vendor_argv
-from smartarray_agent.simulator.state import read_invocations
 
 from . import matrix
 from .agent_cli import agent
+from .invocations import read_invocations
 
 SCENARIOS = ["hpacucli-legacy", "recharging", "two-controllers", "gen10"]  # each generation
 COMMANDS = [["ctrl", "all", "show", "config", "detail"], ["version"], ["help"],

@@ -18,8 +18,8 @@ import pytest
 
 from smartarray_agent.collectors.ssacli.parser import ParseError, parse
 from smartarray_agent.simulator import resolve_scenario, vendor_argv
-from smartarray_agent.simulator.state import overlaps, read_invocations
 
+from .invocations import overlaps, read_invocations
 from .sim_cli import sim_bytes
 
 LOCK_ERROR = "Error: Another instance of ACU is already running (possibly a service). Please "

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +23,7 @@ from smartarray_agent.simulator.commands import (
     parse,
 )
 from smartarray_agent.simulator.dialect import DIALECTS
-from smartarray_agent.simulator.scenario import load_scenario, parse_scenario
+from smartarray_agent.simulator.scenario import Scenario, load_scenario
 
 REQUIRED = {
     "gen8-capacitor", "gen9-battery", "gen10", "failed-battery", "recharging",
@@ -38,6 +38,12 @@ model = "Smart Array P440ar"
 serial = "S"
 firmware = "1"
 """
+
+
+def parse_scenario(tmp_path: Path, text: str) -> Scenario:
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    return load_scenario(path)
 
 
 def test_bundled_scenarios_load_and_cover_the_issue() -> None:
@@ -56,12 +62,16 @@ def test_the_large_scenario_is_eight_controllers_of_24_drives() -> None:
     assert [len(c.physical_drives) for c in scenario.controllers] == [24] * 8
 
 
-def test_unknown_keys_are_rejected_with_their_path() -> None:
+def test_unknown_keys_are_rejected_with_their_file_line_and_path(tmp_path) -> None:
     text = MINIMAL + '[controllers.cache]\ncolour = "blue"\n'
-    with pytest.raises(ScenarioError, match=r"controllers\.0\.cache\.colour: unknown key"):
-        parse_scenario(text)
-    with pytest.raises(ScenarioError, match=r"faults\.hnag: unknown key"):
-        parse_scenario(MINIMAL + "[faults]\nhnag = []\n")
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(tmp_path, text)
+    # the line of its controller's [[controllers]]: a table in a list is known by its header
+    assert str(caught.value) == (f"{tmp_path}/scenario.toml:4: controllers.0.cache.colour: "
+                                 "unknown key")
+    with pytest.raises(ScenarioError, match=r"toml:10: faults\.hnag: unknown key \(did you "
+                       r"mean hang\?\)"):
+        parse_scenario(tmp_path, MINIMAL + "[faults]\nhnag = []\n")
 
 
 @pytest.mark.parametrize(
@@ -74,31 +84,24 @@ def test_unknown_keys_are_rejected_with_their_path() -> None:
         ("[[faults.battery_timeline]]\nslot = '9'\nafter_s = 1\n", "not a controller"),
     ],
 )
-def test_inconsistent_scenarios_are_rejected(extra: str, message: str) -> None:
+def test_inconsistent_scenarios_are_rejected(tmp_path, extra: str, message: str) -> None:
     with pytest.raises(ScenarioError, match=message):
-        parse_scenario(MINIMAL + extra)
+        parse_scenario(tmp_path, MINIMAL + extra)
 
 
-def test_generation_rules() -> None:
+def test_generation_rules(tmp_path) -> None:
     with pytest.raises(ScenarioError, match="hpacucli9 has no hba mode"):
-        parse_scenario(MINIMAL.replace("ssacli3", "hpacucli9") + 'mode = "hba"\n')
-    gen10 = parse_scenario(MINIMAL.replace("ssacli3", "ssacli-gen10"))
+        parse_scenario(tmp_path, MINIMAL.replace("ssacli3", "hpacucli9") + 'mode = "hba"\n')
+    gen10 = parse_scenario(tmp_path, MINIMAL.replace("ssacli3", "ssacli-gen10"))
     cache = gen10.controllers[0].cache
     assert cache.drive_write_cache is None
     assert cache.drive_write_cache_policy is not None
     assert cache.drive_write_cache_policy.configured == "Default"
 
 
-def test_sizes_take_binary_units_and_json_is_accepted() -> None:
-    data = {
-        "description": "json",
-        "generation": "hpssacli2",
-        "controllers": [
-            {"slot": "1", "model": "M", "serial": "S", "firmware": "1",
-             "cache": {"size_bytes": "512 MiB", "memory_available_bytes": 1024}},
-        ],
-    }  # fmt: skip
-    scenario = parse_scenario(json.dumps(data), ".json")
+def test_sizes_take_binary_units(tmp_path) -> None:
+    scenario = parse_scenario(tmp_path, MINIMAL + '[controllers.cache]\nsize_bytes = "512 MiB"\n'
+                              "memory_available_bytes = 1024\n")
     assert scenario.controllers[0].cache.size_bytes == 512 * 2**20
     assert scenario.controllers[0].cache.memory_available_bytes == 1024
 
@@ -134,8 +137,8 @@ def test_ratio_sets_per_generation() -> None:
         ("ctrl all show config detail", Show(Target(None), "config detail")),
         ("controller slot=0 show", Show(Target("0"), "detail")),
         ("CTRL ALL SHOW", Show(Target(None), "list")),
-        ('ctrl slot="1" logicaldrive all show', Show(Target("1", ld="all"), "")),
-        ("ctrl slot=0 pd 1I:1:1 show detail", Show(Target("0", pd="1i:1:1"), "detail")),
+        ('ctrl slot="1" logicaldrive all modify caching=enable',
+         Modify(Target("1", ld="all"), {"caching": "enable"}, False, "")),
         ("ctrl slot=0 modify dwc=enable forced",
          Modify(Target("0"), {"drivewritecache": "enable"}, True, "")),
         ("set target controller slot=0", SetTarget(Target("0"))),
@@ -152,13 +155,17 @@ def test_command_lines_parse(line: str, action) -> None:
 def test_commands_after_set_target_use_it() -> None:
     action = parse(["modify", "cacheratio=50/50"], default=Target("0"))
     assert isinstance(action, Modify) and action.target == Target("0")
-    assert parse(["ld", "all", "show"], default=Target("3")).target == Target("3", ld="all")
+    drives = parse(["ld", "all", "modify", "caching=enable"], default=Target("3"))
+    assert drives.target == Target("3", ld="all")
 
 
 @pytest.mark.parametrize(
     ("line", "error"),
     [
-        ("ctrl slot=0 ld all show details", 'Error: Syntax error at "details"'),
+        ("ctrl slot=0 show config details", 'Error: Syntax error at "details"'),
+        ("ctrl slot=0 show config", 'Error: Syntax error at "config"'),
+        ("ctrl slot=0 ld all show", 'Error: Syntax error at "show"'),  # the agent sends none
+        ("ctrl slot=0 pd 1I:1:1 show detail", 'Error: Syntax error at "show"'),
         ("ctrl slot=2 delete force", 'Error: Syntax error at "delete"'),
         ("controller logicaldrive all show", "Error: The controller must be identified by slot"),
         ("show", "Error: The controller must be identified by slot"),

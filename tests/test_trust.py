@@ -36,15 +36,17 @@ def test_a_link_is_never_trusted_whatever_it_points_to(tmp_path):
     assert found is not None and found.what == "link"
 
 
-@pytest.mark.parametrize(("kind", "directory"), [("file", True), ("directory", False)])
-def test_the_wrong_type_is_refused(tmp_path, kind, directory):
+@pytest.mark.parametrize(("kind", "directory", "words"), [
+    ("file", True, "x is not a regular file"), ("directory", False, "x is not a directory")])
+def test_the_wrong_type_is_refused(tmp_path, kind, directory, words):
     found = distrust(made(tmp_path, 0o700, directory=directory), kind=kind, owners=(ME,))
-    assert found is not None and found.what == "type"
+    assert found is not None and (found.what, found.describe("x")) == ("type", words)
 
 
 def test_another_owner_is_refused_and_named(tmp_path):
-    found = distrust(made(tmp_path, 0o600), kind="file", owners=(ME + 1,))
-    assert found == Distrust("owner", ME, os.getegid(), 0o600)
+    found = distrust(made(tmp_path, 0o600), kind="file", owners=(ME + 1, ME + 2))
+    assert found == Distrust("owner", ME, os.getegid(), 0o600, (ME + 1, ME + 2), "file")
+    assert found.describe("x") == f"x belongs to uid {ME}, not uid {ME + 1} or uid {ME + 2}"
 
 
 @pytest.mark.parametrize(("mode", "forbidden", "writers"), [
@@ -55,8 +57,8 @@ def test_another_owner_is_refused_and_named(tmp_path):
 def test_a_forbidden_bit_is_refused_with_who_may_write(tmp_path, mode, forbidden, writers):
     extra = {} if forbidden is None else {"forbidden": forbidden}
     found = distrust(made(tmp_path, mode), kind="file", owners=(ME,), **extra)
-    assert found is not None and (found.what, found.mode, found.writers) == ("mode", mode,
-                                                                            writers)
+    assert found is not None and (found.what, found.describe("x")) == (
+        "mode", f"x is writable by {writers} (mode {mode:04o})")
 
 
 def test_only_the_trusted_group_may_write(tmp_path):
@@ -66,7 +68,7 @@ def test_only_the_trusted_group_may_write(tmp_path):
     os.chmod(tmp_path / "file", 0o666)
     found = distrust(os.lstat(tmp_path / "file"), kind="file", owners=(ME,),
                      trusted_gid=info.st_gid)
-    assert found is not None and found.writers == "everyone"  # others still may not
+    assert found is not None and "writable by everyone" in found.describe("x")  # others may not
 
 
 def test_a_sticky_directory_may_be_open_to_all_only_when_allowed(tmp_path):
@@ -94,7 +96,7 @@ def test_a_path_is_judged_with_every_directory_above_it(tmp_path):
     sticky.chmod(0o1777)
     assert distrusted_entry(own / "state.json", owners=(ME,)) is None
     assert distrusted_entry(own / "state.json", owners=(ME + 1,)) == (
-        own, Distrust("owner", ME, os.getegid(), 0o755 & ~_umask()))
+        own, Distrust("owner", ME, os.getegid(), 0o755 & ~_umask(), (ME + 1,), None))
     found = distrusted_entry(sticky / "state.json", owners=(ME,))
     assert found is not None and found[0] == sticky and found[1].what == "mode"
     (own / "link").symlink_to(sticky)  # a link is judged by where it leads

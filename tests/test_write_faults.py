@@ -14,9 +14,9 @@ import pytest
 
 from smartarray_agent.simulator import resolve_scenario
 from smartarray_agent.simulator.scenario import load_scenario
-from smartarray_agent.simulator.state import read_invocations
 
 from . import redfish_ilo as fake
+from .invocations import read_invocations
 from .test_change import Host
 
 NBWC_ON = ("write-cache", "enable", "--what", "no-battery", "--slot", "0")

@@ -18,9 +18,9 @@ from smartarray_agent.collectors.ssacli.lock import HostLock
 from smartarray_agent.collectors.ssacli.runner import VendorRunner
 from smartarray_agent.collectors.ssacli.runner import log as runner_log
 from smartarray_agent.simulator import vendor_argv
-from smartarray_agent.simulator.state import read_invocations
 
 from . import matrix
+from .invocations import read_invocations
 from .test_change import Host
 from .test_write_faults import NBWC_ON, outcomes, prompt
 

@@ -1,21 +1,18 @@
-"""The ``smartarray-agent`` Typer app: every command and group, with its line in ``--help``;
-click's plain text for help and usage errors (no rich panels), ``-h`` for ``--help``,
-Python's own traceback for a crash, typer's shell completion. Typer reads every command's
-signature at each start: the modules that declare commands keep their annotations evaluated
-(no ``from __future__ import annotations``), or each would be compiled at every start."""
+"""The ``smartarray-agent`` Typer app: every command and group (docs/layout.md). Typer reads
+every command's signature at each start: the modules that declare commands keep their
+annotations evaluated (no ``from __future__ import annotations``), or each would be compiled
+at every start."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
 import typer
-from typer.core import TyperCommand, TyperGroup
 
 from smartarray_agent.cli import (
     change,
@@ -113,19 +110,3 @@ def _heed_the_terminal() -> None:
 
 def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
-
-
-def commands() -> Iterator[tuple[list[str], TyperCommand]]:
-    """Every command with the words that name it, in ``--help``'s order (the manual page)."""
-
-    def walk(group: TyperGroup, path: list[str]) -> Iterator[tuple[list[str], TyperCommand]]:
-        for name, command in group.commands.items():
-            if isinstance(command, TyperGroup):
-                yield from walk(command, [*path, name])
-            else:
-                assert isinstance(command, TyperCommand), name
-                yield [*path, name], command
-
-    root = typer.main.get_command(app)
-    assert isinstance(root, TyperGroup)
-    yield from walk(root, [])

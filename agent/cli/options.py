@@ -53,7 +53,7 @@ Simulate = Annotated[str | None, typer.Option(
 CliPath = Annotated[Path | None, typer.Option(
     "--cli", metavar="PATH", help="The vendor CLI to run (default: discovered).")]
 Timeout = Annotated[float | None, typer.Option(
-    "-t", "--timeout", parser=float_range(1), metavar="SECONDS",
+    "-t", "--timeout", parser=float_range(1, 3600), metavar="SECONDS",  # [ssacli]'s bound
     help="Seconds before the vendor CLI is killed (default: [ssacli] timeout_s, 120).")]
 LockFile = Annotated[Path | None, typer.Option(
     "--lock-file", metavar="FILE",

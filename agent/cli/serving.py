@@ -1,12 +1,5 @@
-"""The HTTP endpoint alone (``smartarray-agent serve``), unprivileged, answering from the
-exposition that ``run`` publishes in ``[web] publish_dir`` (docs/privileges.md).
-
-It reads the same configuration file for ``[web]`` (listen address, web config with TLS and
-basic auth, publish_dir) and ``[probe]`` (``/probe``, other hosts' iLOs: probe/prober.py,
-with ``[policy]``'s threshold); it never runs the vendor CLI and needs no privilege. Its own
-process figures follow the published page (exporter/publish.py). SIGHUP reloads the web
-config and ``[probe]``; SIGTERM or SIGINT stop it.
-"""
+"""``smartarray-agent serve``'s loop: the HTTP endpoint alone, unprivileged, answering from
+what ``run`` publishes (docs/agent.md, "smartarray-agent serve"; docs/privileges.md)."""
 
 from __future__ import annotations
 

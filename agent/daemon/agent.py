@@ -1,7 +1,6 @@
 """``smartarray-agent run``: the endpoint, the collection loop and the signals that steer
-them. The main thread only reads signal numbers from a wakeup pipe (no handler runs into a
-lock): SIGTERM or SIGINT stop, SIGHUP reloads. A stop ends within seconds even while a
-collection hangs: after ``STOP_GRACE_S`` the vendor processes are ended with their groups."""
+them (docs/agent.md). The main thread only reads signal numbers from a wakeup pipe, so that
+no handler runs into a lock."""
 
 from __future__ import annotations
 
@@ -20,8 +19,9 @@ from smartarray_agent.common.confine import confine_root
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.daemon.loop import CollectionLoop
 from smartarray_agent.daemon.notify import Notifier
-from smartarray_agent.exporter.publish import Endpoint, open_endpoint
+from smartarray_agent.exporter.publish import Publisher
 from smartarray_agent.exporter.render import MetricSettings
+from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.view import MetricsView
 from smartarray_agent.exporter.webconfig import WebSecurity, load_web_config
 from smartarray_agent.sources import build_collectors, build_enforce
@@ -59,7 +59,7 @@ class Agent:
             debounce_s=self.config.sysfs.udev_debounce_s,
             enforce=build_enforce(self.config, collectors),
         )
-        self.server: Endpoint | None = None
+        self.server: ExporterServer | Publisher | None = None
         self._previous_handlers: dict[int, Any] = {}
         self._previous_wakeup_fd = -1
         self._wakeup_r, self._wakeup_w = os.pipe()  # signal numbers, read as they come
@@ -81,8 +81,10 @@ class Agent:
         self._previous_wakeup_fd = signal.set_wakeup_fd(self._wakeup_w)
         address, publish_dir = self.config.web.address, self.config.web.publish_dir
         try:
-            self.server = open_endpoint(publish_dir, address, self.view.body, self.security,
-                                        self.config.web.telemetry_path)
+            self.server = (Publisher(publish_dir, self.view.body, self.security)
+                           if publish_dir is not None else
+                           ExporterServer(address, self.view.body, self.security,
+                                          telemetry_path=self.config.web.telemetry_path))
         except OSError as error:
             where = (f"publish to {publish_dir}" if publish_dir is not None
                      else f"listen on {self.config.web.listen_address}")

@@ -1,6 +1,4 @@
-"""Logging to stderr: under systemd (``$JOURNAL_STREAM``) each line starts with its syslog
-priority (``<4>``) for journald, without a timestamp; elsewhere ``2024-05-01 12:00:00
-WARNING message``."""
+"""Logging to stderr, with a syslog priority for journald under systemd (docs/agent.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The collection loop: one thread that runs every collector ``interval_s`` after the start
-of the previous round, and early when udev asks (debounced), publishes each round's results
-and tells systemd (``READY=1`` after the first round; the only sender of ``WATCHDOG=1``, so a
-stuck collection has systemd restart the agent: docs/agent.md). A collector with an interval
-of its own (the slow iLO) reads in a thread of its own, one read at a time, so that no round
-waits for it; its result is published when it comes, the other pages made again over it."""
+"""The collection loop: one thread that runs every collector each ``interval_s``, and early
+when udev asks, publishes each round and tells systemd (docs/agent.md, "systemd"); a
+collector with an interval of its own, the iLO, reads in a thread of its own
+(docs/redfish.md)."""
 
 from __future__ import annotations
 

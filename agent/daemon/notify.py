@@ -1,6 +1,5 @@
-"""systemd's notify protocol: a datagram of ``KEY=value`` lines to ``$NOTIFY_SOCKET`` (a
-path, or ``@name``: abstract); nothing outside systemd. The variables leave the environment
-when read, so that no child inherits them."""
+"""systemd's notify protocol (docs/agent.md, "systemd"); nothing outside systemd. The
+variables leave the environment when read, so that no child inherits them."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Privilege separation (docs/privileges.md). With ``[web] publish_dir`` set, the root agent
-listens on nothing: :class:`Publisher` writes the exposition there as ``metrics.prom`` (mode
-0640, its group the set-group-ID directory's), a new file renamed over the old at each change,
-touched every ``REFRESH_S`` so that a reader can tell a live agent from a dead one. The
-unprivileged ``serve`` answers from it (:class:`PublishedExposition`) followed by its own
-process series as ``smartarray_serve_process_*`` (the page has the daemon's ``process_*``),
-both made and gzipped once per published page; None (a 503) when the file is missing or
-older than ``MAX_AGE_S``. Like ``run``, ``serve`` trusts only what the directory's owner
-wrote: the directory no one else's to write, the file opened without following a symbolic
-link and used only when it is a regular file of that owner.
-"""
+"""Privilege separation's two halves (docs/privileges.md): the root agent's
+:class:`Publisher` of the exposition into ``[web] publish_dir``, and ``serve``'s
+:class:`PublishedExposition` of it, which trusts only a regular file of the directory's
+owner, opened without following a symbolic link."""
 
 from __future__ import annotations
 
@@ -26,7 +19,6 @@ from prometheus_client import CollectorRegistry, ProcessCollector, generate_late
 from smartarray_agent.common.configfile import trust_problem
 from smartarray_agent.common.files import replace_file
 from smartarray_agent.common.trust import distrust
-from smartarray_agent.exporter.server import ExporterServer
 from smartarray_agent.exporter.webconfig import WebSecurity
 
 log = logging.getLogger(__name__)
@@ -91,19 +83,6 @@ class Publisher:
                 return
 
 
-Endpoint = ExporterServer | Publisher  # what the daemon runs to make its metrics available
-
-
-def open_endpoint(publish_dir: Path | None, address: tuple[str, int],
-                  body: Callable[[bool], bytes], security: WebSecurity,
-                  telemetry_path: str) -> Endpoint:
-    """A Publisher into ``publish_dir`` when one is configured, else the HTTP server on
-    ``address``; OSError when neither can start."""
-    if publish_dir is not None:
-        return Publisher(publish_dir, body, security)
-    return ExporterServer(address, body, security, telemetry_path=telemetry_path)
-
-
 class PublishedExposition:
     """``body(compressed)`` for ``serve``'s endpoint: the published page and ``serve``'s own
     series, or None when the agent has published nothing recent. PermissionError when
@@ -115,10 +94,8 @@ class PublishedExposition:
         info = os.lstat(directory)
         found = distrust(info, kind="directory", owners=(info.st_uid,))
         if found is not None:
-            what = ("is a symbolic link" if found.what == "link" else "is not a directory"
-                    if found.what == "type" else f"is writable by {found.writers} (mode "
-                    f"{found.mode:04o}): only its owner may write what serve answers with")
-            raise PermissionError(0, f"refused: {directory} {what}", str(directory))
+            raise PermissionError(0, f"refused: {found.describe(directory)}: only its owner "
+                                  "may write what serve answers with", str(directory))
         self.directory = directory
         self.owner = info.st_uid
         self.max_age_s = max_age_s

@@ -1,13 +1,7 @@
 """The exposition: every collector's last result -> the text format. Pure: no I/O, no
-clock (``now`` is given, on the monotonic clock: ages are judged on it, never on the wall
-clock, which only the timestamps shown are).
-
-The page is prometheus_client's ``generate_latest`` of one registry: the agent's own series
-and each collector's families while its last good data is fresh (``collectors/*/metrics``),
-then ``extra`` (the daemon's ``process_*``). It is made once per collection round
-(exporter/view.py), never per scrape. Data older than ``stale_after_s`` is dropped: the
-collector's own three series say why (docs/metrics.md).
-"""
+clock (``now`` is given, on the monotonic clock: ages are judged on it, the wall clock only
+for the timestamps shown). One registry's ``generate_latest``, made once per round
+(docs/layout.md; what stale data does: docs/metrics.md)."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from smartarray_agent.common.configfile import (
     Settings,
     credentials_directory,
     handed_over,
+    named_paths,
     read_document,
     refuse_untrusted,
     secret_problem,
@@ -83,10 +84,14 @@ def load_web_config(path: Path) -> WebSecurity:
     config = validate(document, WebConfig)
     tls = None
     if config.tls_server_config is not None:
-        files = _named_files(config.tls_server_config, path.parent)
+        # Handed over by systemd (LoadCredential=), each file is among the credentials under
+        # its own name: the unprivileged serve cannot read root's key where it lies.
+        handed = path.parent == credentials_directory()
+        named = [(key, handed_over(file) if handed else file)
+                 for key, file in named_paths(config)]
         if os.geteuid() == 0:  # as root, the key and certificates out of others' reach too
-            refuse_untrusted(document, [(("tls_server_config", key), file)
-                                        for key, file in files.items()])
+            refuse_untrusted(document, named)
+        files = {key[-1]: file for key, file in named}
         if (problem := secret_problem(files["key_file"])) is not None:
             raise ConfigError([document.problem(("tls_server_config", "key_file"),
                                                 f"refused: {problem}")])
@@ -96,17 +101,6 @@ def load_web_config(path: Path) -> WebSecurity:
             location = ("tls_server_config", "cert_file")
             raise ConfigError([document.problem(location, f"cannot use it: {error}")]) from None
     return WebSecurity(tls, BasicAuth(config.basic_auth_users) if config.basic_auth_users else None)
-
-
-def _named_files(tls: TlsServerConfig, base: Path) -> dict[str, Path]:
-    """The files the TLS settings name, relative to the web config's directory ``base``. A web
-    config handed over by systemd (``LoadCredential=``) finds each one among the credentials
-    under its own name: the unprivileged ``serve`` cannot read root's key where it lies."""
-    handed = base == credentials_directory()
-    named = {"cert_file": tls.cert_file, "key_file": tls.key_file,
-             "client_ca_file": tls.client_ca_file}
-    return {key: handed_over(base / name) if handed else base / name
-            for key, name in named.items() if name is not None}
 
 
 def _tls_context(tls: TlsServerConfig, files: dict[str, Path]) -> ssl.SSLContext:

@@ -61,10 +61,7 @@ def distrusted(info: os.stat_result) -> str | None:
     a regular file, or for root one that root does not own; None when it may."""
     found = distrust(info, kind="file", owners=(0,) if os.geteuid() == 0 else (info.st_uid,),
                      forbidden=0)
-    if found is None:
-        return None
-    return {"link": "it is a symbolic link", "type": "it is not a regular file"}.get(
-        found.what, f"it is owned by uid {found.uid}, not root")
+    return None if found is None else found.describe("it")
 
 
 class AuditLog:

@@ -1,12 +1,7 @@
 """The write path: read and judge under the lock, confirm where asked, record the intent,
 write, re-read, verify, record the outcome (docs/cli.md, "How a change is made", tells each
-step). One vendor CLI session under the lock holds the read, the judgement
-(:mod:`smartarray_agent.common.policy`) and, for a change that asks nothing, the write. One
-that asks lets go of the lock while it asks, then reads and judges again in a new session.
-Nothing is sent before the intent is on record; from then on SIGINT/SIGTERM/SIGHUP are held
-off until the outcome is. Every step gives an :class:`Outcome`, whose :class:`Result` says
-what became of the request.
-"""
+step). Every step gives an :class:`Outcome`, whose :class:`Result` says what became of the
+request."""
 
 from __future__ import annotations
 
@@ -334,7 +329,7 @@ class ChangeRunner:
             outcome.message += (f"; WARNING: backup power is now {post.backup.summary}: "
                                 "write cache is unprotected (turn it off with "
                                 "`smartarray-agent write-cache disable ...`)")
-        elif change.asks_write_cache() and not post.backup.protected:
+        elif change.entry.asks_write_cache(change) and not post.backup.protected:
             outcome.message += (f"; write cache stays inactive until backup power is back "
                                 f"({post.backup.summary})")
 

@@ -1,12 +1,5 @@
-"""The audit log's unfinished changes: intents with no outcome that are still open after the
-daemon tried to reconcile them (agent/write/reconcile.py), because their controller could not
-be read. Reads the file only; it writes nothing and runs no vendor command.
-
-Sample metric lines::
-
-    smartarray_unfinished_changes 0.0
-    smartarray_unfinished_change_info{controller="0",id="3f2a9c0e5b7d4e1a9f6c2b8d0e4a7c11",kind="no-battery-write-cache"} 1.0
-"""  # noqa: E501
+"""The collector of the audit log's unfinished changes (docs/metrics.md, "Unfinished
+changes"): it reads the file only, writes nothing and runs no vendor command."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The guard, off by default (``[policy] disable_unprotected_write_cache = true``): when the
-daemon sees no-battery write cache on while backup power is below the threshold (judged with
-the daemon's iLO charge), it turns no-battery write cache off through the write path (same
-lock, same interlock, re-read and verify, audit), as the user ``smartarray-agent (guard)``.
-
-A controller it could not fix (the audit file cannot be written, the CLI refused) is tried
-again after a back-off that doubles from one minute to an hour, and logged as an error only
-at the first failure and when the reason changes, not every round."""
+"""The guard: the daemon turns no-battery write cache off through the write path when backup
+power cannot protect it (docs/agent.md, "The guard")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """The audit log read back: its unfinished changes, the intents that no outcome follows,
-without reading the whole history at every look (docs/cli.md, "Unfinished changes").
-
-The log is the audit file and the files logrotate renamed it to (packaging/logrotate), oldest
-first. A reader leaves a mark beside the file (``NAME.mark``): how far it read in the newest
-file, known by the 4 KiB before that place, and the intents open there. The next reader
-finds that place, in the file as it is or as logrotate renamed or compressed it since, and
-reads on; where it finds none (no mark, one another user could have written, a file cut
-back or rewritten), it reads the whole log. The mark is a cache: the log is the record. A
-line with no newline yet (being written, or torn by a crash) is read once the next record
-ends it; a line that is not a JSON object is no record.
-"""
+from the mark the last reader left (docs/cli.md, "Unfinished changes", tells the rules).
+The mark is a cache: the log is the record. A line that is not a JSON object is no record."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """The change kinds, as a table: one :class:`KindEntry` per kind holds its interlock row,
-its vendor command per CLI generation and that command's form, its checks, its description,
-its confirmation text, its ``write-cache --what`` name and the settings it shows in the audit
-record's ``before`` and ``after``. The command line (:data:`WHAT`) and the audit diff
-(:func:`settings`) read the table; tests/test_kinds_table.py
-holds to it the Ansible module, which runs on the managed host without this package, and
-checks each form against the simulator's own table of the forms it accepts.
-
-Every vendor command form and its source is listed in docs/cli.md ("Vendor commands").
-"""
+its vendor command, its checks, its description, its confirmation text, its ``write-cache
+--what`` name and the settings it shows in the audit record's ``before`` and ``after``. The
+command line (:data:`WHAT`) and the audit diff (:func:`settings`) read the table;
+tests/test_kinds_table.py holds the Ansible module and the simulator's reading of HPE's
+forms to it. docs/cli.md ("Vendor commands") lists each command form and its source."""
 
 from __future__ import annotations
 
@@ -60,18 +56,9 @@ class Change:
         """Whether it puts (more) writes in cache; False for a change that takes cache away."""
         return self.entry.adds_cache(ctrl, self)
 
-    def asks_write_cache(self) -> bool:
-        """Whether the setting it leaves asks for write cache (a ratio with writes, a
-        switch on): with backup power down, that write cache stays inactive."""
-        return self.entry.asks_write_cache(self)
-
     def describe(self) -> str:
         """``no-battery write cache on``, ``cache ratio 25/75``."""
-        return f"{self.entry.label(self)} {self.value()}"
-
-    def value(self) -> str:
-        """``on``, ``off``, ``25/75``."""
-        return self.entry.value(self)
+        return f"{self.entry.label(self)} {self.entry.value(self)}"
 
     def requested(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None} | {"kind": str(self.kind)}
@@ -88,10 +75,10 @@ class KindEntry:
     # the runner, in the change's session, may be asked a ``param=?`` query
     check: Callable[[Controller, Change, VendorRunner], object] = lambda ctrl, change, cli: None
     adds_cache: Callable[[Controller, Change], bool] = lambda ctrl, change: bool(change.enable)
-    # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch on)
+    # whether the setting it leaves asks for write cache at all (a ratio with writes, a switch
+    # on): with backup power down, that write cache stays inactive
     asks_write_cache: Callable[[Change], bool] = lambda change: bool(change.enable)
-    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"
-    form: str = ""  # the vendor command after its target, as a CLI help shows it
+    value: Callable[[Change], str] = lambda change: "on" if change.enable else "off"  # 25/75
     what: str | None = None  # its ``write-cache --what`` name; None: a command of its own
     # the settings it changes, as the controller shows them (the audit's before and after)
     settings: Callable[[Controller], dict] = lambda ctrl: {}
@@ -122,8 +109,8 @@ def _ratio_check(ctrl: Controller, change: Change, runner: VendorRunner) -> None
         accepted = [(read, 100 - read) for read in range(0, 101, step)]
     if (change.read_percent, change.write_percent) not in accepted:
         shown = ", ".join(f"{r}/{w}" for r, w in accepted)
-        raise BadRequest(f"{ctrl.name} does not accept the cache ratio {change.value()}; it "
-                         f"accepts {shown}")
+        raise BadRequest(f"{ctrl.name} does not accept the cache ratio "
+                         f"{change.entry.value(change)}; it accepts {shown}")
 
 
 # -- drive write cache --------------------------------------------------------------------
@@ -179,7 +166,6 @@ KINDS: dict[Kind, KindEntry] = {
         adds_cache=_ratio_adds_cache,
         asks_write_cache=lambda change: bool(change.write_percent),
         value=lambda change: f"{change.read_percent}/{change.write_percent}",
-        form="modify cacheratio=R/W|?",
         settings=lambda ctrl: {"cache_ratio": (
             f"{ctrl.cache.read_percent}/{ctrl.cache.write_percent}"
             if ctrl.cache.read_percent is not None else None)},
@@ -193,7 +179,6 @@ KINDS: dict[Kind, KindEntry] = {
             slot, bool(change.enable)),
         warning="The controller will cache writes even when backup power fails; a power cut "
                 "then loses the writes it acknowledged.",
-        form="modify nobatterywritecache=enable|disable|?",
         what="no-battery",
         settings=lambda ctrl: {"no_battery_write_cache": ctrl.cache.no_battery_write_cache},
     ),
@@ -206,8 +191,6 @@ KINDS: dict[Kind, KindEntry] = {
         warning="Drive caches have no backup power at all; a power cut loses the writes "
                 "they hold.",
         check=_dwc_check,
-        form="modify drivewritecache=enable|disable|? [usage=configured|unconfigured|hba] "
-             "[forced]",
         what="drive",
         settings=lambda ctrl: {
             "drive_write_cache": ctrl.cache.drive_write_cache,
@@ -223,7 +206,6 @@ KINDS: dict[Kind, KindEntry] = {
         command=lambda slot, ctrl, change: commands.logical_drive_caching(
             slot, _logical_drive(ctrl, change.logical_drive).drive_id, bool(change.enable)),
         check=lambda ctrl, change, cli: _logical_drive(ctrl, change.logical_drive),
-        form="ld N modify arrayaccelerator=enable|disable",
         what="logical-drive",
         settings=lambda ctrl: {"logical_drive_caching": {
             d.drive_id: d.caching for d in ctrl.logical_drives}},

@@ -53,7 +53,7 @@ ansible_facts:
       description:
         - The status contract of C(status --json) plus the agent's version. Its JSON Schema
           is docs/status.schema.json in the agent's repository (the model's own, made by
-          C(python -m smartarray_agent.common.model)).
+          its tests/test_status_schema.py).
       type: dict
       contains:
         agent_version:
