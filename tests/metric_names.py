@@ -1,6 +1,7 @@
 """Every metric the agent can export, with its HELP text: the page's own, ``/probe``'s and
 each collector's, every class implementing collectors/base.py's ``Collector`` that the
-agent's builder of collectors imports, so that a new collector cannot be left out."""
+agent's builder of collectors imports, so that a new collector cannot be left out (the tests'
+own collectors are not the agent's)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,6 @@ from smartarray_agent.probe import prober
 def metric_help() -> dict[str, str]:
     texts = {**render.HELP, **prober.HELP}
     for kind in Collector.__subclasses__():
-        texts.update(kind.HELP)
+        if kind.__module__.startswith("smartarray_agent."):
+            texts.update(kind.HELP)
     return texts

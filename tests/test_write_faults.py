@@ -141,10 +141,13 @@ def test_sigterm_during_the_write_lets_the_cli_finish_and_records_it(tmp_path):
 
 
 def scenario_file(tmp_path: Path, name: str, battery_status: str) -> str:
-    scenario = load_scenario(resolve_scenario(name))
-    scenario.controllers[0].backup_power.status = battery_status
-    path = tmp_path / f"{name}-variant.json"
-    path.write_text(scenario.model_dump_json())
+    """Bundled scenario ``name`` with its first controller's backup power status replaced."""
+    head, table, rest = resolve_scenario(name).read_text().partition(
+        '[controllers.backup_power]\n')
+    path = tmp_path / f"{name}-variant.toml"
+    path.write_text(head + table + rest.replace('status = "OK"',
+                                                f"status = {json.dumps(battery_status)}", 1))
+    assert load_scenario(path).controllers[0].backup_power.status == battery_status
     return str(path)
 
 

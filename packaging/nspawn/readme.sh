@@ -13,9 +13,9 @@
 #        /metrics) once the service has collected; they installed no compiler (dpkg-dev's
 #        recommendations) and no cron or mail server (logrotate's recommendations);
 #     3. a purge leaves /opt and takes the publish directory and the smartarray-metrics group.
-#   sudo packaging/nspawn/readme.sh RELEASE USER tests
-#     1. the first command, as above, then the second: the test suite, on the release's Python
-#        (3.13 on trixie), with the field captures of ../shared beside the copy.
+#   sudo packaging/nspawn/readme.sh RELEASE USER all
+#     the same, with the README's second command after the first: the test suite, on the
+#     release's Python (3.13 on trixie), with the field captures of ../shared beside the copy.
 #
 # RELEASE: bookworm or trixie; USER: root, or smartops (made here, with sudo). Needs root,
 # systemd-container (systemd-nspawn), debootstrap and util-linux (nsenter). Unlike test.sh, the
@@ -26,9 +26,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 machine="sareadme-$$"
 nspawn_name=readme
-nspawn_release=${1:?usage: readme.sh RELEASE USER server|tests}
-user=${2:?usage: readme.sh RELEASE USER server|tests}
-part=${3:?usage: readme.sh RELEASE USER server|tests}
+nspawn_release=${1:?usage: readme.sh RELEASE USER server|all}
+user=${2:?usage: readme.sh RELEASE USER server|all}
+part=${3:?usage: readme.sh RELEASE USER server|all}
 # shellcheck source=lib.sh
 . "$repo/packaging/nspawn/lib.sh"
 nspawn_check_tools readme.sh
@@ -99,15 +99,16 @@ descendants() { local child; for child in $(ps -o pid= --ppid "$1"); do descenda
 kill -INT $(descendants "$first") 2>/dev/null || true
 wait "$first" || true
 
-if [ "$part" = tests ]; then
-    say "$user: the README's second command: $(cat "$work/second.sh")"
-    started=$(date +%s)
-    as bash -c "cd ~/smartarray-agent && exec bash ~/second.sh" > "$work/second.log" 2>&1 \
-        || { tail -n 60 "$work/second.log"; fail "$user: the tests failed"; }
-    say "2 ok ($user): the tests on $(as ~/.venvs/smartarray-agent-test/bin/python -V): $(tail -n 1 "$work/second.log") ($(($(date +%s) - started)) s with the install)"
-    say "PASS in $(($(date +%s) - nspawn_started)) s"
-    exit 0
-fi
+case $part in
+    server) ;;
+    all)
+        say "$user: the README's second command: $(cat "$work/second.sh")"
+        started=$(date +%s)
+        as bash -c "cd ~/smartarray-agent && exec bash ~/second.sh" > "$work/second.log" 2>&1 \
+            || { tail -n 60 "$work/second.log"; fail "$user: the tests failed"; }
+        say "1 ok ($user): the tests on $(as ~/.venvs/smartarray-agent-test/bin/python -V): $(tail -n 1 "$work/second.log") ($(($(date +%s) - started)) s with the install)" ;;
+    *) fail "usage: readme.sh RELEASE USER server|all" ;;
+esac
 
 # 2. "On a real server", then the simulator's lines, each block but its check, in one shell as
 # a reader's (the simulator's use the first block's $s; not under -e: the first line's
