@@ -63,6 +63,28 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
+_LONG = ("nspawn", "e2e", "packages", "ansible", "slow")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that boot a container (marker ``nspawn``, minutes each) first, each followed
+    by a short one, handed out one at a time (``--maxschedchunk 1``): a worker holds the
+    next test while its container runs, and the containers run beside each other and beside
+    the rest, not one after the other once the rest is done. The README's runs wait for each
+    other (the agent they start listens on the host's port 9712): the longer first, the other
+    last."""
+    def order(item: pytest.Item) -> int:
+        if item.path.name == "test_readme_nspawn.py":
+            return 0 if "trixie" in item.name else 2
+        return 1
+
+    booting = sorted((item for item in items if item.get_closest_marker("nspawn")), key=order)
+    short = [item for item in items
+             if not any(item.get_closest_marker(mark) for mark in _LONG)][:len(booting)]
+    rest = [item for item in items if item not in booting and item not in short]
+    items[:] = [test for pair in zip(booting, short, strict=False) for test in pair] + rest
+
+
 @pytest.fixture(autouse=True)
 def _paths_of_its_own(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory

@@ -45,7 +45,7 @@ RECIPE = f"bookworm minbase {PACKAGES}"
 BASE = CACHE / "bookworm-ansible"
 MARKER = BASE / ".smartarray-ci-complete"
 TOOLS = ("systemd-nspawn", "debootstrap", "nsenter", "dpkg-deb")
-NSPAWN_LOCK = "/tmp/smartarray-nspawn.lock"  # packaging/nspawn/lib.sh takes the same
+OWN_CGROUP = REPO / "packaging" / "nspawn" / "own-cgroup.sh"
 
 PLAY = """\
 - hosts: debian12
@@ -143,13 +143,12 @@ def container(tmp_path) -> Iterator[Container]:
          f"lowerdir={base},upperdir={upper},workdir={work}", str(root)]).returncode == 0
     if not mounted:
         subprocess.run(["cp", "-a", f"{base}/.", f"{root}/"], check=True)
-    # One container at a time on the host, as packaging/nspawn/lib.sh holds it: with
-    # --keep-unit every container runs in the caller's unit.
-    one_at_a_time = open(NSPAWN_LOCK, "w")  # noqa: SIM115 (held until the fixture ends)
-    fcntl.flock(one_at_a_time, fcntl.LOCK_EX)
+    # In a cgroup of its own, as packaging/nspawn/lib.sh boots one: with --keep-unit a
+    # container runs in its caller's.
     with open(tmp_path / "console.log", "w") as console:
         machine = subprocess.Popen(
-            ["systemd-nspawn", "-q", "-D", str(root), "-M", f"saans-{os.getpid()}", "--boot",
+            [str(OWN_CGROUP), "systemd-nspawn", "-q", "-D", str(root), "-M",
+             f"saans-{os.getpid()}", "--boot",
              "--register=no", "--keep-unit", "--private-network", f"--bind={shared}",
              "--console=pipe"], stdin=subprocess.DEVNULL, stdout=console,
             stderr=subprocess.STDOUT)
@@ -171,7 +170,6 @@ def container(tmp_path) -> Iterator[Container]:
             machine.wait()
         if mounted:
             subprocess.run(["umount", str(root)])
-        one_at_a_time.close()
 
 
 def _systemd_child(pid: int) -> int | None:

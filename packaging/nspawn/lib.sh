@@ -55,10 +55,6 @@ nspawn_overlay() {  # nspawn_overlay DIR: a fresh root of the release at DIR/roo
 }
 
 nspawn_prepare() {  # nspawn_prepare WORK: the root to boot, at WORK/root ($root)
-    # One container at a time on a host: with --keep-unit every container runs in the
-    # caller's unit, and two booted side by side (pytest-xdist) share it.
-    exec 8>/tmp/smartarray-nspawn.lock
-    flock 8  # held until this script exits
     nspawn_overlay "$1"
     root="$1/root"
 }
@@ -130,10 +126,12 @@ in_ct() { nsenter -t "$leader" -a "$@"; }
 
 nspawn_boot() {  # nspawn_boot MACHINE CONSOLE_LOG [host-network]: boot, wait until running
     # or degraded. CAP_SYS_RAWIO is not in nspawn's default set; give it so the units' bounding
-    # set can be checked as on a host. The network is loopback alone unless asked for.
+    # set can be checked as on a host. The network is loopback alone unless asked for. In a
+    # cgroup of its own (own-cgroup.sh): containers of other scripts may run beside it.
     local network=--private-network
     [ "${3:-}" = host-network ] && network=--resolv-conf=copy-host
-    systemd-nspawn -q -D "$root" -M "$1" --boot --register=no --keep-unit "$network" \
+    "$repo/packaging/nspawn/own-cgroup.sh" \
+        systemd-nspawn -q -D "$root" -M "$1" --boot --register=no --keep-unit "$network" \
         --capability=CAP_SYS_RAWIO --console=pipe < /dev/null > "$2" 2>&1 &
     nspawn_pid=$!
     for _ in $(seq 100); do

@@ -33,6 +33,10 @@ part=${3:?usage: readme.sh RELEASE USER server|all}
 . "$repo/packaging/nspawn/lib.sh"
 nspawn_check_tools readme.sh
 
+# The README's agent listens on 127.0.0.1:9712 of the host's network, which the container
+# shares: one run of this script at a time.
+exec 8>/tmp/smartarray-nspawn-readme.lock
+flock 8
 work=$(mktemp -d /tmp/smartarray-readme.XXXXXX)
 trap 'nspawn_cleanup "$work"' EXIT
 
