@@ -231,8 +231,10 @@ def _problem(error: Any) -> str:
         return "required but not given"
     if error["type"] == "value_error":
         return str(error["ctx"]["error"])
+    # pydantic's path message names Python's class, which differs by version (pathlib._local)
+    message = "Input should be a path" if error["type"] == "path_type" else error["msg"]
     # reprlib: a value nested a thousand deep, or of 4000 digits, shown short and not a crash
-    return f"{error['msg']} (got {reprlib.repr(error.get('input'))})"
+    return f"{message} (got {reprlib.repr(error.get('input'))})"
 
 
 def _toml_document(path: Path, text: str) -> Document:

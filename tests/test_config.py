@@ -137,8 +137,7 @@ charge_critical_percent = nan
         f"{path}:3: collect.interval_s: Input should be a valid number (got True)",
         f"{path}:4: collect.stale_after_s: Input should be a valid number (got '45')",
         f"{path}:6: web.listen_address: Input should be a valid string (got 9712)",
-        f"{path}:7: web.publish_dir: Input is not a valid path for <class 'pathlib.Path'> "
-        "(got 3)",
+        f"{path}:7: web.publish_dir: Input should be a path (got 3)",
         f"{path}:9: sysfs.enabled: Input should be a valid boolean (got 'yes')",
         f"{path}:10: sysfs.udev_debounce_s: Input should be greater than or equal to 0 "
         "(got -1)",
@@ -289,8 +288,7 @@ basic_auth_users:
   bob: null
 """)
     assert web_problems(path) == [
-        f"{path}:3: tls_server_config.key_file: Input is not a valid path for "
-        "<class 'pathlib.Path'> (got None)",
+        f"{path}:3: tls_server_config.key_file: Input should be a path (got None)",
         f"{path}:4: tls_server_config.min_version: Input should be 'TLS12' or 'TLS13' "
         "(got 'TLS11')",
         f"{path}:6: basic_auth_users.123: Input should be a valid string (got 123)",
