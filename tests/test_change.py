@@ -13,6 +13,7 @@ import pytest
 
 from .agent_cli import Ran, agent
 from .invocations import overlaps, read_invocations
+from .terminal import Terminal
 
 MODIFY = "modify"
 
@@ -155,9 +156,8 @@ def test_enabling_needs_confirmation_and_without_a_terminal_nothing_is_sent(tmp_
 @pytest.mark.parametrize(("answer", "code", "enabled"), [("y", 0, True), ("n", 6, False)])
 def test_the_confirmation_prompt_answered_yes_and_no(tmp_path, answer, code, enabled):
     host = Host(tmp_path, "gen9-battery")
-    child = pexpect.spawn(sys.executable, ["-m", "smartarray_agent", "write-cache", "enable",
-                                           "--what", "drive", "--slot", "0", *host.common],
-                          env=host.env, encoding="utf-8", timeout=60)
+    child = Terminal([sys.executable, "-m", "smartarray_agent", "write-cache", "enable",
+                      "--what", "drive", "--slot", "0", *host.common], env=host.env, timeout=60)
     child.expect(r"Smart Array P440ar in slot 0.*: drive write cache on .*Continue\? \[y/N\]")
     child.sendline(answer)
     child.expect(pexpect.EOF)

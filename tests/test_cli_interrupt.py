@@ -23,6 +23,7 @@ from tests.agent_process import simulated
 
 from .agent_cli import agent
 from .invocations import read_invocations
+from .terminal import Terminal
 
 AGENT = [sys.executable, "-m", "smartarray_agent"]
 
@@ -94,19 +95,18 @@ INHERITED = [pytest.param(signal.SIG_DFL, id="sigint-default"),
              pytest.param(signal.SIG_IGN, id="sigint-ignored-by-the-harness")]
 
 
-def _in_a_terminal(args: list[str], env: dict[str, str], inherited: int) -> pexpect.spawn:
+def _in_a_terminal(args: list[str], env: dict[str, str], inherited: int) -> Terminal:
     """The command in the foreground of a terminal of its own (a pty), as a shell starts it."""
-    return pexpect.spawn(sys.executable, ["-m", "smartarray_agent", *args], env=env,
-                         encoding="utf-8", timeout=60,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
+    return Terminal([sys.executable, "-m", "smartarray_agent", *args], env=env, timeout=60,
+                    sigint_ignored=inherited == signal.SIG_IGN)
 
 
-def _ctrl_c(terminal: pexpect.spawn) -> None:
+def _ctrl_c(terminal: Terminal) -> None:
     """What the terminal does on Ctrl-C: SIGINT to its foreground process group."""
     os.killpg(os.tcgetpgrp(terminal.child_fd), signal.SIGINT)
 
 
-def _ended(terminal: pexpect.spawn) -> tuple[int | None, str]:
+def _ended(terminal: Terminal) -> tuple[int | None, str]:
     terminal.expect(pexpect.EOF, timeout=30)
     output = terminal.before
     terminal.close()
@@ -121,7 +121,7 @@ def _simulated_host(tmp_path: Path, faults: dict) -> tuple[Path, dict[str, str],
     return state, env, common
 
 
-def _wait_for_the_cli(state: Path, terminal: pexpect.spawn) -> None:
+def _wait_for_the_cli(state: Path, terminal: Terminal) -> None:
     deadline = time.monotonic() + 30
     while not _instance_lock_held(state):  # the hanging CLI has started
         assert terminal.isalive(), terminal.read_nonblocking(10000, 0)

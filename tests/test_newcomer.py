@@ -22,6 +22,7 @@ from smartarray_agent.config import SsacliConfig
 from smartarray_agent.vendor import vendor_cli
 
 from .agent_cli import agent
+from .terminal import Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = [sys.executable, "-m", "smartarray_agent"]
@@ -96,12 +97,11 @@ def test_a_nested_field_left_out_of_the_docs_fails_the_contract_check():
 
 # -- finding 5: the smaller points ---------------------------------------------------------
 def test_ctrl_c_at_the_question_says_not_confirmed_once(tmp_path):
-    command = pexpect.spawn(
-        AGENT[0], [*AGENT[1:], "write-cache", "enable", "--what", "no-battery", "--slot", "0",
-                   "--simulate", "gen9-battery", "--audit-file", str(tmp_path / "audit.jsonl"),
-                   "--lock-file", str(tmp_path / "cli.lock")],
-        env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")},
-        encoding="utf-8", timeout=60)
+    command = Terminal(
+        [*AGENT, "write-cache", "enable", "--what", "no-battery", "--slot", "0",
+         "--simulate", "gen9-battery", "--audit-file", str(tmp_path / "audit.jsonl"),
+         "--lock-file", str(tmp_path / "cli.lock")],
+        env={**os.environ, "SMARTARRAY_SIM_STATE_DIR": str(tmp_path / "sim")}, timeout=60)
     command.expect(r"\[y/N\]: ")
     command.sendintr()
     command.expect(pexpect.EOF)

@@ -22,6 +22,7 @@ from smartarray_agent.simulator.state import StateStore
 
 from .agent_cli import Ran
 from .sim_cli import sim as run_sim
+from .terminal import Terminal
 
 BY_GENERATION = {
     "hpacucli9": "hpacucli-legacy",
@@ -50,9 +51,8 @@ def sim(state: Path, scenario: str, *words: str, stdin: str = "", faults: dict |
     return run_sim("--scenario", scenario, "--state-dir", state, *words, stdin=stdin, env=env)
 
 
-def console(state: Path, scenario: str) -> pexpect.spawn:
-    argv = vendor_argv(scenario, state)
-    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=10)
+def console(state: Path, scenario: str) -> Terminal:
+    child = Terminal(vendor_argv(scenario, state), timeout=10)
     child.expect_exact("=> ")
     return child
 

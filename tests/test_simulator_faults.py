@@ -21,6 +21,7 @@ from smartarray_agent.simulator import resolve_scenario, vendor_argv
 
 from .invocations import overlaps, read_invocations
 from .sim_cli import sim_bytes
+from .terminal import Terminal
 
 LOCK_ERROR = "Error: Another instance of ACU is already running (possibly a service). Please "
 
@@ -75,9 +76,8 @@ def test_startup_delay_and_the_nonsa_scan(tmp_path):
 
 
 def test_command_delay_applies_to_each_console_command(tmp_path):
-    argv = vendor_argv("gen9-battery", tmp_path)
-    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=10,
-                          env=env_with({"command_delay_s": 0.3}))  # fmt: skip
+    child = Terminal(vendor_argv("gen9-battery", tmp_path), timeout=10,
+                     env=env_with({"command_delay_s": 0.3}))
     child.expect_exact("=> ")
     for _ in range(2):
         started = time.monotonic()
@@ -142,8 +142,7 @@ def test_lock_conflict_fault(tmp_path):
 
 
 def test_a_second_instance_meets_the_lock_conflict_and_the_log_shows_the_overlap(tmp_path):
-    argv = vendor_argv("gen9-battery", tmp_path)
-    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=10, env=env_with())
+    child = Terminal(vendor_argv("gen9-battery", tmp_path), timeout=10, env=env_with())
     child.expect_exact("=> ")
     refused = sim(tmp_path, "ctrl", "all", "show", "status")
     assert refused.returncode == 1 and LOCK_ERROR in refused.stdout.decode()  # the console's

@@ -17,6 +17,7 @@ from smartarray_agent.simulator.scenario import load_scenario
 
 from . import redfish_ilo as fake
 from .invocations import read_invocations
+from .terminal import Terminal
 from .test_change import Host
 
 NBWC_ON = ("write-cache", "enable", "--what", "no-battery", "--slot", "0")
@@ -88,18 +89,10 @@ def test_dry_run_and_json_show_the_exact_argv_that_is_sent(tmp_path):
     assert host.modifies() == [" ".join(planned)]
 
 
-def _as_a_terminal_starts_it() -> None:
-    """SIGINT as an interactive shell leaves it (default), whatever the test run inherited:
-    a run started in the background of a non-interactive shell ignores SIGINT, and the
-    ignored disposition would pass to the command, which then could not see the Ctrl-C."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def prompt(host: Host, *args: str, config: str | None = None) -> pexpect.spawn:
+def prompt(host: Host, *args: str, config: str | None = None) -> Terminal:
     extra = ["--config", config] if config else []
-    child = pexpect.spawn(sys.executable, ["-m", "smartarray_agent", *args, *host.common,
-                                           *extra], env=host.env, encoding="utf-8", timeout=60,
-                          preexec_fn=_as_a_terminal_starts_it)
+    child = Terminal([sys.executable, "-m", "smartarray_agent", *args, *host.common, *extra],
+                     env=host.env, timeout=60)
     child.expect(r"Continue\? \[y/N\]")
     return child
 
@@ -123,9 +116,8 @@ def test_leaving_the_prompt_sends_nothing_and_is_a_recorded_decline(tmp_path, ho
 
 def test_sigterm_during_the_write_lets_the_cli_finish_and_records_it(tmp_path):
     host = Host(tmp_path, "gen9-battery", faults={"command_delay_s": 1.0})
-    child = pexpect.spawn(sys.executable, ["-m", "smartarray_agent", *NBWC_ON, "--yes",
-                                           *host.common], env=host.env, encoding="utf-8",
-                          timeout=60)
+    child = Terminal([sys.executable, "-m", "smartarray_agent", *NBWC_ON, "--yes",
+                      *host.common], env=host.env, timeout=60)
     deadline = time.monotonic() + 60
     while not any("nobatterywritecache" in c for i in read_invocations(host.state_dir)
                   for c in i.commands):
