@@ -110,7 +110,7 @@ case $part in
         started=$(date +%s)
         as bash -c "cd ~/smartarray-agent && exec bash ~/second.sh" > "$work/second.log" 2>&1 \
             || { tail -n 60 "$work/second.log"; fail "$user: the tests failed"; }
-        say "1 ok ($user): the tests on $(as ~/.venvs/smartarray-agent-test/bin/python -V): $(tail -n 1 "$work/second.log") ($(($(date +%s) - started)) s with the install)" ;;
+        say "1 ok ($user): the tests on $(as "$home/.venvs/smartarray-agent-test/bin/python" -V): $(tail -n 1 "$work/second.log") ($(($(date +%s) - started)) s with the install)" ;;
     *) fail "usage: readme.sh RELEASE USER server|all" ;;
 esac
 
