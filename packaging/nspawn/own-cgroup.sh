@@ -4,7 +4,7 @@
 # register), and two containers booted side by side in one cgroup would each take the other's
 # processes for its own. Under each cgroup hierarchy without a controller (systemd's named one,
 # and the unified one of a hybrid or cgroup v2 host), this process moves to a child of its
-# cgroup named after it; the children of processes that are gone are removed first.
+# cgroup named after it; those of processes that are gone are removed first.
 set -euo pipefail
 mapfile -t memberships < /proc/self/cgroup
 for membership in "${memberships[@]}"; do
@@ -16,8 +16,9 @@ for membership in "${memberships[@]}"; do
     esac
     parent=$hierarchy${path%/}
     [ -w "$parent/cgroup.procs" ] || continue
-    for stale in "$parent"/smartarray-nspawn-*; do
-        [ -d "$stale" ] && ! kill -0 "${stale##*-}" 2>/dev/null && rmdir "$stale" 2>/dev/null || true
+    for stale in "$parent"/smartarray-nspawn-*; do  # with what the container's systemd made in it
+        [ -d "$stale" ] && ! kill -0 "${stale##*-}" 2>/dev/null \
+            && find "$stale" -depth -type d -exec rmdir {} + 2>/dev/null || true
     done
     mkdir -p "$parent/smartarray-nspawn-$$"
     echo $$ > "$parent/smartarray-nspawn-$$/cgroup.procs"
