@@ -8,6 +8,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
+from smartarray_agent.cli import exitcodes
 from smartarray_agent.config import (
     CONSOLE_GONE,
     DEFAULT_LISTEN_ADDRESS,
@@ -223,6 +224,25 @@ def test_a_web_config_handed_over_by_load_credential_finds_its_files_there(tmp_p
     monkeypatch.delenv("CREDENTIALS_DIRECTORY")
     [problem] = web_problems(handed)
     assert problem.startswith(f"{handed}:2: tls_server_config.cert_file: cannot use it: ")
+
+
+def test_config_check_reads_the_web_config_serve_is_handed(tmp_path, monkeypatch):
+    """The serve unit's reload runs ``config check`` (issue #48 item 5) as serve's user, who
+    reads the web config handed over in the credentials directory, not root's under /etc:
+    the check judges that one, as serve does."""
+    etc, credentials = tmp_path / "etc", tmp_path / "credentials"
+    etc.mkdir()
+    credentials.mkdir()
+    write_secret(etc / "web.yml", "basic_auth_users:\n  prometheus: not-a-hash\n")
+    config = write(etc, "config.toml", f'[web]\nconfig_file = "{etc}/web.yml"\n')
+    assert agent("config", "check", config).returncode == exitcodes.BAD_INPUT
+    handed = write_secret(credentials / "web.yml", "basic_auth_users: {}\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(credentials))
+    assert agent("config", "check", config).stdout == f"{config}: OK\n"
+    handed.write_text("basic_auth_users:\n  prometheus: plain\n")
+    refused = agent("config", "check", config)
+    assert refused.returncode == exitcodes.BAD_INPUT
+    assert refused.stdout.startswith(f"{handed}:2: basic_auth_users.prometheus: "), refused.stdout
 
 
 def test_web_config_problems(tmp_path):

@@ -206,17 +206,18 @@ def test_execstart_is_a_valid_command_line(unit):
     assert parsed.params["config"] == DEFAULT_PATH
 
 
-def test_a_reload_of_a_configuration_that_does_not_load_fails(tmp_path):
+@pytest.mark.parametrize("unit", ["smartarray-agent.service", "smartarray-agent-serve.service"])
+def test_a_reload_of_a_configuration_that_does_not_load_fails(tmp_path, unit):
     """``systemctl reload`` runs the ExecReload= lines in turn and fails at the first that
-    fails (issue #48 item 5): the configuration the daemon would load is checked by the same
-    code (``config check``), and only one that loads reaches the daemon as SIGHUP. A broken
-    one makes the reload fail, with the problem in the unit's journal, and the daemon keeps
-    its running configuration."""
-    *checks, signal = directives("smartarray-agent.service")["Service.ExecReload"]
+    fails (issue #48 item 5): the configuration the daemon (or serve) would load is checked
+    by the same code (``config check``), and only one that loads reaches it as SIGHUP. A
+    broken one makes the reload fail, with the problem in the unit's journal, and the
+    process keeps its running configuration."""
+    *checks, signal = directives(unit)["Service.ExecReload"]
     assert signal == "/bin/sh -c 'kill -HUP $$MAINPID'"
     check = checks[0].split()
     assert len(checks) == 1 and check[:3] == [PACKAGED_BINARY, "config", "check"]
-    assert check[3:] == _arguments("smartarray-agent.service")[2:] == [str(DEFAULT_PATH)]
+    assert check[3:] == _arguments(unit)[2:] == [str(DEFAULT_PATH)]
     broken = tmp_path / "config.toml"
     broken.write_text("[collect]\ninterval_s = -1\n")
     refused = agent(*check[1:3], broken)

@@ -24,5 +24,6 @@ def test_privilege_separation_under_a_real_systemd(tmp_path_factory):
                   "4 ok: inside smartarray-agent.service the agent's child may not signal PID 1",
                   "4 ok: inside smartarray-agent-textfile.service the agent's child may not "
                   "signal PID 1",
+                  "5 ok: serve's reload checks the file as its user",
                   "PASS in"):
         assert check in output, check

@@ -37,7 +37,7 @@ def serve_published(config: Path | None, web: Overrides) -> None:
         raise fail(f"[web] publish_dir: {error.strerror or error}", exitcodes.BAD_INPUT) from None
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # before any thread starts
     try:
-        server = ExporterServer(address, published.body, web_security(_credentials(loaded)),
+        server = ExporterServer(address, published.body, web_security(loaded),
                                 telemetry_path=loaded.web.telemetry_path)
     except ConfigError as error:
         raise fail(f"invalid configuration:\n{error}", exitcodes.BAD_INPUT) from None
@@ -54,7 +54,7 @@ def serve_published(config: Path | None, web: Overrides) -> None:
             notifier.reloading()
             try:
                 reloaded = _load(config, web)
-                server.security = web_security(_credentials(reloaded))
+                server.security = web_security(reloaded)
                 _swap_prober(server, _prober(reloaded))
                 notifier.ready("web config reloaded")
             except (ConfigError, SystemExit):  # _load's message is printed
@@ -87,17 +87,6 @@ def _swap_prober(server: ExporterServer, prober: Prober | None) -> None:
     old, server.prober = server.prober, prober
     if old is not None:
         old.close()
-
-
-def _credentials(config: Config) -> Config:
-    """The web config from systemd's credentials directory when the unit loads it there
-    (``LoadCredential=web.yml:/etc/smartarray-agent/web.yml``, and the certificate and key
-    it names, under the same names): the unprivileged user cannot read root's key."""
-    named = config.web.config_file
-    if named is None:
-        return config
-    web = config.web.model_copy(update={"config_file": handed_over(named)})
-    return config.model_copy(update={"web": web})
 
 
 def _load(path: Path | None, web: Overrides) -> Config:

@@ -14,7 +14,7 @@ from typing import Any
 from prometheus_client import ProcessCollector
 
 from smartarray_agent.collectors.ssacli.processes import end_groups, processes
-from smartarray_agent.common.configfile import ConfigError
+from smartarray_agent.common.configfile import ConfigError, handed_over
 from smartarray_agent.common.confine import confine_root
 from smartarray_agent.config import Config, Overrides, load_or_default
 from smartarray_agent.daemon.loop import CollectionLoop
@@ -38,9 +38,12 @@ class StartError(RuntimeError):
 
 
 def web_security(config: Config) -> WebSecurity:
+    """The web config's TLS and users; read from systemd's credentials directory where the
+    unit hands it over there under its name (``LoadCredential=web.yml:/etc/smartarray-agent/
+    web.yml``, and the files it names): the unprivileged serve cannot read root's key."""
     if config.web.config_file is None:
         return WebSecurity()
-    return load_web_config(config.web.config_file)
+    return load_web_config(handed_over(config.web.config_file))
 
 
 class Agent:

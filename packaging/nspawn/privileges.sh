@@ -13,6 +13,8 @@
 #   4. PID 1 is out of reach of what the agent runs: root may signal PID 1 (SIGRTMIN+4 powers
 #      the host off), and the units' sandbox alone does not stop it (the ExecStartPre probe
 #      may); a vendor CLI stand-in started by the agent in each root unit may not,
+#   5. serve's reload checks the configuration as serve's user, under its sandbox: a file
+#      that does not load fails the reload, and serve runs on,
 # and print the live `systemd-analyze security` exposure of the three units.
 #
 #   sudo packaging/nspawn/privileges.sh [DEB]
@@ -169,6 +171,21 @@ for unit in smartarray-agent.service smartarray-agent-textfile.service; do
         || { journal "$unit" | tail -n 20; fail "inside $unit the agent's child may signal PID 1: $probe"; }
     say "4 ok: inside $unit the agent's child may not signal PID 1 (the unit's sandbox alone may)"
 done
+
+# 5. serve's reload checks the file first, as serve's user under serve's sandbox: the packaged
+# one reloads; one that does not load fails the reload, and serve runs on
+config=/etc/smartarray-agent/config.toml
+in_ct systemctl reload smartarray-agent-serve.service \
+    || { journal smartarray-agent-serve.service | tail -n 20; fail "serve's reload of the packaged configuration failed"; }
+cp "$root$config" "$work/config.toml"
+echo "not toml" >> "$root$config"
+! in_ct systemctl reload smartarray-agent-serve.service 2>/dev/null \
+    || fail "serve's reload of a configuration that does not load succeeded"
+journal smartarray-agent-serve.service | grep -q "^$config:" \
+    || fail "the journal of serve's unit does not say what the configuration lacks"
+[ "$(show smartarray-agent-serve.service ActiveState)" = active ] || fail "serve stopped on a failed reload"
+cp "$work/config.toml" "$root$config"
+say "5 ok: serve's reload checks the file as its user: the packaged one reloads, a broken one fails it and serve runs on"
 
 for unit in $probed; do
     say "security: $(in_ct systemd-analyze security "$unit" 2>/dev/null | tail -n 1)"
