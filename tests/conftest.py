@@ -82,7 +82,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     short = [item for item in items
              if not any(item.get_closest_marker(mark) for mark in _LONG)][:len(booting)]
     rest = [item for item in items if item not in booting and item not in short]
-    items[:] = [test for pair in zip(booting, short, strict=False) for test in pair] + rest
+    ordered = []
+    for at, test in enumerate(booting):
+        ordered += [test, *short[at:at + 1]]
+    assert len(ordered) + len(rest) == len(items), "the order lost or doubled a test"
+    items[:] = ordered + rest
 
 
 @pytest.fixture(autouse=True)
