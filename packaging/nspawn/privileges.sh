@@ -181,7 +181,7 @@ cp "$root$config" "$work/config.toml"
 echo "not toml" >> "$root$config"
 ! in_ct systemctl reload smartarray-agent-serve.service 2>/dev/null \
     || fail "serve's reload of a configuration that does not load succeeded"
-journal smartarray-agent-serve.service | grep -q "^$config:" \
+grep -q "^$config:" <<<"$(journal smartarray-agent-serve.service)" \
     || fail "the journal of serve's unit does not say what the configuration lacks"
 [ "$(show smartarray-agent-serve.service ActiveState)" = active ] || fail "serve stopped on a failed reload"
 cp "$work/config.toml" "$root$config"
