@@ -9,6 +9,7 @@ import errno
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -106,3 +107,24 @@ def test_two_writers_at_once_never_cut_each_others_records(tmp_path, monkeypatch
     assert first == [False] and not in_file(audit, "failing")
     assert in_file(audit, "second") is second
     assert in_file(audit, "before")
+
+
+def test_a_file_rotated_while_the_writer_waits_for_it_gets_no_record(tmp_path):
+    """A writer that opened the file, then waited for the lock while logrotate renamed it,
+    writes to the file now at the path: a record appended to the renamed one would land
+    behind what readers had read, and a reader would never see it (history.py goes on from
+    its mark in the newest file)."""
+    audit = tmp_path / "audit.jsonl"
+    release = held_by_another_writer(audit, None)  # type: ignore[arg-type]
+    recorded = threading.Thread(target=fate, args=(AuditLog(audit, to_syslog=False), "late"))
+    recorded.start()
+    deadline = time.monotonic() + 60
+    while sum(os.path.realpath(f"/proc/self/fd/{fd}") == str(audit)
+              for fd in os.listdir("/proc/self/fd")) < 2:  # the writer has it open too
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    rotated = audit.rename(tmp_path / "audit.jsonl-20261129-1")
+    release()
+    recorded.join(timeout=60)
+    writers_ended()
+    assert in_file(audit, "late") and not in_file(rotated, "late")

@@ -143,12 +143,8 @@ class AuditLog:
 
     def _append(self, data: bytes, ticket: threading.Lock) -> None:
         self.path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-        fd = os.open(self.path, _OPEN_FLAGS, 0o640)
+        fd = self._open_locked()
         try:
-            problem = distrusted(os.fstat(fd))
-            if problem is not None:
-                raise OSError(problem)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd is closed
             if not ticket.acquire(blocking=False):
                 return  # called off: the caller reported it not written
             start = os.fstat(fd).st_size
@@ -164,4 +160,27 @@ class AuditLog:
                     os.ftruncate(fd, start)  # take back the part written
                 raise
         finally:
+            os.close(fd)
+
+    def _open_locked(self) -> int:
+        """The file at the path, opened and locked (the lock released when it is closed). A
+        file renamed by logrotate while this writer waited for the lock is let go and the
+        path opened again: a record appended there would land behind what readers have read
+        (history.py goes on from its mark in the newest file)."""
+        while True:
+            fd = os.open(self.path, _OPEN_FLAGS, 0o640)
+            try:
+                opened = os.fstat(fd)
+                problem = distrusted(opened)
+                if problem is not None:
+                    raise OSError(problem)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                now = os.stat(self.path, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino):
+                    return fd
+            except FileNotFoundError:  # renamed, and no new file yet: open it again
+                pass
+            except BaseException:
+                os.close(fd)
+                raise
             os.close(fd)
