@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 
 from pexpect.fdpexpect import fdspawn
 
+from smartarray_agent.collectors.ssacli.processes import terminal_streams
+
 # Exec'd in the child's place with SIGINT ignored: the disposition a harness started in the
 # background of a non-interactive shell passes on (posix_spawn can reset one, not ignore it).
 _IGNORING_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
@@ -36,8 +38,7 @@ class Terminal(fdspawn):
                 shutil.which(argv[0]) or argv[0], list(argv),
                 dict(os.environ if env is None else env), setsid=True,
                 setsigdef=(signal.SIGINT, signal.SIGQUIT, signal.SIGPIPE),
-                file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
-                              (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)])
+                file_actions=terminal_streams(slave))
         except BaseException:
             os.close(master)
             raise

@@ -43,6 +43,13 @@ class Call:
 _unreaped: set[int] = set()  # ended by finish, to reap: some outlive KILL in the kernel
 
 
+def terminal_streams(terminal: int) -> list[tuple]:
+    """The file actions that make the pty ``terminal`` a program's standard streams, opened
+    by name after ``setsid``, so that it is the program's controlling terminal too."""
+    return [(os.POSIX_SPAWN_OPEN, 0, os.ttyname(terminal), os.O_RDWR, 0),
+            (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
+
+
 def start(argv: Sequence[str], streams: list[tuple]) -> Call:
     """Start the CLI; ``streams`` are the ``os.posix_spawn`` file actions that give it its
     standard streams. They run after ``setsid``: a terminal they open becomes the CLI's

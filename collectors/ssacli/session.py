@@ -69,9 +69,8 @@ class ConsoleSession:
             attributes[3] &= ~termios.ECHO  # lflag: the CLI's input is not echoed back
             termios.tcsetattr(terminal, termios.TCSANOW, attributes)
             termios.tcsetwinsize(terminal, TERMINAL)
-            self._call: processes.Call | None = processes.start(program, [
-                (os.POSIX_SPAWN_OPEN, 0, os.ttyname(terminal), os.O_RDWR, 0),
-                (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)])
+            self._call: processes.Call | None = processes.start(
+                program, processes.terminal_streams(terminal))
         except BaseException:
             os.close(master)
             raise
